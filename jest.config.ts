@@ -1,0 +1,15 @@
+import type { Config } from 'jest';
+
+// Three tiers: `unit` (pure code), `integration` (real sockets, the SDK's real Client) and
+// `real` (the real claude CLI and real VS Code via code-server; needs test/setup/install-real-clients.sh).
+const tsJest = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: { warnOnly: false } }] } as const;
+
+const config: Config = {
+  projects: [
+    { displayName: 'unit', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { displayName: 'integration', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
+    { displayName: 'real', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/real/**/*.test.ts'] },
+  ],
+};
+
+export default config;

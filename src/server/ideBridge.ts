@@ -1,0 +1,133 @@
+import { EventEmitter } from 'node:events';
+import { createAuthToken } from './auth';
+import { IdeServer, type SessionFactory } from './ideServer';
+import { LockFile, lockFileDirectory, resolveWorkspaceFolders } from './lockFile';
+import type { Logger } from '../util/logger';
+
+/** The port and token a window keeps for its whole life, so the CLI's reconnect (§2.4) finds it. */
+export interface ServerIdentity {
+  port: number;
+  token: string;
+}
+
+/** Where the identity survives an extension reload (VS Code: the workspace's extension state). */
+export interface IdentityStore {
+  load(): ServerIdentity | undefined;
+  save(identity: ServerIdentity): Promise<void>;
+}
+
+export interface IdeBridgeOptions {
+  ideName: string;
+  /** The pid written to the lock file; see docs/architecture.md for why it is the one it is. */
+  lockPid: number;
+  runningInWindows: boolean;
+  identity: IdentityStore;
+  createSession: SessionFactory;
+  log: Logger;
+  maxMessageBytes?: number;
+  /** Defaults to `<CLAUDE_CONFIG_DIR or ~/.claude>/ide`. */
+  lockDirectory?: string;
+}
+
+export interface BridgeStatus {
+  running: boolean;
+  port?: number;
+  lockFilePath?: string;
+  /** Claude Code sessions (connections that sent `ide_connected`). */
+  ideSessions: number;
+  /** All open connections, including the tools route. */
+  connections: number;
+}
+
+/**
+ * Ties the server to the lock file for one window: start → bind (preferring the window's old port)
+ * → write the lock file; folder changes → rewrite it; stop → delete it (only if still ours).
+ * Plain Node, so the whole life cycle is testable without VS Code.
+ */
+export class IdeBridge extends EventEmitter<{ change: [] }> {
+  private server?: IdeServer;
+  private lockFile?: LockFile;
+  private token?: string;
+  private folders: string[] = [];
+
+  constructor(private readonly options: IdeBridgeOptions) {
+    super();
+  }
+
+  get ideServer(): IdeServer | undefined {
+    return this.server;
+  }
+
+  status(): BridgeStatus {
+    const server = this.server;
+    return {
+      running: server?.running ?? false,
+      port: server?.running ? server.port : undefined,
+      lockFilePath: this.lockFile?.path,
+      ideSessions: server?.ideSessions().length ?? 0,
+      connections: server?.connections().length ?? 0,
+    };
+  }
+
+  async start(workspaceFolders: readonly string[]): Promise<ServerIdentity> {
+    if (this.server) throw new Error('The Claude Code IDE server is already running');
+    const { log } = this.options;
+    const saved = this.options.identity.load();
+    const token = saved?.token ?? createAuthToken();
+    const server = new IdeServer({
+      token,
+      preferredPort: saved?.port,
+      createSession: this.options.createSession,
+      log,
+      maxMessageBytes: this.options.maxMessageBytes,
+    });
+    server.on('change', () => this.emit('change'));
+    const port = await server.start();
+    this.server = server;
+    this.token = token;
+    this.lockFile = new LockFile(port, this.options.lockDirectory ?? lockFileDirectory());
+    await this.options.identity.save({ port, token });
+    try {
+      await this.writeLockFile(workspaceFolders);
+    } catch (error) {
+      await this.stop();
+      throw new Error(`Could not write the lock file ${this.lockFile?.path ?? ''}: ${(error as Error).message}`);
+    }
+    this.emit('change');
+    return { port, token };
+  }
+
+  async updateWorkspaceFolders(workspaceFolders: readonly string[]): Promise<void> {
+    if (this.server) await this.writeLockFile(workspaceFolders);
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (this.lockFile && this.token) {
+      if (await this.lockFile.deleteIfOwned(this.token)) this.options.log.info(`Lock file ${this.lockFile.path} deleted`);
+    }
+    this.lockFile = undefined;
+    await server?.stop();
+    this.emit('change');
+  }
+
+  /** Last-chance cleanup when the process exits without awaiting `stop()`. */
+  stopSync(): void {
+    if (this.lockFile && this.token) this.lockFile.deleteIfOwnedSync(this.token);
+  }
+
+  private async writeLockFile(workspaceFolders: readonly string[]): Promise<void> {
+    if (!this.lockFile || !this.token) return;
+    this.folders = await resolveWorkspaceFolders(workspaceFolders);
+    await this.lockFile.write({
+      pid: this.options.lockPid,
+      workspaceFolders: this.folders,
+      ideName: this.options.ideName,
+      transport: 'ws',
+      runningInWindows: this.options.runningInWindows,
+      authToken: this.token,
+    });
+    this.options.log.info(`Lock file ${this.lockFile.path} written (folders: ${this.folders.join(', ') || 'none'})`);
+  }
+}

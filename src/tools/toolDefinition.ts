@@ -1,0 +1,41 @@
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+
+/** What every tool handler gets besides its arguments. */
+export interface ToolContext {
+  /** The connection the call came on; pending work is tied to it and cleaned up when it closes. */
+  readonly connectionId: number;
+  /** Aborted when the peer cancels the call or disconnects. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * One tool: its schema, the description the model reads, MCP annotations and its handler.
+ * A handler returns expected failures as `isError` results with a message saying what to do;
+ * anything it throws is turned into such a result by the registry, never into a transport error.
+ */
+export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly inputSchema: Schema;
+  readonly annotations?: ToolAnnotations;
+  handle(args: z.infer<Schema>, context: ToolContext): Promise<CallToolResult>;
+}
+
+/** Helper so each tool file keeps its argument types inferred from its schema. */
+export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinition<Schema>): ToolDefinition<Schema> {
+  return definition;
+}
+
+export function textResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }] };
+}
+
+export function jsonResult(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
+}
+
+export function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}

@@ -1,0 +1,123 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { IdeBridge, type ServerIdentity } from '../../src/server/ideBridge';
+import { createSessionFactory } from '../../src/server/mcpSession';
+import { LockFile, lockFileDirectory } from '../../src/server/lockFile';
+import { memoryLogger } from '../../src/util/logger';
+import { connectClient, waitFor } from '../support/serverFixture';
+
+function memoryIdentity() {
+  let saved: ServerIdentity | undefined;
+  return { load: () => saved, save: async (v: ServerIdentity) => void (saved = v) };
+}
+
+async function tempDir(): Promise<string> {
+  return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-bridge-')));
+}
+
+function makeBridge(lockDirectory: string, identity = memoryIdentity()) {
+  return new IdeBridge({
+    ideName: 'Visual Studio Code',
+    lockPid: process.pid,
+    runningInWindows: false,
+    identity,
+    lockDirectory,
+    log: memoryLogger(),
+    createSession: createSessionFactory({ toolsFor: () => [], serverInfo: { name: 'native-claude', version: 't' }, log: memoryLogger() }),
+  });
+}
+
+describe('lock file location', () => {
+  test('honours CLAUDE_CONFIG_DIR and defaults to ~/.claude/ide', () => {
+    expect(lockFileDirectory({ CLAUDE_CONFIG_DIR: '/x/cfg' }, '/home/u')).toBe('/x/cfg/ide');
+    expect(lockFileDirectory({}, '/home/u')).toBe('/home/u/.claude/ide');
+    expect(lockFileDirectory({ CLAUDE_CONFIG_DIR: '  ' }, '/home/u')).toBe('/home/u/.claude/ide');
+  });
+});
+
+describe('IdeBridge life cycle', () => {
+  let root: string;
+  let lockDir: string;
+  beforeEach(async () => {
+    root = await tempDir();
+    lockDir = path.join(root, 'config', 'ide');
+  });
+  afterEach(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  test('writes exactly the fields the CLI reads, with realpath folders, 0600 in a 0700 directory', async () => {
+    const real = path.join(root, 'real-project');
+    await fs.mkdir(real);
+    await fs.symlink(real, path.join(root, 'link'));
+    const bridge = makeBridge(lockDir);
+    const { port, token } = await bridge.start([path.join(root, 'link')]);
+    const file = path.join(lockDir, `${port}.lock`);
+    const content = JSON.parse(await fs.readFile(file, 'utf8'));
+    expect(content).toEqual({
+      pid: process.pid,
+      workspaceFolders: [real],
+      ideName: 'Visual Studio Code',
+      transport: 'ws',
+      runningInWindows: false,
+      authToken: token,
+    });
+    expect(token.length).toBeGreaterThanOrEqual(32); // 256 bits base64url = 43 chars
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    expect((await fs.stat(lockDir)).mode & 0o777).toBe(0o700);
+    expect((await fs.readdir(lockDir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    await bridge.stop();
+    await expect(fs.access(file)).rejects.toThrow();
+  });
+
+  test('rewrites the lock file when workspace folders change', async () => {
+    const bridge = makeBridge(lockDir);
+    const { port } = await bridge.start([root]);
+    const extra = path.join(root, 'second');
+    await fs.mkdir(extra);
+    await bridge.updateWorkspaceFolders([root, extra]);
+    const content = JSON.parse(await fs.readFile(path.join(lockDir, `${port}.lock`), 'utf8'));
+    expect(content.workspaceFolders).toEqual([root, extra]);
+    await bridge.stop();
+  });
+
+  test('never deletes a lock file another window wrote for the same port', async () => {
+    const bridge = makeBridge(lockDir);
+    const { port } = await bridge.start([root]);
+    const other = new LockFile(port, lockDir);
+    await other.write({ pid: 1, workspaceFolders: ['/elsewhere'], ideName: 'Other', transport: 'ws', runningInWindows: false, authToken: 'another-window' });
+    await bridge.stop();
+    expect(JSON.parse(await fs.readFile(other.path, 'utf8')).authToken).toBe('another-window');
+  });
+
+  test('a restart keeps the same port and token, so a client reconnects with the same URL and header', async () => {
+    const identity = memoryIdentity();
+    const first = makeBridge(lockDir, identity);
+    const a = await first.start([root]);
+    const url = `ws://127.0.0.1:${a.port}`;
+    const before = await connectClient(url, { token: a.token, announce: true });
+    await waitFor(() => first.status().ideSessions === 1);
+    await first.stop(); // extension reload: deactivate…
+    const second = makeBridge(lockDir, identity); // …activate again
+    const b = await second.start([root]);
+    expect(b).toEqual(a);
+    const after = await connectClient(url, { token: a.token, announce: true });
+    await waitFor(() => second.status().ideSessions === 1);
+    expect(second.status()).toMatchObject({ running: true, port: a.port, ideSessions: 1 });
+    await after.client.close();
+    await before.client.close().catch(() => undefined);
+    await second.stop();
+  });
+
+  test('falls back to a random port when the old one is taken, and reports it', async () => {
+    const identity = memoryIdentity();
+    const holder = makeBridge(path.join(root, 'other-ide'), identity);
+    const held = await holder.start([root]);
+    const bridge = makeBridge(lockDir, identity); // same saved identity, port busy
+    const mine = await bridge.start([root]);
+    expect(mine.port).not.toBe(held.port);
+    await bridge.stop();
+    await holder.stop();
+  });
+});
