@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import type { IdeBridge } from '../server/ideBridge';
+import { describeStatus } from '../server/statusText';
+
+export interface ServerControls {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+/** Opens a terminal at the workspace root running `claude`; the terminal's env points it at this window. */
+export function launchClaudeInTerminal(): vscode.Terminal {
+  const command = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
+  const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri;
+  const terminal = vscode.window.createTerminal({ name: 'Claude', cwd, iconPath: new vscode.ThemeIcon('sparkle') });
+  terminal.show();
+  terminal.sendText(command, true);
+  return terminal;
+}
+
+export function registerServerCommands(bridge: IdeBridge, controls: ServerControls, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const run = (what: string, action: () => Promise<void>) => async () => {
+    try {
+      await action();
+    } catch (error) {
+      const message = `Claude Code IDE server: could not ${what}: ${(error as Error).message}`;
+      log.error(message);
+      void vscode.window.showErrorMessage(message, 'Show Log').then((choice) => choice && log.show());
+    }
+  };
+  return [
+    vscode.commands.registerCommand('nativeClaude.startServer', run('start', controls.start)),
+    vscode.commands.registerCommand('nativeClaude.stopServer', run('stop', controls.stop)),
+    vscode.commands.registerCommand('nativeClaude.restartServer', run('restart', controls.restart)),
+    vscode.commands.registerCommand('nativeClaude.launchClaude', () => launchClaudeInTerminal()),
+    vscode.commands.registerCommand('nativeClaude.showLog', () => log.show()),
+    vscode.commands.registerCommand('nativeClaude.showStatus', async () => {
+      const status = bridge.status();
+      const { long } = describeStatus(status);
+      const actions: Array<vscode.QuickPickItem & { command?: string }> = [
+        ...long.split('\n').map((line) => ({ label: line, kind: vscode.QuickPickItemKind.Separator })),
+        status.running
+          ? { label: '$(debug-restart) Restart server', command: 'nativeClaude.restartServer' }
+          : { label: '$(play) Start server', command: 'nativeClaude.startServer' },
+        ...(status.running ? [{ label: '$(debug-stop) Stop server', command: 'nativeClaude.stopServer' }] : []),
+        { label: '$(terminal) Launch claude in a terminal', command: 'nativeClaude.launchClaude' },
+        { label: '$(output) Show log', command: 'nativeClaude.showLog' },
+      ];
+      const picked = await vscode.window.showQuickPick(actions, { title: 'Claude Code IDE', placeHolder: long.split('\n')[0] });
+      if (picked?.command) await vscode.commands.executeCommand(picked.command);
+      return status;
+    }),
+  ];
+}
