@@ -1,0 +1,15 @@
+/** Writing through the editor, so format-on-save and the editor's own encoding handling apply. */
+export interface DocumentWriter {
+  /** Whether the user has unsaved edits to this file in an editor. */
+  isDirty(absolutePath: string): boolean;
+  /**
+   * Replaces the file's text (creating it and its folders when new) and saves it through the editor.
+   * Returns the text as saved, after format-on-save and other save participants ran.
+   */
+  write(absolutePath: string, text: string): Promise<{ savedText: string }>;
+  /** Shows a change that was applied without review (approvalMode "never"). */
+  showApplied?(absolutePath: string): Promise<void>;
+}
+
+/** When writes and commands ask the user first. */
+export type ApprovalMode = 'write-only' | 'always' | 'never';

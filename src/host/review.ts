@@ -1,0 +1,33 @@
+/** A proposed change to show in the review diff. */
+export interface ReviewRequest {
+  /** Absolute path of the file the proposal is for. */
+  filePath: string;
+  /** Current text, or undefined for a file that does not exist yet (the left side is then empty). */
+  originalText: string | undefined;
+  /** The whole proposed file text. */
+  proposedText: string;
+  /** Tab title; for openDiff the CLI's `tab_name`, which is also the key for close_tab. */
+  title: string;
+  /** The connection that asked; its pending reviews are settled when it disconnects. */
+  connectionId: number;
+}
+
+/** How a review ended; each review ends exactly once. */
+export type ReviewDecision =
+  /** The user accepted; `text` is the right side with the user's edits, in the file's own line endings. */
+  | { kind: 'accepted'; text: string }
+  /** The user rejected: button, keybinding, closing the tab, or the window closing. */
+  | { kind: 'rejected'; reason: 'user' | 'tab-closed' | 'window-closed' }
+  /** It was withdrawn by the client (close_tab, closeAllDiffTabs) or its connection went away. */
+  | { kind: 'withdrawn'; reason: 'close-tab' | 'disconnected' };
+
+export interface ReviewHost {
+  /** Opens the diff and resolves when the user (or the client) decides. */
+  review(request: ReviewRequest): Promise<ReviewDecision>;
+  /** Closes the review with this title, if any, settling it as withdrawn. Idempotent. */
+  closeByTitle(title: string): Promise<boolean>;
+  /** Closes every review diff this extension opened (never the user's own diff tabs). */
+  closeAll(): Promise<number>;
+  /** Settles and closes the pending reviews of a connection that went away. */
+  withdrawForConnection(connectionId: number): void;
+}

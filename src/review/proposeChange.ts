@@ -1,0 +1,128 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import type { DiagnosticItem, DiagnosticsSource } from '../host/diagnostics';
+import type { ApprovalMode, DocumentWriter } from '../host/documents';
+import type { ReviewHost } from '../host/review';
+import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
+import { matchOriginalFormat, stripBom, toLf } from '../util/textFormat';
+import type { WorkspacePath } from '../util/workspacePaths';
+
+export interface ChangeDependencies {
+  review: ReviewHost;
+  documents: DocumentWriter;
+  diagnostics: DiagnosticsSource;
+  approvalMode(): ApprovalMode;
+  lock: KeyedLock;
+  /** How long a write waits for an earlier one to the same file (60 s). */
+  lockTimeoutMs?: number;
+  /** How long to wait for language servers to report on the saved file. */
+  diagnosticsWaitMs?: number;
+}
+
+export type ChangeResult =
+  | {
+      status: 'accepted';
+      path: string;
+      operation: 'created' | 'modified';
+      user_edits?: string;
+      formatter_edits?: string;
+      new_diagnostics?: string[];
+      partial?: true;
+      failed_blocks?: unknown[];
+    }
+  | { status: 'rejected'; path: string; partial?: true; failed_blocks?: unknown[] }
+  | { error: string; path: string };
+
+/**
+ * The one review path for write_file and apply_diff: propose → review diff → (accepted) write
+ * through the editor → report the user's edits, the formatter's changes and new problems.
+ * Writes to one file are serialised; different files proceed in parallel.
+ */
+export async function proposeChange(
+  target: WorkspacePath,
+  title: string,
+  connectionId: number,
+  makeProposal: (original: string | undefined) => { text: string } | { error: string },
+  deps: ChangeDependencies,
+  extra: { partial?: true; failed_blocks?: unknown[] } = {},
+): Promise<ChangeResult> {
+  const shown = target.relative;
+  try {
+    return await deps.lock.run(target.realPath, deps.lockTimeoutMs ?? 60_000, () => reviewAndWrite(target, title, connectionId, makeProposal, deps, extra), shown);
+  } catch (error) {
+    if (error instanceof LockTimeoutError) return { error: error.message, path: shown };
+    throw error;
+  }
+}
+
+async function reviewAndWrite(
+  target: WorkspacePath,
+  title: string,
+  connectionId: number,
+  makeProposal: (original: string | undefined) => { text: string } | { error: string },
+  deps: ChangeDependencies,
+  extra: { partial?: true; failed_blocks?: unknown[] },
+): Promise<ChangeResult> {
+  const shown = target.relative;
+  if (deps.documents.isDirty(target.realPath) || deps.documents.isDirty(target.absolute)) {
+    return {
+      error: `${shown} has unsaved changes in VS Code. Nothing was changed. Ask the user to save or revert the file, then read it again and retry.`,
+      path: shown,
+    };
+  }
+  const original = await readIfExists(target.realPath);
+  const proposal = makeProposal(original);
+  if ('error' in proposal) return { error: proposal.error, path: shown };
+  // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.
+  const proposedText = stripBom(original === undefined ? proposal.text : matchOriginalFormat(original, proposal.text));
+  if (original !== undefined && proposedText === stripBom(original)) {
+    return { error: `The proposed content of ${shown} is identical to the file; nothing to change.`, path: shown };
+  }
+
+  let acceptedText = proposedText;
+  if (deps.approvalMode() !== 'never') {
+    const decision = await deps.review.review({ filePath: target.realPath, originalText: original, proposedText, title, connectionId });
+    if (decision.kind !== 'accepted') return { status: 'rejected', path: shown, ...extra };
+    acceptedText = decision.text;
+  }
+
+  const before = deps.diagnostics.forFile(target.realPath);
+  const changed = deps.diagnostics.waitForChange(target.realPath, deps.diagnosticsWaitMs ?? 1500);
+  const { savedText } = await deps.documents.write(target.realPath, acceptedText);
+  if (deps.approvalMode() === 'never') await deps.documents.showApplied?.(target.realPath);
+  await changed;
+  const added = newDiagnostics(before, deps.diagnostics.forFile(target.realPath));
+
+  const result: ChangeResult = { status: 'accepted', path: shown, operation: original === undefined ? 'created' : 'modified', ...extra };
+  const userEdits = patch(shown, proposedText, acceptedText, 'proposed', 'accepted by the user');
+  if (userEdits) result.user_edits = userEdits;
+  const formatterEdits = patch(shown, acceptedText, savedText, 'accepted', 'saved (format on save)');
+  if (formatterEdits) result.formatter_edits = formatterEdits;
+  if (added.length) result.new_diagnostics = added.map((d) => `[${d.severity}] ${shown}:${d.range.start.line + 1}:${d.range.start.character + 1} — ${d.message}${d.source ? ` (${d.source})` : ''}`);
+  return result;
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** A unified diff, or undefined when the texts are the same apart from line endings. */
+function patch(name: string, from: string, to: string, fromLabel: string, toLabel: string): string | undefined {
+  if (toLf(from) === toLf(to)) return undefined;
+  const base = path.posix.basename(name);
+  return createTwoFilesPatch(`${base} (${fromLabel})`, `${base} (${toLabel})`, toLf(from), toLf(to), undefined, undefined, { context: 2 });
+}
+
+const key = (d: DiagnosticItem) => JSON.stringify([d.message, d.severity, d.source ?? '', d.code ?? '', d.range]);
+
+/** Problems present after the write that were not there before (by message, severity, source, code, range). */
+export function newDiagnostics(before: DiagnosticItem[], after: DiagnosticItem[]): DiagnosticItem[] {
+  const seen = new Set(before.map(key));
+  return after.filter((d) => !seen.has(key(d)));
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import type { WorkspaceHost } from '../host/workspace';
+import { proposeChange, type ChangeDependencies } from '../review/proposeChange';
+import { applyDiffPayload, SearchReplaceParseError } from '../util/searchReplaceBlocks';
+import { changeResult } from './changeResult';
+import { defineTool } from './toolDefinition';
+import { workspaceTarget } from './workspaceTarget';
+
+export function applyDiffTool(workspace: WorkspaceHost, deps: ChangeDependencies) {
+  return defineTool({
+    name: 'apply_diff',
+    description:
+      'Edit part of an existing file with one or more search/replace blocks; the result opens in VS Code\'s diff viewer for the user to review. Format:\n' +
+      '<<<<<<< SEARCH\n(exact lines currently in the file)\n=======\n(replacement lines)\n>>>>>>> REPLACE\n' +
+      'Blocks apply in order, each to the result of the previous one. Each SEARCH must match exactly one place, character for character ' +
+      '(whitespace included); include enough surrounding lines to make it unique. If some blocks fail, the others are still proposed and ' +
+      'the result says partial: true with failed_blocks. Returns the same shape as write_file.',
+    inputSchema: z.strictObject({
+      path: z.string().min(1).describe('File path, relative to the workspace folder or absolute inside it'),
+      diff: z.string().min(1).describe('One or more SEARCH/REPLACE blocks'),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    handle: async ({ path, diff }, context) => {
+      const target = await workspaceTarget(workspace, path, { mustExist: true });
+      if ('error' in target) return changeResult({ error: target.error, path });
+      let failed: unknown[] = [];
+      const result = await proposeChange(
+        target,
+        `✻ Claude proposes: ${target.relative || path}`,
+        context.connectionId,
+        (original) => {
+          if (original === undefined) return { error: `${target.relative} does not exist. Use write_file to create it.` };
+          let applied;
+          try {
+            applied = applyDiffPayload(original, diff);
+          } catch (error) {
+            if (error instanceof SearchReplaceParseError) return { error: error.message };
+            throw error;
+          }
+          failed = applied.failedBlocks;
+          if (applied.applied === 0) {
+            return { error: `No block could be applied to ${target.relative}:\n${applied.failedBlocks.map((b) => `block ${b.index}: ${b.reason}`).join('\n')}` };
+          }
+          return { text: applied.content };
+        },
+        deps,
+      );
+      if (failed.length && !('error' in result)) Object.assign(result, { partial: true, failed_blocks: failed });
+      return changeResult(result);
+    },
+  });
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import type { DiagnosticsSource, FileDiagnostics } from '../host/diagnostics';
+import { defineTool } from './toolDefinition';
+
+/** `file:///a/b` → `/a/b`; also accepts a plain path and percent-encoded URIs. */
+export function pathFromFileUri(uri: string): string {
+  if (!uri.startsWith('file://')) return uri;
+  const raw = uri.slice('file://'.length);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * getDiagnostics as the CLI calls it (ide-protocol.md §3.4) and as the model sees it
+ * (`mcp__ide__getDiagnostics`). With a `uri` the first entry is always that file (the CLI discards
+ * its baseline otherwise), even when it has no problems. The CLI stops waiting after 500 ms (with
+ * a uri) and 2 s (without), so this reads the current state and never waits for language servers.
+ */
+export function ideGetDiagnosticsTool(source: DiagnosticsSource) {
+  return defineTool({
+    name: 'getDiagnostics',
+    description:
+      'Get the problems VS Code currently reports (the Problems panel: errors, warnings, info and hints from language servers and linters). ' +
+      'Pass `uri` (a file:// URI or absolute path) for one file; omit it for every file that has problems. ' +
+      'Returns a JSON array of {uri, diagnostics:[{message, severity, range (0-based line/character), source, code}]}. ' +
+      'Use it after editing to check that the code still compiles and lints cleanly.',
+    inputSchema: z.looseObject({
+      uri: z.string().optional().describe('file:// URI or absolute path of one file; omit for all files'),
+    }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    handle: async ({ uri }) => {
+      let result: FileDiagnostics[];
+      if (uri) {
+        const filePath = pathFromFileUri(uri);
+        result = [{ uri: `file://${filePath}`, diagnostics: source.forFile(filePath) }];
+      } else {
+        result = source.all();
+      }
+      return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+    },
+  });
+}

@@ -1,0 +1,81 @@
+import { promises as fs } from 'node:fs';
+import { z } from 'zod';
+import type { ReviewHost } from '../host/review';
+import { defineTool } from './toolDefinition';
+
+/**
+ * The CLI's Edit/Write review (ide-protocol.md §3.2). Stays pending until a decision. The CLI writes
+ * the file itself after FILE_SAVED, so nothing here touches the disk.
+ * Answers: FILE_SAVED + final text (accept, with the user's edits) · DIFF_REJECTED (any rejection) ·
+ * TAB_CLOSED only when the CLI itself withdrew the review (it ignores that late answer). TAB_CLOSED
+ * means "accept as proposed" to the CLI, so it is never the answer to a user's rejection.
+ */
+export function openDiffTool(review: ReviewHost) {
+  return defineTool({
+    name: 'openDiff',
+    description: 'Internal to the Claude Code IDE integration: shows a proposed edit in VS Code\'s diff viewer and waits for the user to accept or reject it.',
+    // Lenient on purpose: a newer CLI may add fields, and rejecting the call would lose the review.
+    inputSchema: z.looseObject({
+      old_file_path: z.string(),
+      new_file_path: z.string(),
+      new_file_contents: z.string(),
+      tab_name: z.string(),
+    }),
+    annotations: { readOnlyHint: true },
+    handle: async (args, context) => {
+      const originalText = await readIfExists(args.old_file_path);
+      const decision = await review.review({
+        filePath: args.new_file_path,
+        originalText,
+        proposedText: args.new_file_contents,
+        title: args.tab_name,
+        connectionId: context.connectionId,
+      });
+      switch (decision.kind) {
+        case 'accepted':
+          return { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: decision.text }] };
+        case 'rejected':
+          return { content: [{ type: 'text', text: 'DIFF_REJECTED' }] };
+        case 'withdrawn':
+          return { content: [{ type: 'text', text: 'TAB_CLOSED' }] };
+      }
+    },
+  });
+}
+
+async function readIfExists(filePath: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(filePath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** close_tab (§3.3): sent twice after every decision; idempotent, and settles a still-pending review. */
+export function closeTabTool(review: ReviewHost) {
+  return defineTool({
+    name: 'close_tab',
+    description: 'Internal to the Claude Code IDE integration: closes a review diff opened by openDiff.',
+    inputSchema: z.looseObject({ tab_name: z.string() }),
+    annotations: { readOnlyHint: true },
+    handle: async ({ tab_name }) => {
+      const closed = await review.closeByTitle(tab_name);
+      return { content: [{ type: 'text', text: closed ? 'TAB_CLOSED' : 'TAB_NOT_FOUND' }] };
+    },
+  });
+}
+
+/** closeAllDiffTabs (§3.1): sent at the start of every turn; closes only the diffs this extension opened. */
+export function closeAllDiffTabsTool(review: ReviewHost) {
+  return defineTool({
+    name: 'closeAllDiffTabs',
+    description: 'Internal to the Claude Code IDE integration: closes every review diff this extension opened.',
+    inputSchema: z.looseObject({}),
+    annotations: { readOnlyHint: true },
+    handle: async () => {
+      const count = await review.closeAll();
+      return { content: [{ type: 'text', text: `CLOSED_${count}_DIFF_TABS` }] };
+    },
+  });
+}

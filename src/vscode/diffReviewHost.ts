@@ -1,0 +1,197 @@
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { ReviewDecision, ReviewHost, ReviewRequest } from '../host/review';
+import { ReviewRegistry } from '../review/reviewRegistry';
+import { detectEol, stripBom, toLf, withEol } from '../util/textFormat';
+import { MemoryFileSystem, ORIGINAL_SCHEME, PROPOSAL_SCHEME } from './proposalFileSystem';
+
+interface ReviewSides {
+  original: vscode.Uri;
+  proposal: vscode.Uri;
+  request: ReviewRequest;
+}
+
+/** Context key set while the active editor is one of our review diffs (for keybindings and buttons). */
+const ACTIVE_CONTEXT_KEY = 'nativeClaude.reviewActive';
+
+/**
+ * Shows proposals in VS Code's diff editor and turns the user's answer into a ReviewDecision.
+ * Accept: the title-bar button, the keybinding, or saving the right side by hand (Ctrl+S).
+ * Reject: the button, the keybinding, closing the tab, or the window closing.
+ * Auto-save never accepts: it only saves into the in-memory proposal.
+ */
+export class DiffReviewHost implements ReviewHost, vscode.Disposable {
+  private readonly registry = new ReviewRegistry<ReviewSides>();
+  private readonly proposals = new MemoryFileSystem();
+  private readonly originals = new MemoryFileSystem();
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Save reasons seen in onWillSave, consumed by onDidSave; keyed by uri.toString() (pitfall 7). */
+  private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
+
+  constructor(private readonly log: vscode.LogOutputChannel) {
+    this.disposables.push(
+      vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, this.proposals, { isCaseSensitive: true }),
+      vscode.workspace.registerFileSystemProvider(ORIGINAL_SCHEME, this.originals, { isCaseSensitive: true, isReadonly: true }),
+      vscode.commands.registerCommand('nativeClaude.acceptReview', (uri?: vscode.Uri) => this.decideFromUi(uri, 'accept')),
+      vscode.commands.registerCommand('nativeClaude.rejectReview', (uri?: vscode.Uri) => this.decideFromUi(uri, 'reject')),
+      vscode.workspace.onWillSaveTextDocument((e) => {
+        if (e.document.uri.scheme === PROPOSAL_SCHEME) this.saveReasons.set(e.document.uri.toString(), e.reason);
+      }),
+      vscode.workspace.onDidSaveTextDocument((document) => this.onSaved(document)),
+      vscode.window.tabGroups.onDidChangeTabs((e) => {
+        if (e.closed.length) this.onTabsClosed();
+        this.updateContextKey();
+      }),
+      vscode.window.onDidChangeActiveTextEditor(() => this.updateContextKey()),
+    );
+  }
+
+  async review(request: ReviewRequest): Promise<ReviewDecision> {
+    const id = randomBytes(6).toString('hex');
+    const name = path.basename(request.filePath) || 'file';
+    const proposal = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${id}/${name}` });
+    const original = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${id}/${name}` });
+    this.originals.set(original, stripBom(request.originalText ?? ''));
+    this.proposals.set(proposal, stripBom(request.proposedText));
+    const pending = this.registry.add(id, request.title, request.connectionId, { original, proposal, request });
+    this.log.info(`Review opened: ${request.title} (${request.filePath}${request.originalText === undefined ? ', new file' : ''})`);
+    try {
+      await vscode.commands.executeCommand('vscode.diff', original, proposal, request.title, { preview: false });
+      await this.waitForTab(proposal, 5000);
+      this.updateContextKey();
+    } catch (error) {
+      this.registry.settle(id, { kind: 'rejected', reason: 'user' });
+      this.forget(id, original, proposal);
+      throw new Error(`Could not open the review diff: ${(error as Error).message}`);
+    }
+    const decision = await pending.decision;
+    this.log.info(`Review ${request.title}: ${decision.kind}${'reason' in decision ? ` (${decision.reason})` : ''}`);
+    return decision;
+  }
+
+  async closeByTitle(title: string): Promise<boolean> {
+    const matches = this.registry.byTitle(title);
+    for (const review of matches) await this.finish(review.id, { kind: 'withdrawn', reason: 'close-tab' });
+    return matches.length > 0;
+  }
+
+  async closeAll(): Promise<number> {
+    const reviews = this.registry.all();
+    for (const review of reviews) await this.finish(review.id, { kind: 'withdrawn', reason: 'close-tab' });
+    // Also close stale tabs of ours that have no pending review (e.g. left from an earlier session).
+    const stale = this.ourTabs();
+    if (stale.length) await vscode.window.tabGroups.close(stale);
+    return reviews.length + stale.length;
+  }
+
+  withdrawForConnection(connectionId: number): void {
+    for (const review of this.registry.byConnection(connectionId)) void this.finish(review.id, { kind: 'withdrawn', reason: 'disconnected' });
+  }
+
+  /** The window is closing or the extension stops: every pending review is a rejection. */
+  dispose(): void {
+    for (const review of this.registry.all()) this.registry.settle(review.id, { kind: 'rejected', reason: 'window-closed' });
+    for (const d of this.disposables) d.dispose();
+  }
+
+  /** How many reviews are waiting; for status and tests. */
+  get pendingCount(): number {
+    return this.registry.size;
+  }
+
+  private async decideFromUi(uri: vscode.Uri | undefined, choice: 'accept' | 'reject'): Promise<void> {
+    const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+    const review = target ? this.reviewFor(target) : undefined;
+    if (!review) {
+      void vscode.window.showInformationMessage('There is no Claude proposal in the active editor to accept or reject.');
+      return;
+    }
+    if (choice === 'reject') {
+      await this.finish(review.id, { kind: 'rejected', reason: 'user' });
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument(review.extra.proposal);
+    await this.finish(review.id, { kind: 'accepted', text: this.acceptedText(review.extra, document.getText()) });
+  }
+
+  private onSaved(document: vscode.TextDocument): void {
+    if (document.uri.scheme !== PROPOSAL_SCHEME) return;
+    const key = document.uri.toString();
+    const reason = this.saveReasons.get(key);
+    this.saveReasons.delete(key);
+    // Only a deliberate save accepts; auto-save (after delay, focus change) just keeps the edits.
+    if (reason !== vscode.TextDocumentSaveReason.Manual) return;
+    const review = this.reviewFor(document.uri);
+    if (review) void this.finish(review.id, { kind: 'accepted', text: this.acceptedText(review.extra, document.getText()) });
+  }
+
+  /** A closed tab may just have moved to another group; decide only if it is gone everywhere. */
+  private onTabsClosed(): void {
+    setTimeout(() => {
+      const open = new Set(this.ourTabs().map((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString()));
+      for (const review of this.registry.all()) {
+        if (!open.has(review.extra.proposal.toString())) void this.finish(review.id, { kind: 'rejected', reason: 'tab-closed' });
+      }
+    }, 50);
+  }
+
+  /** Settles the review (if still pending), then closes its tab without a "save changes?" prompt. */
+  private async finish(id: string, decision: ReviewDecision): Promise<void> {
+    const review = this.registry.get(id);
+    if (!review || !this.registry.settle(id, decision)) return;
+    const { proposal, original } = review.extra;
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === proposal.toString());
+    if (document?.isDirty) await document.save(); // into memory only; the review is already settled
+    const tabs = this.ourTabs().filter((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString() === proposal.toString());
+    if (tabs.length) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
+    this.forget(id, original, proposal);
+    this.updateContextKey();
+  }
+
+  private forget(_id: string, original: vscode.Uri, proposal: vscode.Uri): void {
+    this.originals.remove(original);
+    this.proposals.remove(proposal);
+  }
+
+  /** The right side's text in the file's own line endings (pitfall 2). */
+  private acceptedText(sides: ReviewSides, text: string): string {
+    const reference = sides.request.originalText ?? sides.request.proposedText;
+    return withEol(toLf(text), detectEol(reference));
+  }
+
+  private reviewFor(uri: vscode.Uri) {
+    if (uri.scheme !== PROPOSAL_SCHEME && uri.scheme !== ORIGINAL_SCHEME) return undefined;
+    const id = uri.path.split('/')[1];
+    return this.registry.get(id);
+  }
+
+  private ourTabs(): vscode.Tab[] {
+    return vscode.window.tabGroups.all.flatMap((group) =>
+      group.tabs.filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === PROPOSAL_SCHEME),
+    );
+  }
+
+  private waitForTab(proposal: vscode.Uri, timeoutMs: number): Promise<void> {
+    const present = () => this.ourTabs().some((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString() === proposal.toString());
+    if (present()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        listener.dispose();
+        reject(new Error(`the diff editor did not appear within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const listener = vscode.window.tabGroups.onDidChangeTabs(() => {
+        if (!present()) return;
+        clearTimeout(timer);
+        listener.dispose();
+        resolve();
+      });
+    });
+  }
+
+  private updateContextKey(): void {
+    const uri = vscode.window.activeTextEditor?.document.uri;
+    const active = !!uri && !!this.reviewFor(uri);
+    void vscode.commands.executeCommand('setContext', ACTIVE_CONTEXT_KEY, active);
+  }
+}

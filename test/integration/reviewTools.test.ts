@@ -1,0 +1,256 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { IdeServer } from '../../src/server/ideServer';
+import { createSessionFactory } from '../../src/server/mcpSession';
+import { applyDiffTool } from '../../src/tools/applyDiff';
+import { ideGetDiagnosticsTool } from '../../src/tools/ideGetDiagnostics';
+import { closeAllDiffTabsTool, closeTabTool, openDiffTool } from '../../src/tools/openDiff';
+import { writeFileTool } from '../../src/tools/writeFile';
+import type { ApprovalMode } from '../../src/host/documents';
+import { KeyedLock } from '../../src/util/keyedLock';
+import { memoryLogger } from '../../src/util/logger';
+import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics, diagnostic } from '../support/fakeHosts';
+import { TEST_TOKEN, connectClient, waitFor } from '../support/serverFixture';
+
+type CallResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
+
+describe('review tools over the real socket', () => {
+  let root: string;
+  let review: ScriptedReviewHost;
+  let documents: DiskDocumentWriter;
+  let diagnostics: StaticDiagnostics;
+  let approval: ApprovalMode;
+  let server: IdeServer;
+  let url: string;
+
+  beforeEach(async () => {
+    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-review-')));
+    review = new ScriptedReviewHost();
+    documents = new DiskDocumentWriter();
+    diagnostics = new StaticDiagnostics();
+    approval = 'write-only';
+    const workspace = { folders: () => [root], ripgrepPath: () => undefined };
+    const deps = { review, documents, diagnostics, approvalMode: () => approval, lock: new KeyedLock(), lockTimeoutMs: 300, diagnosticsWaitMs: 10 };
+    server = new IdeServer({
+      token: TEST_TOKEN,
+      log: memoryLogger(),
+      createSession: createSessionFactory({
+        toolsFor: (route) =>
+          route === 'ide'
+            ? [openDiffTool(review), closeTabTool(review), closeAllDiffTabsTool(review), ideGetDiagnosticsTool(diagnostics)]
+            : [writeFileTool(workspace, deps), applyDiffTool(workspace, deps)],
+        serverInfo: { name: 'native-claude', version: 't' },
+        log: memoryLogger(),
+        onSessionClosed: (id) => review.withdrawForConnection(id),
+      }),
+    });
+    url = `ws://127.0.0.1:${await server.start()}`;
+  });
+  afterEach(async () => {
+    await server.stop();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  const call = (client: Client, name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallResult>;
+  const texts = (r: CallResult) => r.content.map((c) => c.text);
+
+  describe('openDiff', () => {
+    const file = () => path.join(root, 'demo.py');
+    const args = (contents: string, tab = '✻ [Claude Code] demo.py (abc123) ⧉') => ({ old_file_path: file(), new_file_path: file(), new_file_contents: contents, tab_name: tab });
+
+    test('stays pending until accepted, then answers FILE_SAVED with the final text including the user\'s edits', async () => {
+      await fs.writeFile(file(), 'a\nb\n');
+      const { client } = await connectClient(url, { announce: true });
+      let settled = false;
+      const answer = call(client, 'openDiff', args('a\nB\n')).then((r) => ((settled = true), r));
+      const [pending] = await review.waitForPending();
+      expect(pending.extra).toMatchObject({ originalText: 'a\nb\n', proposedText: 'a\nB\n', title: '✻ [Claude Code] demo.py (abc123) ⧉' });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(settled).toBe(false);
+      await review.decide({ kind: 'accepted', text: 'a\nB edited by user\n' });
+      expect(texts(await answer)).toEqual(['FILE_SAVED', 'a\nB edited by user\n']);
+      expect(await fs.readFile(file(), 'utf8')).toBe('a\nb\n'); // the CLI writes, not us
+    });
+
+    test('a new file has an empty original', async () => {
+      const { client } = await connectClient(url, { announce: true });
+      const answer = call(client, 'openDiff', args('new\n'));
+      const request = await review.decide({ kind: 'rejected', reason: 'tab-closed' });
+      expect(request.originalText).toBeUndefined();
+      expect(texts(await answer)).toEqual(['DIFF_REJECTED']);
+    });
+
+    test.each(['user', 'tab-closed', 'window-closed'] as const)('a user rejection (%s) answers DIFF_REJECTED, never TAB_CLOSED', async (reason) => {
+      const { client } = await connectClient(url, { announce: true });
+      const answer = call(client, 'openDiff', args('x\n'));
+      await review.decide({ kind: 'rejected', reason });
+      expect(texts(await answer)).toEqual(['DIFF_REJECTED']);
+    });
+
+    test('close_tab settles a still-pending diff (the user answered in the terminal) and is idempotent', async () => {
+      const { client } = await connectClient(url, { announce: true });
+      const answer = call(client, 'openDiff', args('x\n', 'T1'));
+      await review.waitForPending();
+      expect(texts(await call(client, 'close_tab', { tab_name: 'T1' }))).toEqual(['TAB_CLOSED']);
+      expect(texts(await answer)).toEqual(['TAB_CLOSED']);
+      expect(texts(await call(client, 'close_tab', { tab_name: 'T1' }))).toEqual(['TAB_NOT_FOUND']);
+    });
+
+    test('several diffs can be pending at once, for the same file too', async () => {
+      const { client } = await connectClient(url, { announce: true });
+      const one = call(client, 'openDiff', args('one\n', 'T1'));
+      const two = call(client, 'openDiff', args('two\n', 'T2'));
+      await review.waitForPending(2);
+      review.registry.settle(review.registry.byTitle('T2')[0].id, { kind: 'accepted', text: 'two\n' });
+      review.registry.settle(review.registry.byTitle('T1')[0].id, { kind: 'rejected', reason: 'user' });
+      expect(texts(await one)).toEqual(['DIFF_REJECTED']);
+      expect(texts(await two)).toEqual(['FILE_SAVED', 'two\n']);
+    });
+
+    test('closeAllDiffTabs settles every pending diff', async () => {
+      const { client } = await connectClient(url, { announce: true });
+      const one = call(client, 'openDiff', args('one\n', 'T1'));
+      await review.waitForPending(1);
+      await call(client, 'closeAllDiffTabs', {});
+      expect(texts(await one)).toEqual(['TAB_CLOSED']);
+    });
+
+    test('a client that disconnects has its pending diffs settled', async () => {
+      const { client } = await connectClient(url, { announce: true });
+      void call(client, 'openDiff', args('x\n')).catch(() => undefined);
+      await review.waitForPending();
+      await client.close();
+      await waitFor(() => review.registry.size === 0, 2000, 'pending diff withdrawn');
+    });
+  });
+
+  describe('getDiagnostics (IDE)', () => {
+    test('with a uri the first entry is that file, even with no problems; 0-based ranges and severity names', async () => {
+      const other = path.join(root, 'other.ts');
+      diagnostics.byFile.set(other, [diagnostic('bad', 3, 'Warning')]);
+      const { client } = await connectClient(url, { announce: true });
+      const one = JSON.parse(texts(await call(client, 'getDiagnostics', { uri: `file://${root}/clean.ts` }))[0]);
+      expect(one).toEqual([{ uri: `file://${root}/clean.ts`, diagnostics: [] }]);
+      const all = JSON.parse(texts(await call(client, 'getDiagnostics', {}))[0]);
+      expect(all).toEqual([{ uri: `file://${other}`, diagnostics: [diagnostic('bad', 3, 'Warning')] }]);
+    });
+
+    test('is listed for the model with a description', async () => {
+      const { client } = await connectClient(url, { announce: true });
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'getDiagnostics');
+      expect(tool?.description).toMatch(/Problems panel/);
+      expect(tool?.inputSchema.properties).toHaveProperty('uri');
+    });
+  });
+
+  describe('write_file', () => {
+    test('accepted: writes the user\'s version, reports user edits, formatter edits and new problems', async () => {
+      const target = path.join(root, 'src', 'a.json');
+      documents.format = (t) => {
+        diagnostics.byFile.set(target, [diagnostic('Expected comma', 1)]); // the language server reacts to the save
+        return t.replace('{"x":1}', '{ "x": 1 }');
+      };
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'write_file', { path: 'src/a.json', content: '{"x":1}\n' });
+      await review.decide((req) => ({ kind: 'accepted', text: `${req.proposedText}// user line\n` }));
+      const result = JSON.parse(texts(await answer)[0]);
+      expect(result).toMatchObject({ status: 'accepted', path: 'src/a.json', operation: 'created' });
+      expect(result.user_edits).toContain('+// user line');
+      expect(result.formatter_edits).toContain('+{ "x": 1 }');
+      expect(result.new_diagnostics).toEqual(['[Error] src/a.json:2:1 — Expected comma (test)']);
+      expect(await fs.readFile(target, 'utf8')).toBe('{ "x": 1 }\n// user line\n');
+    });
+
+    test('rejected new file: no file and no folders left behind', async () => {
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'write_file', { path: 'deep/er/new.txt', content: 'x' });
+      await review.decide({ kind: 'rejected', reason: 'user' });
+      expect(JSON.parse(texts(await answer)[0])).toEqual({ status: 'rejected', path: 'deep/er/new.txt' });
+      await expect(fs.access(path.join(root, 'deep'))).rejects.toThrow();
+    });
+
+    test('rejected edit: the file stays byte-identical (CRLF, BOM, no final newline)', async () => {
+      const bytes = Buffer.from('\uFEFFline1\r\nline2', 'utf8');
+      await fs.writeFile(path.join(root, 'crlf.txt'), bytes);
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'write_file', { path: 'crlf.txt', content: 'line1\nchanged\n' });
+      const request = await review.decide({ kind: 'rejected', reason: 'user' });
+      expect(request.proposedText).toBe('line1\r\nchanged\r\n'); // shown in the file's own line endings
+      expect(JSON.parse(texts(await answer)[0]).status).toBe('rejected');
+      expect(Buffer.compare(await fs.readFile(path.join(root, 'crlf.txt')), bytes)).toBe(0);
+    });
+
+    test('refuses a file with unsaved edits, and paths outside the workspace', async () => {
+      await fs.writeFile(path.join(root, 'dirty.txt'), 'x');
+      documents.dirty.add(path.join(root, 'dirty.txt'));
+      const { client } = await connectClient(`${url}/tools`);
+      const dirty = await call(client, 'write_file', { path: 'dirty.txt', content: 'y' });
+      expect(dirty.isError).toBe(true);
+      expect(JSON.parse(dirty.content[0].text).error).toMatch(/unsaved changes/);
+      const outside = await call(client, 'write_file', { path: '../escape.txt', content: 'y' });
+      expect(outside.isError).toBe(true);
+      expect(JSON.parse(outside.content[0].text).error).toMatch(/outside/i);
+      expect(review.opened).toHaveLength(0);
+    });
+
+    test('approvalMode never: applied without waiting', async () => {
+      approval = 'never';
+      const { client } = await connectClient(`${url}/tools`);
+      const result = JSON.parse(texts(await call(client, 'write_file', { path: 'n.txt', content: 'now\n' }))[0]);
+      expect(result).toMatchObject({ status: 'accepted', operation: 'created' });
+      expect(await fs.readFile(path.join(root, 'n.txt'), 'utf8')).toBe('now\n');
+      expect(review.opened).toHaveLength(0);
+    });
+
+    test('writes to one file are serialised, with a clear error after the lock timeout; other files proceed', async () => {
+      const { client } = await connectClient(`${url}/tools`);
+      const first = call(client, 'write_file', { path: 'same.txt', content: '1' });
+      await review.waitForPending(1);
+      const second = await call(client, 'write_file', { path: 'same.txt', content: '2' }); // lockTimeoutMs = 300
+      expect(second.isError).toBe(true);
+      expect(JSON.parse(second.content[0].text).error).toMatch(/still waiting for the user's review/);
+      const other = call(client, 'write_file', { path: 'other.txt', content: 'o' });
+      await review.waitForPending(2);
+      review.registry.all().forEach((r) => review.registry.settle(r.id, { kind: 'accepted', text: r.extra.proposedText }));
+      expect(JSON.parse(texts(await first)[0]).status).toBe('accepted');
+      expect(JSON.parse(texts(await other)[0]).status).toBe('accepted');
+    });
+  });
+
+  describe('apply_diff', () => {
+    test('applies blocks in order and reports failed ones as partial', async () => {
+      await fs.writeFile(path.join(root, 'm.ts'), 'one\ntwo\nthree\ntwo\n');
+      const { client } = await connectClient(`${url}/tools`);
+      const diff = [
+        '<<<<<<< SEARCH', 'one', '=======', 'ONE', '>>>>>>> REPLACE',
+        '<<<<<<< SEARCH', 'two', '=======', 'TWO', '>>>>>>> REPLACE',
+        '<<<<<<< SEARCH', 'missing', '=======', 'x', '>>>>>>> REPLACE',
+      ].join('\n');
+      const answer = call(client, 'apply_diff', { path: 'm.ts', diff });
+      const request = await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      expect(request.proposedText).toBe('ONE\ntwo\nthree\ntwo\n');
+      const result = JSON.parse(texts(await answer)[0]);
+      expect(result).toMatchObject({ status: 'accepted', partial: true });
+      expect(result.failed_blocks.map((b: { index: number }) => b.index)).toEqual([2, 3]);
+      expect(result.failed_blocks[0].reason).toMatch(/ambiguous \(2 matches found\)/);
+      expect(await fs.readFile(path.join(root, 'm.ts'), 'utf8')).toBe('ONE\ntwo\nthree\ntwo\n');
+    });
+
+    test('no block applies: an error, and no review opens', async () => {
+      await fs.writeFile(path.join(root, 'm.ts'), 'one\n');
+      const { client } = await connectClient(`${url}/tools`);
+      const result = await call(client, 'apply_diff', { path: 'm.ts', diff: '<<<<<<< SEARCH\nnope\n=======\nx\n>>>>>>> REPLACE' });
+      expect(result.isError).toBe(true);
+      expect(JSON.parse(result.content[0].text).error).toMatch(/nope/);
+      expect(review.opened).toHaveLength(0);
+    });
+
+    test('a missing file is an error that points to write_file', async () => {
+      const { client } = await connectClient(`${url}/tools`);
+      const result = await call(client, 'apply_diff', { path: 'none.ts', diff: '<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE' });
+      expect(result.isError).toBe(true);
+    });
+  });
+});

@@ -1,0 +1,97 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics } from '../../src/host/diagnostics';
+import type { DocumentWriter } from '../../src/host/documents';
+import type { ReviewDecision, ReviewHost, ReviewRequest } from '../../src/host/review';
+import { ReviewRegistry } from '../../src/review/reviewRegistry';
+
+/** A review "UI" the test answers: each opened review waits until the test decides it. */
+export class ScriptedReviewHost implements ReviewHost {
+  readonly registry = new ReviewRegistry<ReviewRequest>();
+  readonly opened: ReviewRequest[] = [];
+  private waiters: Array<() => void> = [];
+  private nextId = 1;
+
+  async review(request: ReviewRequest): Promise<ReviewDecision> {
+    const pending = this.registry.add(String(this.nextId++), request.title, request.connectionId, request);
+    this.opened.push(request);
+    this.waiters.splice(0).forEach((w) => w());
+    return pending.decision;
+  }
+
+  async closeByTitle(title: string): Promise<boolean> {
+    const matches = this.registry.byTitle(title);
+    matches.forEach((r) => this.registry.settle(r.id, { kind: 'withdrawn', reason: 'close-tab' }));
+    return matches.length > 0;
+  }
+
+  async closeAll(): Promise<number> {
+    const all = this.registry.all();
+    all.forEach((r) => this.registry.settle(r.id, { kind: 'withdrawn', reason: 'close-tab' }));
+    return all.length;
+  }
+
+  withdrawForConnection(connectionId: number): void {
+    this.registry.byConnection(connectionId).forEach((r) => this.registry.settle(r.id, { kind: 'withdrawn', reason: 'disconnected' }));
+  }
+
+  /** Waits until `count` reviews are pending. */
+  async waitForPending(count = 1, timeoutMs = 3000): Promise<ReturnType<ReviewRegistry<ReviewRequest>['all']>> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.registry.size < count) {
+      if (Date.now() > deadline) throw new Error(`expected ${count} pending review(s), have ${this.registry.size}`);
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 20);
+      });
+    }
+    return this.registry.all();
+  }
+
+  /** Decides the oldest pending review. */
+  async decide(decision: ReviewDecision | ((request: ReviewRequest) => ReviewDecision)): Promise<ReviewRequest> {
+    const [first] = await this.waitForPending(1);
+    this.registry.settle(first.id, typeof decision === 'function' ? decision(first.extra) : decision);
+    return first.extra;
+  }
+}
+
+/** Writes straight to disk; `format` stands in for format-on-save. */
+export class DiskDocumentWriter implements DocumentWriter {
+  dirty = new Set<string>();
+  format?: (text: string) => string;
+  written: string[] = [];
+
+  isDirty(absolutePath: string): boolean {
+    return this.dirty.has(absolutePath);
+  }
+
+  async write(absolutePath: string, text: string): Promise<{ savedText: string }> {
+    const saved = this.format ? this.format(text) : text;
+    await fs.mkdir(path.dirname(absolutePath), { recursive: true });
+    await fs.writeFile(absolutePath, saved);
+    this.written.push(absolutePath);
+    return { savedText: saved };
+  }
+}
+
+/** A Problems panel the test fills; `afterWrite` lets a test add problems when a file is saved. */
+export class StaticDiagnostics implements DiagnosticsSource {
+  readonly byFile = new Map<string, DiagnosticItem[]>();
+
+  all(): FileDiagnostics[] {
+    return [...this.byFile].filter(([, d]) => d.length).map(([file, diagnostics]) => ({ uri: `file://${file}`, diagnostics }));
+  }
+
+  forFile(absolutePath: string): DiagnosticItem[] {
+    return this.byFile.get(absolutePath) ?? [];
+  }
+
+  async waitForChange(): Promise<boolean> {
+    return false;
+  }
+}
+
+export function diagnostic(message: string, line = 0, severity: DiagnosticItem['severity'] = 'Error'): DiagnosticItem {
+  return { message, severity, range: { start: { line, character: 0 }, end: { line, character: 1 } }, source: 'test', code: '1' };
+}
