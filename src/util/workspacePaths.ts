@@ -1,0 +1,279 @@
+// The workspace boundary for every path a tool receives (vscode-pitfalls.md items 21-22).
+//
+// The check is made on real paths: symbolic links are resolved with fs.realpath first, for the
+// workspace folders too, so a link inside the workspace that points outside is outside. A path
+// that does not exist yet is resolved through its nearest existing ancestor (and through a
+// dangling link, whose target is where a write would land).
+//
+// Relative paths, decided:
+//  - Multi-root: if the first segment is the name of a workspace folder (VS Code's
+//    `folderName/sub/file` convention, as in `asRelativePath(…, true)`), that folder is tried first
+//    with the rest of the path.
+//  - Then the path is tried against every folder, in order.
+//  - The first candidate that exists inside the workspace wins; when none exists (a new file), the
+//    first candidate inside the workspace does (the named folder, else the first folder).
+// `~` and `~/…` mean the home folder (and are then usually outside). `file://` URIs are accepted.
+//
+// Use `realPath` for file system access: it is the path that was checked.
+
+import { promises as fs, realpathSync } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { fileURLToPath } from 'url';
+
+/** A folder path, or a folder with its VS Code display name (which a `.code-workspace` can set). */
+export type WorkspaceFolderInput = string | { readonly path: string; readonly name?: string };
+
+export interface ResolveInWorkspaceOptions {
+  /** Decides case sensitivity: paths are compared case-insensitively on 'win32'. Default: this OS. */
+  platform?: NodeJS.Platform;
+  /** Fail with NOT_FOUND when the path does not exist. Default false (new files are allowed). */
+  mustExist?: boolean;
+}
+
+export interface WorkspacePath {
+  /** The path as asked for, made absolute and normalised, symlinks not resolved. */
+  absolute: string;
+  /** The real path (symlinks resolved): the one that was checked, the one to use for I/O. */
+  realPath: string;
+  /** The workspace folder containing it, as it was given (the innermost one if folders nest). */
+  folder: string;
+  /** Path from that folder's real path, with forward slashes; '' for the folder itself. */
+  relative: string;
+  exists: boolean;
+}
+
+export type WorkspacePathErrorCode = 'NO_WORKSPACE' | 'INVALID_PATH' | 'OUTSIDE_WORKSPACE' | 'NOT_FOUND';
+
+export class WorkspacePathError extends Error {
+  override readonly name = 'WorkspacePathError';
+  constructor(
+    readonly code: WorkspacePathErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// Linux's own limit on links followed while resolving one path.
+const MAX_SYMLINK_HOPS = 40;
+
+interface Root {
+  given: string;
+  name: string;
+  real: string;
+  segments: string[];
+}
+
+interface Candidate {
+  absolute: string;
+  real: string;
+  exists: boolean;
+  root: Root | undefined;
+}
+
+function segmentsOf(p: string): string[] {
+  return p.split(path.sep).filter((s) => s !== '');
+}
+
+function sameName(a: string, b: string, ignoreCase: boolean): boolean {
+  return ignoreCase ? a.toUpperCase() === b.toUpperCase() : a === b;
+}
+
+function isErrno(err: unknown, ...codes: string[]): boolean {
+  return typeof err === 'object' && err !== null && codes.includes((err as NodeJS.ErrnoException).code ?? '');
+}
+
+function resolutionError(p: string, err: unknown): WorkspacePathError {
+  if (isErrno(err, 'ELOOP')) {
+    return new WorkspacePathError('INVALID_PATH', `Cannot resolve "${p}": it goes through a loop of symbolic links. Use another path.`);
+  }
+  const reason = err instanceof Error ? err.message : String(err);
+  return new WorkspacePathError('INVALID_PATH', `Cannot resolve "${p}": ${reason}`);
+}
+
+/**
+ * fs.realpath that also works for paths that do not exist yet: the nearest existing ancestor is
+ * resolved and the missing rest appended. A dangling symlink on the way is followed to its target.
+ */
+async function realpathAllowingMissing(p: string, hops = 0): Promise<{ real: string; exists: boolean }> {
+  try {
+    return { real: await fs.realpath(p), exists: true };
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT', 'ENOTDIR')) throw resolutionError(p, err);
+  }
+
+  const missing: string[] = [];
+  let current = p;
+  for (;;) {
+    const parent = path.dirname(current);
+    if (parent === current) return { real: p, exists: false }; // not even the root exists
+    missing.unshift(path.basename(current));
+    let parentReal: string;
+    try {
+      parentReal = await fs.realpath(parent);
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT', 'ENOTDIR')) throw resolutionError(p, err);
+      current = parent;
+      continue;
+    }
+    // realpath failed below an existing folder: the first missing entry may be a dangling link,
+    // and writing through it would create its target, wherever that is.
+    const firstMissing = path.join(parentReal, missing[0]);
+    const stat = await fs.lstat(firstMissing).catch(() => undefined);
+    if (stat?.isSymbolicLink()) {
+      if (hops >= MAX_SYMLINK_HOPS) throw resolutionError(p, Object.assign(new Error('loop'), { code: 'ELOOP' }));
+      const target = path.resolve(parentReal, await fs.readlink(firstMissing));
+      const resolved = await realpathAllowingMissing(path.join(target, ...missing.slice(1)), hops + 1);
+      return { real: resolved.real, exists: false };
+    }
+    return { real: path.join(parentReal, ...missing), exists: false };
+  }
+}
+
+function parseInput(input: string): string {
+  if (typeof input !== 'string' || input.trim() === '') {
+    throw new WorkspacePathError('INVALID_PATH', 'The path is empty. Give a path relative to the workspace folder, e.g. "src/index.ts".');
+  }
+  if (input.includes('\0')) {
+    throw new WorkspacePathError('INVALID_PATH', 'The path contains a NUL character. Give a plain file path.');
+  }
+  if (/^file:\/\//i.test(input)) {
+    try {
+      return fileURLToPath(input);
+    } catch {
+      throw new WorkspacePathError('INVALID_PATH', `"${input}" is not a valid file URI for this system. Give a plain file path.`);
+    }
+  }
+  if (input === '~' || input.startsWith('~/') || (path.sep === '\\' && input.startsWith('~\\'))) {
+    return path.join(os.homedir(), input.slice(1));
+  }
+  return input;
+}
+
+function containingRoot(real: string, roots: readonly Root[], ignoreCase: boolean): Root | undefined {
+  const segments = segmentsOf(real);
+  let best: Root | undefined;
+  for (const root of roots) {
+    if (root.segments.length > segments.length) continue;
+    if (!root.segments.every((s, i) => sameName(s, segments[i], ignoreCase))) continue;
+    if (!best || root.segments.length > best.segments.length) best = root;
+  }
+  return best;
+}
+
+function relativeCandidates(relative: string, roots: readonly Root[], ignoreCase: boolean): string[] {
+  const candidates: string[] = [];
+  if (roots.length > 1) {
+    const [first, ...rest] = relative.split(path.sep === '\\' ? /[\\/]/ : '/');
+    for (const root of roots) {
+      if (sameName(root.name, first, ignoreCase)) candidates.push(path.resolve(root.given, ...rest));
+    }
+  }
+  for (const root of roots) candidates.push(path.resolve(root.given, relative));
+  return [...new Set(candidates)];
+}
+
+function folderList(roots: readonly Root[]): string {
+  return roots.map((r) => r.given).join(', ');
+}
+
+/**
+ * Resolves a tool's path argument and checks it is inside a workspace folder.
+ * Throws {@link WorkspacePathError}: NO_WORKSPACE, INVALID_PATH, OUTSIDE_WORKSPACE, NOT_FOUND.
+ */
+export async function resolveInWorkspace(
+  input: string,
+  folders: readonly WorkspaceFolderInput[],
+  options: ResolveInWorkspaceOptions = {},
+): Promise<WorkspacePath> {
+  if (folders.length === 0) {
+    throw new WorkspacePathError(
+      'NO_WORKSPACE',
+      'No workspace folder open, so no file path can be used. Ask the user to open a folder in VS Code (File > Open Folder), then retry.',
+    );
+  }
+  const ignoreCase = (options.platform ?? process.platform) === 'win32';
+  const requested = parseInput(input);
+
+  const roots: Root[] = await Promise.all(
+    folders.map(async (folder) => {
+      const given = typeof folder === 'string' ? folder : folder.path;
+      const name = (typeof folder === 'string' ? undefined : folder.name) ?? path.basename(given);
+      const { real } = await realpathAllowingMissing(path.resolve(given));
+      return { given, name, real, segments: segmentsOf(real) };
+    }),
+  );
+
+  const absolutes = path.isAbsolute(requested) ? [path.resolve(requested)] : relativeCandidates(requested, roots, ignoreCase);
+  const candidates: Candidate[] = [];
+  for (const absolute of absolutes) {
+    const { real, exists } = await realpathAllowingMissing(absolute);
+    const candidate = { absolute, real, exists, root: containingRoot(real, roots, ignoreCase) };
+    if (candidate.exists && candidate.root) return toWorkspacePath(candidate, candidate.root);
+    candidates.push(candidate);
+  }
+
+  const inside = candidates.find((c) => c.root);
+  if (!inside) {
+    const first = candidates[0];
+    const viaLink = containingRoot(first.absolute, roots, ignoreCase) !== undefined;
+    throw new WorkspacePathError(
+      'OUTSIDE_WORKSPACE',
+      `"${input}" is outside the workspace: it resolves to "${first.real}"` +
+        (viaLink ? ' through a symbolic link' : '') +
+        `. Only paths inside the workspace folders can be used: ${folderList(roots)}. ` +
+        'Use a path relative to a workspace folder, or an absolute path inside one.',
+    );
+  }
+  if (options.mustExist) {
+    throw new WorkspacePathError(
+      'NOT_FOUND',
+      `"${input}" was not found (looked in ${folderList(roots)}). Check the name and folder, e.g. by listing or searching the workspace, then retry.`,
+    );
+  }
+  return toWorkspacePath(inside, inside.root!);
+}
+
+function toWorkspacePath(candidate: Candidate, root: Root): WorkspacePath {
+  return {
+    absolute: candidate.absolute,
+    realPath: candidate.real,
+    folder: root.given,
+    relative: segmentsOf(candidate.real).slice(root.segments.length).join('/'),
+    exists: candidate.exists,
+  };
+}
+
+function defaultHomeDirs(): string[] {
+  const home = os.homedir();
+  try {
+    const real = realpathSync(home);
+    return real === home ? [home] : [home, real];
+  } catch {
+    return [home];
+  }
+}
+
+/**
+ * True for a folder that must not be listed or searched recursively: a file system root (`/`,
+ * `C:\`, `\\server\share\`) or the user's home folder. Pass an absolute, preferably real, path.
+ */
+export function isForbiddenListingRoot(
+  folderPath: string,
+  options: { platform?: NodeJS.Platform; homeDirs?: readonly string[] } = {},
+): boolean {
+  const win = (options.platform ?? process.platform) === 'win32';
+  const api = win ? path.win32 : path.posix;
+  const canonical = (p: string): string => {
+    const normalized = api.normalize(p);
+    const root = api.parse(normalized).root;
+    const trimmed = normalized.length > root.length ? normalized.replace(/[\\/]+$/, '') : normalized;
+    return win ? trimmed.toUpperCase() : trimmed;
+  };
+  const target = canonical(folderPath);
+  const root = api.parse(api.normalize(folderPath)).root;
+  if (root !== '' && target === canonical(root)) return true;
+  const homes = options.homeDirs ?? defaultHomeDirs();
+  return homes.some((home) => home !== '' && canonical(home) === target);
+}
