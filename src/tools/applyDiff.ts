@@ -12,7 +12,7 @@ export function applyDiffTool(workspace: WorkspaceHost, deps: ChangeDependencies
     description:
       'Edit part of an existing file with one or more search/replace blocks; the result opens in VS Code\'s diff viewer for the user to review. Format:\n' +
       '<<<<<<< SEARCH\n(exact lines currently in the file)\n=======\n(replacement lines)\n>>>>>>> REPLACE\n' +
-      'Blocks apply in order, each to the result of the previous one. Each SEARCH must match exactly one place, character for character ' +
+      'Blocks apply in order, each to the result of the previous one. Each SEARCH must match whole lines in exactly one place, character for character ' +
       '(whitespace included); include enough surrounding lines to make it unique. If some blocks fail, the others are still proposed and ' +
       'the result says partial: true with failed_blocks. Returns the same shape as write_file.',
     inputSchema: z.strictObject({
@@ -39,7 +39,7 @@ export function applyDiffTool(workspace: WorkspaceHost, deps: ChangeDependencies
           }
           failed = applied.failedBlocks;
           if (applied.applied === 0) {
-            return { error: `No block could be applied to ${target.relative}:\n${applied.failedBlocks.map((b) => `block ${b.index}: ${b.reason}`).join('\n')}` };
+            return { error: `No block could be applied to ${target.relative}:\n${applied.failedBlocks.map((b) => b.reason).join('\n')}` };
           }
           return { text: applied.content };
         },
