@@ -1,17 +1,25 @@
 import * as vscode from 'vscode';
+import type { ApprovalMode } from './host/documents';
 import { IdeBridge } from './server/ideBridge';
 import { createSessionFactory } from './server/mcpSession';
+import { ideTools, workspaceTools, type ToolHosts } from './tools/registry';
+import { KeyedLock } from './util/keyedLock';
 import { registerServerCommands } from './vscode/commands';
+import { VsCodeDiagnosticsSource } from './vscode/diagnosticsSource';
+import { DiffReviewHost } from './vscode/diffReviewHost';
+import { VsCodeDocumentWriter } from './vscode/documentWriter';
 import { workspaceIdentityStore } from './vscode/identityStore';
 import { StatusBar } from './vscode/statusBar';
 import { TerminalEnvironment } from './vscode/terminalEnvironment';
 import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
+import { createWorkspaceHost } from './vscode/workspaceHost';
 
 let bridge: IdeBridge | undefined;
 
 /** What the extension exports, for the end-to-end tests and for other extensions. */
 export interface NativeClaudeApi {
   status(): ReturnType<IdeBridge['status']>;
+  pendingReviews(): number;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<NativeClaudeApi> {
@@ -19,6 +27,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const config = () => vscode.workspace.getConfiguration('nativeClaude');
   const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection);
   const statusBar = new StatusBar();
+  const review = new DiffReviewHost(log);
+  const hosts: ToolHosts = {
+    review,
+    diagnostics: new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p)),
+    workspace: createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot }),
+    documents: new VsCodeDocumentWriter(),
+    approvalMode: () => config().get<ApprovalMode>('approvalMode', 'write-only'),
+    lock: new KeyedLock(),
+  };
+  const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
 
   const ideBridge = new IdeBridge({
     ideName: vscode.env.appName,
@@ -28,9 +46,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     maxMessageBytes: config().get<number>('maxMessageBytes'),
     log,
     createSession: createSessionFactory({
-      toolsFor: () => [],
+      toolsFor: (route) => toolsByRoute[route],
       serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
       log,
+      onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId),
     }),
   });
   bridge = ideBridge;
@@ -55,6 +74,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   context.subscriptions.push(
     log,
     statusBar,
+    review,
     ...registerServerCommands(ideBridge, controls, log),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
     { dispose: () => ideBridge.stopSync() },
@@ -66,7 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
       void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Show Log').then((c) => c && log.show());
     });
   }
-  return { status: () => ideBridge.status() };
+  return { status: () => ideBridge.status(), pendingReviews: () => review.pendingCount };
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import type { DiagnosticsSource, FileDiagnostics } from '../host/diagnostics';
+import type { RecentEdits } from '../review/recentEdits';
+
+/** How long a call without uri waits for just-edited files to be re-checked; the CLI gives up at 2 s. */
+export const FRESH_EDIT_WAIT_MS = 1000;
 import { defineTool } from './toolDefinition';
 
 /** `file:///a/b` → `/a/b`; also accepts a plain path and percent-encoded URIs. */
@@ -17,9 +21,10 @@ export function pathFromFileUri(uri: string): string {
  * getDiagnostics as the CLI calls it (ide-protocol.md §3.4) and as the model sees it
  * (`mcp__ide__getDiagnostics`). With a `uri` the first entry is always that file (the CLI discards
  * its baseline otherwise), even when it has no problems. The CLI stops waiting after 500 ms (with
- * a uri) and 2 s (without), so this reads the current state and never waits for language servers.
+ * a uri) and 2 s (without): with a uri this answers at once; without, it waits up to 1 s for files
+ * whose proposals were just accepted, so problems the edit introduced are not missed.
  */
-export function ideGetDiagnosticsTool(source: DiagnosticsSource) {
+export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: RecentEdits) {
   return defineTool({
     name: 'getDiagnostics',
     description:
@@ -37,6 +42,8 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource) {
         const filePath = pathFromFileUri(uri);
         result = [{ uri: `file://${filePath}`, diagnostics: source.forFile(filePath) }];
       } else {
+        const fresh = recentEdits?.take() ?? [];
+        await Promise.all(fresh.map((file) => source.waitForChange(file, FRESH_EDIT_WAIT_MS)));
         result = source.all();
       }
       return { content: [{ type: 'text', text: JSON.stringify(result) }] };

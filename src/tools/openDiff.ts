@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { ReviewHost } from '../host/review';
+import type { RecentEdits } from '../review/recentEdits';
 import { defineTool } from './toolDefinition';
 
 /**
@@ -10,7 +11,7 @@ import { defineTool } from './toolDefinition';
  * TAB_CLOSED only when the CLI itself withdrew the review (it ignores that late answer). TAB_CLOSED
  * means "accept as proposed" to the CLI, so it is never the answer to a user's rejection.
  */
-export function openDiffTool(review: ReviewHost) {
+export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits) {
   return defineTool({
     name: 'openDiff',
     description: 'Internal to the Claude Code IDE integration: shows a proposed edit in VS Code\'s diff viewer and waits for the user to accept or reject it.',
@@ -33,6 +34,7 @@ export function openDiffTool(review: ReviewHost) {
       });
       switch (decision.kind) {
         case 'accepted':
+          recentEdits?.mark(args.new_file_path);
           return { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: decision.text }] };
         case 'rejected':
           return { content: [{ type: 'text', text: 'DIFF_REJECTED' }] };

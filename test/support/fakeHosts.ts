@@ -78,6 +78,15 @@ export class DiskDocumentWriter implements DocumentWriter {
 /** A Problems panel the test fills; `afterWrite` lets a test add problems when a file is saved. */
 export class StaticDiagnostics implements DiagnosticsSource {
   readonly byFile = new Map<string, DiagnosticItem[]>();
+  private waiters: Array<{ file: string; wake: (changed: boolean) => void }> = [];
+
+  /** Replaces a file's problems, as a language server report would, and wakes waiters. */
+  set(file: string, items: DiagnosticItem[]): void {
+    this.byFile.set(file, items);
+    const woken = this.waiters.filter((w) => w.file === file);
+    this.waiters = this.waiters.filter((w) => w.file !== file);
+    woken.forEach((w) => w.wake(true));
+  }
 
   all(): FileDiagnostics[] {
     return [...this.byFile].filter(([, d]) => d.length).map(([file, diagnostics]) => ({ uri: `file://${file}`, diagnostics }));
@@ -87,8 +96,15 @@ export class StaticDiagnostics implements DiagnosticsSource {
     return this.byFile.get(absolutePath) ?? [];
   }
 
-  async waitForChange(): Promise<boolean> {
-    return false;
+  waitForChange(file: string, timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const waiter = { file, wake: resolve };
+      this.waiters.push(waiter);
+      setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs);
+    });
   }
 }
 

@@ -1,0 +1,104 @@
+import * as vscode from 'vscode';
+import type { IdeSessionSource } from '../selection/ideSessions';
+import { MAX_SELECTION_TEXT_CHARS, SelectionNotifier, type EditorState, type SelectionChangedParams } from '../selection/selectionNotifier';
+import type { Logger } from '../util/logger';
+
+/**
+ * Only files on this machine's disk are worth telling claude about: the CLI reads them by path.
+ * This leaves out `output` (output channels show up as text editors when the panel has focus),
+ * `native-claude-*` (this extension's own diff-review documents), `untitled` (no path yet), `git`
+ * and other SCM views, settings, notebooks' cells and any virtual file system.
+ */
+export function isRealFile(uri: vscode.Uri): boolean {
+  return uri.scheme === 'file';
+}
+
+/**
+ * The VS Code side of `selection_changed`: turns the active real-file editor's primary selection into
+ * snapshots for the {@link SelectionNotifier}. When focus moves to a terminal, a panel or a non-file
+ * editor, the last real-file state stays (that is what the user looked at before typing to claude);
+ * only when that file is closed and no real file is active is the state cleared.
+ */
+export class SelectionTracker implements vscode.Disposable {
+  private readonly notifier: SelectionNotifier;
+  private readonly subscriptions: vscode.Disposable[];
+  /** `uri.toString()` of the file the notifier's state is about. */
+  private tracked?: string;
+
+  constructor(sessions: IdeSessionSource, log: Logger) {
+    this.notifier = new SelectionNotifier({ sessions, log });
+    this.subscriptions = [
+      // Background editors can change selection too (reveal, diff views): only the active one counts.
+      vscode.window.onDidChangeTextEditorSelection((event) => {
+        if (event.textEditor === vscode.window.activeTextEditor) this.track(event.textEditor);
+      }),
+      vscode.window.onDidChangeActiveTextEditor((editor) => editor && this.track(editor)),
+      vscode.window.tabGroups.onDidChangeTabs((event) => event.closed.length > 0 && this.forgetIfClosed()),
+    ];
+    const active = vscode.window.activeTextEditor;
+    if (active) this.track(active);
+  }
+
+  /** What a session connecting now would be sent (for status and end-to-end tests). */
+  get current(): SelectionChangedParams | undefined {
+    return this.notifier.current;
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.notifier.dispose();
+  }
+
+  private track(editor: vscode.TextEditor): void {
+    if (!isRealFile(editor.document.uri)) return;
+    this.tracked = editor.document.uri.toString();
+    this.notifier.update(editorState(editor));
+  }
+
+  private forgetIfClosed(): void {
+    if (this.tracked === undefined) return;
+    const active = vscode.window.activeTextEditor;
+    if (active && isRealFile(active.document.uri)) return;
+    if (openTabUris().has(this.tracked)) return;
+    this.tracked = undefined;
+    this.notifier.clear();
+  }
+}
+
+/** The active editor's primary selection; reads at most one character past the text cap. */
+export function editorState(editor: vscode.TextEditor, maxTextChars = MAX_SELECTION_TEXT_CHARS): EditorState {
+  const { document, selection } = editor;
+  return {
+    filePath: document.uri.fsPath,
+    selection: {
+      start: { line: selection.start.line, character: selection.start.character },
+      end: { line: selection.end.line, character: selection.end.character },
+    },
+    text: boundedText(document, selection, maxTextChars),
+  };
+}
+
+/** A select-all on a 50 MB file must not build a 50 MB string on every selection event. */
+function boundedText(document: vscode.TextDocument, range: vscode.Range, max: number): string {
+  if (range.isEmpty) return '';
+  const start = document.offsetAt(range.start);
+  const end = document.offsetAt(range.end);
+  const stop = end - start > max ? document.positionAt(start + max + 1) : range.end;
+  return document.getText(new vscode.Range(range.start, stop));
+}
+
+function openTabUris(): Set<string> {
+  const uris = new Set<string>();
+  for (const group of vscode.window.tabGroups.all) {
+    for (const tab of group.tabs) {
+      const input = tab.input;
+      if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom || input instanceof vscode.TabInputNotebook) {
+        uris.add(input.uri.toString());
+      } else if (input instanceof vscode.TabInputTextDiff || input instanceof vscode.TabInputNotebookDiff) {
+        uris.add(input.original.toString());
+        uris.add(input.modified.toString());
+      }
+    }
+  }
+  return uris;
+}

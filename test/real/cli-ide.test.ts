@@ -1,0 +1,195 @@
+/**
+ * The real claude CLI (2.1.328, interactive in tmux, scripted fake model) against the extension's
+ * server running in plain Node, with scripted review/diagnostics hosts standing in for VS Code's UI.
+ * This pins the protocol as the CLI speaks it; the same flows run inside real VS Code in vscode-*.test.ts.
+ */
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { IdeServer } from '../../src/server/ideServer';
+import { LockFile } from '../../src/server/lockFile';
+import { createSessionFactory } from '../../src/server/mcpSession';
+import { ideTools } from '../../src/tools/registry';
+import { KeyedLock } from '../../src/util/keyedLock';
+import { RecentEdits } from '../../src/review/recentEdits';
+import { memoryLogger } from '../../src/util/logger';
+import { ScriptedReviewHost, StaticDiagnostics, DiskDocumentWriter, diagnostic } from '../support/fakeHosts';
+import { waitFor } from '../support/serverFixture';
+import { startClaude, type ClaudeCli } from './harness/claudeCli';
+import { startFakeModel, type FakeModel } from './harness/fakeModel';
+
+jest.setTimeout(120_000);
+
+describe('real claude CLI ⇄ IDE server', () => {
+  let workspace: string;
+  let model: FakeModel;
+  let review: ScriptedReviewHost;
+  let diagnostics: StaticDiagnostics;
+  let server: IdeServer;
+  let log: string[];
+  let cli: ClaudeCli | undefined;
+  const TOKEN = 'cli-test-token-abcdefghijklmnopqrstuvwxyz012345';
+
+  beforeEach(async () => {
+    workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-cli-ws-')));
+    model = await startFakeModel();
+    review = new ScriptedReviewHost();
+    diagnostics = new StaticDiagnostics();
+    log = [];
+    const hosts = {
+      review,
+      diagnostics,
+      workspace: { folders: () => [workspace], ripgrepPath: () => undefined },
+      documents: new DiskDocumentWriter(),
+      approvalMode: () => 'write-only' as const,
+      lock: new KeyedLock(),
+      recentEdits: new RecentEdits(),
+    };
+    server = new IdeServer({
+      token: TOKEN,
+      log: memoryLogger(log),
+      createSession: createSessionFactory({
+        toolsFor: (route) => (route === 'ide' ? ideTools(hosts) : []),
+        serverInfo: { name: 'native-claude', version: 'test' },
+        log: memoryLogger(log),
+        onSessionClosed: (id) => review.withdrawForConnection(id),
+      }),
+    });
+    await server.start();
+  });
+
+  afterEach(async () => {
+    await cli?.stop();
+    cli = undefined;
+    await server.stop();
+    await model.close();
+    await fs.rm(workspace, { recursive: true, force: true });
+  });
+
+  /** Starts the CLI as VS Code's integrated terminal would: CLAUDE_CODE_SSE_PORT set, cwd in the workspace. */
+  async function startConnectedCli(token = TOKEN): Promise<ClaudeCli> {
+    cli = await startClaude({ cwd: workspace, model, env: { CLAUDE_CODE_SSE_PORT: String(server.port) }, waitReady: false });
+    // The CLI polls the lock directory every second for 30 s, so writing it now is in time.
+    await new LockFile(server.port, path.join(cli.configDir, 'ide')).write({
+      pid: process.pid,
+      workspaceFolders: [workspace],
+      ideName: 'Visual Studio Code',
+      transport: 'ws',
+      runningInWindows: false,
+      authToken: token,
+    });
+    await claudeReady(cli);
+    return cli;
+  }
+
+  /** The prompt is up and the IDE session is announced; the CLI ignores notifications for ~300 ms after that. */
+  async function claudeReady(claude: ClaudeCli): Promise<void> {
+    await claude.waitForScreen(/❯/, 30_000);
+  }
+
+  async function sessionSettled(): Promise<void> {
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+
+  test('connects, announces itself with ide_connected (its own pid), and offers getDiagnostics to the model', async () => {
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
+    expect(server.ideSessions()[0].cliPid).toBe(claude.pid);
+    model.respond({ text: 'hello from the fake model' });
+    await claude.submit('hi');
+    await claude.waitForScreen('hello from the fake model', 30_000);
+    const offered = model.toolNames(model.mainRequests[0]);
+    // Deferred behind ToolSearch in this CLI version: the name is announced, not necessarily a full tool entry.
+    expect(JSON.stringify(model.mainRequests[0])).toContain('mcp__ide__getDiagnostics');
+    expect(offered.filter((t) => t.startsWith('mcp__ide__') && !/getDiagnostics|executeCode/.test(t))).toEqual([]);
+  });
+
+  test('a wrong token is refused before the upgrade and no session starts', async () => {
+    await startConnectedCli('the-wrong-token-0000000000000000000000000000');
+    await waitFor(() => log.some((l) => l.includes('wrong auth token')), 30_000, 'refusal in the log');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(server.connections()).toHaveLength(0);
+  });
+
+  test('Edit → openDiff; the user edits the proposal and accepts: the CLI writes the user\'s version and tells the model', async () => {
+    const file = path.join(workspace, 'demo.py');
+    await fs.writeFile(file, 'def f():\n    return 1\n');
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    model.respond({ toolUse: { name: 'Edit', input: { file_path: file, old_string: 'return 1', new_string: 'return 2' } } }, { text: 'edit done' });
+    await claude.submit('change it');
+    const [pending] = await review.waitForPending(1, 30_000);
+    expect(pending.extra.originalText).toBe('def f():\n    return 1\n');
+    expect(pending.extra.proposedText).toBe('def f():\n    return 2\n');
+    expect(pending.title).toMatch(/^✻ \[Claude Code\] demo\.py \([0-9a-f]{6}\) ⧉$/);
+    await claude.waitForScreen(/Opened changes in Visual Studio Code/, 10_000);
+    review.registry.settle(pending.id, { kind: 'accepted', text: 'def f():\n    return 2  # reviewed\n' });
+    await claude.waitForScreen('edit done', 30_000);
+    expect(await fs.readFile(file, 'utf8')).toBe('def f():\n    return 2  # reviewed\n');
+    const toolResult = JSON.stringify(model.mainRequests[1].messages);
+    expect(toolResult).toMatch(/user modified your proposed changes/i);
+  });
+
+  test('a rejection in the IDE leaves the file untouched and the CLI shows it', async () => {
+    const file = path.join(workspace, 'keep.txt');
+    await fs.writeFile(file, 'original\n');
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    model.respond({ toolUse: { name: 'Write', input: { file_path: file, content: 'replaced\n' } } });
+    await claude.submit('overwrite it');
+    await review.decide({ kind: 'rejected', reason: 'tab-closed' });
+    await claude.waitForScreen(/User rejected|Rejected|rejected/, 30_000);
+    expect(await fs.readFile(file, 'utf8')).toBe('original\n');
+  });
+
+  test('answering in the terminal settles the pending openDiff through close_tab', async () => {
+    const file = path.join(workspace, 'term.txt');
+    await fs.writeFile(file, 'a\n');
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    model.respond({ toolUse: { name: 'Write', input: { file_path: file, content: 'b\n' } } }, { text: 'written' });
+    await claude.submit('write it');
+    await review.waitForPending(1, 30_000);
+    await claude.waitForScreen(/Opened changes in/, 10_000);
+    await claude.keys('Enter'); // "Yes" in the terminal's own prompt
+    await waitFor(() => review.registry.size === 0, 15_000, 'close_tab to settle the review');
+    await claude.waitForScreen('written', 30_000);
+    expect(await fs.readFile(file, 'utf8')).toBe('b\n');
+  });
+
+  test('selection_changed shows in the CLI and reaches the next model request; at_mentioned fills the prompt', async () => {
+    const file = path.join(workspace, 'sel.ts');
+    await fs.writeFile(file, 'line1\nline2\nline3\n');
+    const claude = await startConnectedCli();
+    await sessionSettled();
+    await server.notifyIdeSessions('selection_changed', {
+      selection: { start: { line: 1, character: 0 }, end: { line: 2, character: 5 } },
+      text: 'line2\nline3',
+      filePath: file,
+    });
+    await claude.waitForScreen('2 lines selected', 10_000);
+    model.respond({ text: 'seen' });
+    await claude.submit('what did I select?');
+    await claude.waitForScreen('seen', 30_000);
+    expect(JSON.stringify(model.mainRequests[0].messages)).toMatch(/selected the lines 2 to 3/);
+    await server.notifyIdeSessions('at_mentioned', { filePath: file, lineStart: 0, lineEnd: 2 });
+    await claude.waitForScreen('@sel.ts#L1-3', 10_000);
+  });
+
+  test('new problems after an accepted edit reach the model as new diagnostics', async () => {
+    const file = path.join(workspace, 'conf.json');
+    await fs.writeFile(file, '{"a": 1}\n');
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    model.respond({ toolUse: { name: 'Edit', input: { file_path: file, old_string: '"a": 1', new_string: '"a": 1,' } } }, { text: 'edited json' });
+    await claude.submit('edit json');
+    const [pending] = await review.waitForPending(1, 30_000);
+    review.registry.settle(pending.id, { kind: 'accepted', text: pending.extra.proposedText });
+    // The language server reports the syntax error a little after the CLI wrote the file.
+    await waitFor(() => log.some((l) => /getDiagnostics answered/.test(l)), 10_000, 'baseline getDiagnostics');
+    setTimeout(() => diagnostics.set(file, [diagnostic('Trailing comma', 0)]), 300);
+    await claude.waitForScreen('edited json', 30_000);
+    expect(JSON.stringify(model.mainRequests[1].messages)).toMatch(/new-diagnostics[\s\S]*Trailing comma/);
+  });
+});

@@ -1,0 +1,265 @@
+// Runs the real `claude` CLI interactively in a private tmux server, isolated from the user's own
+// configuration, and lets a test type into it and read its screen.
+//
+// Isolation: a fresh HOME and CLAUDE_CONFIG_DIR per run, seeded so no first-run dialog appears
+// (onboarding, API-key approval, folder trust), and an environment built from scratch so variables
+// of the terminal running the tests (CLAUDE_CODE_SSE_PORT, TERM_PROGRAM=vscode, TMUX, …) never leak.
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export const CLAUDE_VERSION = '2.1.328';
+
+/** The cache the real-client installer fills: `${NATIVE_CLAUDE_CACHE:-$HOME/.cache/native-claude}`. */
+export function nativeClaudeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.NATIVE_CLAUDE_CACHE;
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  return path.join(env.HOME ?? os.homedir(), '.cache', 'native-claude');
+}
+
+/** Path of the pinned CLI binary inside the cache (test/setup/install-real-clients.sh installs it). */
+export function claudeBinaryPath(env: NodeJS.ProcessEnv = process.env, version: string = CLAUDE_VERSION): string {
+  return path.join(nativeClaudeCacheDir(env), `claude-${version}`, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
+}
+
+export interface StartClaudeOptions {
+  /** Working directory of the CLI (made absolute and realpath'd, as the CLI's own getcwd would). */
+  cwd: string;
+  /** The fake Messages API (anything with a `url`, e.g. a FakeModel). */
+  model: { url: string };
+  /** Extra environment for the CLI; `undefined` values are removed. */
+  env?: Record<string, string | undefined>;
+  /** Deep-merged over `{"tui":"default","permissions":{"defaultMode":"default"}}` into settings.json. */
+  settings?: Record<string, unknown>;
+  /** Deep-merged over the seeded `$CLAUDE_CONFIG_DIR/.claude.json`. */
+  globalConfig?: Record<string, unknown>;
+  /** Extra command-line arguments. */
+  args?: string[];
+  apiKey?: string;
+  /** Defaults to {@link claudeBinaryPath}. */
+  binary?: string;
+  width?: number;
+  height?: number;
+  /** Wait until the input prompt is on screen before resolving (default true). */
+  waitReady?: boolean;
+  readyTimeoutMs?: number;
+}
+
+export interface ClaudeCli {
+  /** Pid of the CLI process itself (the tmux pane's process). */
+  readonly pid: number;
+  readonly cwd: string;
+  readonly home: string;
+  readonly configDir: string;
+  /** The tmux socket name (`tmux -L <socket>`), handy for debugging by hand. */
+  readonly socket: string;
+  /** Type text literally (no key names interpreted). */
+  type(text: string): Promise<void>;
+  /** Send tmux key names, e.g. `keys('Enter')`, `keys('Down', 'Enter')`, `keys('Escape')`, `keys('C-c')`. */
+  keys(...keys: string[]): Promise<void>;
+  /** The visible screen; with `history` also the scrollback. Trailing blank lines are trimmed. */
+  screen(options?: { history?: boolean }): Promise<string>;
+  /** Poll the screen (every ~100 ms) until it matches; resolves with that screen. */
+  waitForScreen(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
+  /** Poll until the screen no longer matches. */
+  waitForScreenGone(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
+  /** Type a prompt, wait for it to be echoed, press Enter. */
+  submit(prompt: string): Promise<void>;
+  /** Whether the CLI process is still running. */
+  alive(): boolean;
+  /** Kill the tmux server (and the CLI), remove the temp HOME/config dirs. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_SETTINGS = { tui: 'default', permissions: { defaultMode: 'default' } };
+const DEFAULT_API_KEY = 'sk-ant-api03-native-claude-fake-key-0123456789abcdef';
+
+// Variables that describe the terminal running the tests or its own Claude/IDE setup; the CLI must
+// not see them unless the test passes them explicitly.
+const LEAKY_ENV = /^(CLAUDE|ANTHROPIC|TERM_PROGRAM|VSCODE_|CURSOR_|WINDSURF|TMUX|FORCE_CODE_TERMINAL|ENABLE_TOOL_SEARCH|MCP_|DISABLE_|NODE_OPTIONS$|__CF)/;
+const KEEP_ENV = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR'];
+
+export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCli> {
+  const binary = options.binary ?? claudeBinaryPath();
+  if (!fs.existsSync(binary)) {
+    throw new Error(`claude CLI not found at ${binary}; run test/setup/install-real-clients.sh (or set NATIVE_CLAUDE_CACHE)`);
+  }
+  const cwd = fs.realpathSync(path.resolve(options.cwd));
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'native-claude-cli-'));
+  const home = path.join(root, 'home');
+  const configDir = path.join(root, 'config');
+  fs.mkdirSync(home);
+  fs.mkdirSync(configDir);
+  const apiKey = options.apiKey ?? DEFAULT_API_KEY;
+
+  const globalConfig = deepMerge(
+    {
+      hasCompletedOnboarding: true,
+      hasSeenAutoDefaultNudge: true,
+      customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
+      projects: { [cwd]: { hasTrustDialogAccepted: true } },
+    },
+    options.globalConfig ?? {},
+  );
+  fs.writeFileSync(path.join(configDir, '.claude.json'), JSON.stringify(globalConfig, null, 2));
+  fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(deepMerge(DEFAULT_SETTINGS, options.settings ?? {}), null, 2));
+
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && KEEP_ENV.includes(k) && !LEAKY_ENV.test(k)) env[k] = v;
+  }
+  Object.assign(env, {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: configDir,
+    TERM: 'xterm-256color',
+    COLORTERM: 'truecolor',
+    ANTHROPIC_BASE_URL: options.model.url,
+    ANTHROPIC_API_KEY: apiKey,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  });
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+
+  const socket = `native-claude-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmux = (...args: string[]): Promise<string> => run('tmux', ['-L', socket, '-f', '/dev/null', ...args]);
+  const target = `${socket}:0.0`;
+  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  // `env -i` execs the CLI, so the pane's pid is the CLI's pid and its environment is exactly `env`.
+  // remain-on-exit keeps the last screen readable if the CLI dies.
+  await tmux(
+    'start-server', ';',
+    'set-option', '-g', 'remain-on-exit', 'on', ';',
+    'set-option', '-g', 'history-limit', '10000', ';',
+    'new-session', '-d', '-s', socket, '-x', String(options.width ?? 200), '-y', String(options.height ?? 50), '-c', cwd,
+    '--', '/usr/bin/env', '-i', ...envArgs, binary, ...(options.args ?? []),
+  );
+  const pid = Number((await tmux('display-message', '-p', '-t', target, '#{pane_pid}')).trim());
+
+  let stopped = false;
+  const screen = async ({ history = false } = {}): Promise<string> => {
+    const out = await tmux('capture-pane', '-p', '-t', target, ...(history ? ['-S', '-'] : []));
+    return out.replace(/\s+$/, '');
+  };
+  const matches = (s: string, pattern: RegExp | string): boolean => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s));
+  const poll = async (pattern: RegExp | string, timeoutMs: number, wanted: boolean): Promise<string> => {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    for (;;) {
+      try {
+        last = await screen();
+      } catch (err) {
+        throw new Error(`claude CLI: tmux session is gone while waiting for ${String(pattern)}: ${String(err)}`);
+      }
+      if (matches(last, pattern) === wanted) return last;
+      if (Date.now() > deadline) {
+        const dead = isAlive(pid) ? '' : ' (the CLI process has exited)';
+        throw new Error(`claude CLI: screen ${wanted ? 'did not show' : 'still shows'} ${String(pattern)} after ${timeoutMs} ms${dead}. Last screen:\n${last}`);
+      }
+      await sleep(100);
+    }
+  };
+
+  const cli: ClaudeCli = {
+    pid,
+    cwd,
+    home,
+    configDir,
+    socket,
+    type: async (text) => {
+      await tmux('send-keys', '-t', target, '-l', '--', text);
+    },
+    keys: async (...keys) => {
+      await tmux('send-keys', '-t', target, ...keys);
+    },
+    screen,
+    waitForScreen: (pattern, timeoutMs = 15_000) => poll(pattern, timeoutMs, true),
+    waitForScreenGone: (pattern, timeoutMs = 15_000) => poll(pattern, timeoutMs, false),
+    submit: async (prompt) => {
+      await cli.type(prompt);
+      // Wait for the echo so Enter is not swallowed as part of the typed text.
+      const tail = prompt.split('\n').pop()!.slice(-30).trimEnd();
+      await poll(tail === '' ? /❯/ : new RegExp(`${escapeRegExp(tail)}|\\[Pasted text`), 5_000, true);
+      await sleep(150);
+      await cli.keys('Enter');
+    },
+    alive: () => isAlive(pid),
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await tmux('kill-server').catch(() => undefined);
+      // The pane got SIGHUP; make sure the CLI is really gone before deleting its config dir.
+      const deadline = Date.now() + 3_000;
+      while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+      if (isAlive(pid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+
+  if (options.waitReady ?? true) {
+    try {
+      await cli.waitForScreen(/❯[\s\S]*(for shortcuts|mode on)/, options.readyTimeoutMs ?? 20_000);
+    } catch (err) {
+      await cli.stop();
+      throw err;
+    }
+  }
+  return cli;
+}
+
+function run(file: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${file} ${args.slice(0, 6).join(' ')}… failed: ${err.message}${stderr ? `\n${stderr}` : ''}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // With remain-on-exit a dead pane's process can linger as a zombie until tmux reaps it.
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z /.test(stat);
+  } catch {
+    return true;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+type Json = Record<string, unknown>;
+function isPlainObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Merge `b` into a copy of `a`: objects recursively, everything else (arrays included) replaced. */
+export function deepMerge(a: Json, b: Json): Json {
+  const out: Json = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const prev = out[k];
+    out[k] = isPlainObject(prev) && isPlainObject(v) ? deepMerge(prev, v) : v;
+  }
+  return out;
+}
