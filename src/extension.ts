@@ -3,12 +3,16 @@ import type { ApprovalMode } from './host/documents';
 import { IdeBridge } from './server/ideBridge';
 import { createSessionFactory } from './server/mcpSession';
 import { ideTools, workspaceTools, type ToolHosts } from './tools/registry';
+import { RecentEdits } from './review/recentEdits';
+import { bridgeSessionSource } from './selection/ideSessions';
 import { KeyedLock } from './util/keyedLock';
+import { registerMentionCommand } from './vscode/atMention';
 import { registerServerCommands } from './vscode/commands';
 import { VsCodeDiagnosticsSource } from './vscode/diagnosticsSource';
 import { DiffReviewHost } from './vscode/diffReviewHost';
 import { VsCodeDocumentWriter } from './vscode/documentWriter';
 import { workspaceIdentityStore } from './vscode/identityStore';
+import { SelectionTracker } from './vscode/selectionTracker';
 import { StatusBar } from './vscode/statusBar';
 import { TerminalEnvironment } from './vscode/terminalEnvironment';
 import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
@@ -35,6 +39,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     documents: new VsCodeDocumentWriter(),
     approvalMode: () => config().get<ApprovalMode>('approvalMode', 'write-only'),
     lock: new KeyedLock(),
+    recentEdits: new RecentEdits(),
   };
   const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
 
@@ -53,6 +58,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     }),
   });
   bridge = ideBridge;
+  const ideSessions = bridgeSessionSource(ideBridge);
+  const selection = new SelectionTracker(ideSessions, log);
   ideBridge.on('change', () => statusBar.update(ideBridge.status()));
   statusBar.update(ideBridge.status());
 
@@ -75,6 +82,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     log,
     statusBar,
     review,
+    ideSessions,
+    selection,
+    registerMentionCommand(ideSessions, log),
     ...registerServerCommands(ideBridge, controls, log),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
     { dispose: () => ideBridge.stopSync() },

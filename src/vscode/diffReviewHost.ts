@@ -1,3 +1,4 @@
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -147,6 +148,21 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     if (tabs.length) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
     this.forget(id, original, proposal);
     this.updateContextKey();
+    if (decision.kind === 'accepted') void this.revealWhenWritten(review.extra.request.filePath);
+  }
+
+  /**
+   * Shows the accepted file once it is on disk (for openDiff the CLI writes it a moment later). An
+   * open document is also what language servers check, so the edit's new problems get reported.
+   */
+  private async revealWhenWritten(filePath: string): Promise<void> {
+    for (let waited = 0; waited < 5000; waited += 100) {
+      if (await fs.stat(filePath).then(() => true, () => false)) {
+        await vscode.window.showTextDocument(vscode.Uri.file(filePath), { preview: true, preserveFocus: true }).then(undefined, (e: Error) => this.log.warn(`Could not show ${filePath}: ${e.message}`));
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   private forget(_id: string, original: vscode.Uri, proposal: vscode.Uri): void {

@@ -67,6 +67,13 @@ export interface ClaudeCli {
   waitForScreenGone(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
   /** Type a prompt, wait for it to be echoed, press Enter. */
   submit(prompt: string): Promise<void>;
+  /**
+   * Answer a dialog (permission prompt, menu): wait until `question` is on screen, let it settle,
+   * press `keys` (default Enter = the highlighted choice) and press again until the question is gone.
+   * The CLI drops keys that arrive right after a dialog appears, so a single blind Enter is flaky.
+   * Resolves with the screen after the dialog closed.
+   */
+  answer(question: RegExp | string, keys?: string[], timeoutMs?: number): Promise<string>;
   /** Whether the CLI process is still running. */
   alive(): boolean;
   /** Kill the tmux server (and the CLI), remove the temp HOME/config dirs. Idempotent. */
@@ -185,6 +192,23 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
       await poll(tail === '' ? /❯/ : new RegExp(`${escapeRegExp(tail)}|\\[Pasted text`), 5_000, true);
       await sleep(150);
       await cli.keys('Enter');
+    },
+    answer: async (question, keys = ['Enter'], timeoutMs = 15_000) => {
+      const deadline = Date.now() + timeoutMs;
+      await poll(question, timeoutMs, true);
+      await sleep(400);
+      for (;;) {
+        await cli.keys(...keys);
+        const retryAt = Math.min(Date.now() + 1_500, deadline);
+        while (Date.now() < retryAt) {
+          const s = await screen();
+          if (!matches(s, question)) return s;
+          await sleep(100);
+        }
+        if (Date.now() >= deadline) {
+          throw new Error(`claude CLI: dialog ${String(question)} did not close after pressing ${keys.join(' ')} for ${timeoutMs} ms. Last screen:\n${await screen()}`);
+        }
+      }
     },
     alive: () => isAlive(pid),
     stop: async () => {

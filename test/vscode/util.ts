@@ -1,0 +1,71 @@
+/** Helpers for inner suites (they run inside the extension host; `vscode` is the real API). */
+import * as vscode from 'vscode';
+
+export const EXTENSION_ID = 'native-claude.native-claude';
+export const DRIVER_ID = 'native-claude-test.native-claude-test-driver';
+
+export interface DriverApi {
+  context: vscode.ExtensionContext;
+  activatedAt: number;
+  pid: number;
+}
+
+/** The driver extension's API (its ExtensionContext). */
+export async function driver(): Promise<DriverApi> {
+  const ext = vscode.extensions.getExtension<DriverApi>(DRIVER_ID);
+  if (!ext) throw new Error(`driver extension ${DRIVER_ID} is not loaded`);
+  return ext.isActive ? ext.exports : await ext.activate();
+}
+
+/** The installed (packaged) extension under test, activated. */
+export async function installedExtension<T = unknown>(id = EXTENSION_ID): Promise<vscode.Extension<T>> {
+  const ext = vscode.extensions.getExtension<T>(id);
+  if (!ext) {
+    const ids = vscode.extensions.all.filter((e) => !e.id.startsWith('vscode.')).map((e) => e.id);
+    throw new Error(`${id} is not installed; non-builtin extensions: ${ids.join(', ')}`);
+  }
+  if (!ext.isActive) await ext.activate();
+  return ext;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns a truthy value; throws with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(intervalMs);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+/** Resolves with the first event `event` fires that passes `filter`, or rejects after `timeoutMs`. */
+export function nextEvent<T>(event: vscode.Event<T>, what: string, timeoutMs = 10_000, filter: (e: T) => boolean = () => true): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+    }, timeoutMs);
+    const sub = event((e) => {
+      if (!filter(e)) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(e);
+    });
+  });
+}
+
+/** A new terminal with shell integration active (bash), or throws after `timeoutMs`. */
+export async function terminalWithShellIntegration(options: vscode.TerminalOptions, timeoutMs = 15_000): Promise<vscode.Terminal> {
+  const terminal = vscode.window.createTerminal(options);
+  if (terminal.shellIntegration) return terminal;
+  await nextEvent(vscode.window.onDidChangeTerminalShellIntegration, 'shell integration', timeoutMs, (e) => e.terminal === terminal);
+  return terminal;
+}
