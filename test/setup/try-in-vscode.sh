@@ -29,6 +29,10 @@ for arg in "$@"; do
 done
 log() { printf '[try-in-vscode] %s\n' "$*" >&2; }
 
+if [ ! -d "$REPO/node_modules" ]; then
+  log "installing npm dependencies (npm ci)"
+  ( cd "$REPO" && npm ci --no-audit --no-fund ) >&2
+fi
 bash "$REPO/test/setup/install-real-clients.sh"
 
 log "packaging the extension (npm run package)"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The whole test suite, installing what it needs: `npm test` runs this (README, .ci/run).
+#   1. npm dependencies (npm ci) when missing or stale
+#   2. the real peers: Debian chromium/tmux, code-server (built with Node 24), the pinned claude CLI
+#   3. type check, then unit + integration tests (parallel), then the real-client tests (serial)
+# Ends with one line "N passed, N failed" summed over every jest run.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .test-runs
+say() { printf '\n=== %s\n' "$*"; }
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "npm ci"
+  npm ci --no-audit --no-fund || exit 1
+fi
+
+say "real clients (code-server, claude CLI, chromium, tmux)"
+bash test/setup/install-real-clients.sh || exit 1
+
+say "type check"
+npx tsc --noEmit -p . || exit 1
+npx tsc --noEmit -p test/vscode/tsconfig.json || exit 1
+
+status=0
+say "unit + integration"
+npx jest --selectProjects unit integration --json --outputFile=.test-runs/jest-fast.json || status=1
+say "real claude CLI and real VS Code (code-server)"
+npx jest --selectProjects real --runInBand --json --outputFile=.test-runs/jest-real.json || status=1
+
+node -e '
+  let passed = 0, failed = 0, skipped = 0;
+  for (const f of [".test-runs/jest-fast.json", ".test-runs/jest-real.json"]) {
+    try {
+      const r = require(require("path").resolve(f));
+      passed += r.numPassedTests; failed += r.numFailedTests + r.numRuntimeErrorTestSuites; skipped += r.numPendingTests + r.numTodoTests;
+    } catch { failed += 1; console.error("missing result file " + f); }
+  }
+  console.log(`\n${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
+  if (passed === 0) process.exitCode = 1;
+' || status=1
+exit $status
