@@ -17,6 +17,9 @@ import { StatusBar } from './vscode/statusBar';
 import { TerminalEnvironment } from './vscode/terminalEnvironment';
 import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
 import { createWorkspaceHost } from './vscode/workspaceHost';
+import { VsCodeTerminalRunner } from './vscode/terminalRunner';
+import { executeCommandTool } from './tools/executeCommand';
+import { modalCommandApprover } from './vscode/commandApprover';
 
 let bridge: IdeBridge | undefined;
 
@@ -32,14 +35,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection);
   const statusBar = new StatusBar();
   const review = new DiffReviewHost(log);
+  const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
+  const terminalRunner = new VsCodeTerminalRunner(vscode.window);
+  const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot });
   const hosts: ToolHosts = {
     review,
     diagnostics: new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p)),
-    workspace: createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot }),
+    workspace,
     documents: new VsCodeDocumentWriter(),
-    approvalMode: () => config().get<ApprovalMode>('approvalMode', 'write-only'),
+    approvalMode: () => approvalMode(),
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
+    extraWorkspaceTools: [executeCommandTool(terminalRunner, workspace, { mode: () => approvalMode(), approver: modalCommandApprover })],
   };
   const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
 
@@ -82,6 +89,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     log,
     statusBar,
     review,
+    terminalRunner,
     ideSessions,
     selection,
     registerMentionCommand(ideSessions, log),

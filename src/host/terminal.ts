@@ -13,3 +13,9 @@ export interface TerminalHost {
   /** Runs `command` in a visible terminal for `cwd` (reused per cwd, one command at a time). */
   run(command: string, options: { cwd: string; timeoutMs: number; signal?: AbortSignal }): Promise<CommandOutcome>;
 }
+
+/** Asks the user before a command runs (approvalMode "always"). */
+export interface CommandApprover {
+  /** Resolves true when the user chose Run. */
+  approve(command: string, cwd: string): Promise<boolean>;
+}

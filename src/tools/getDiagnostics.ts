@@ -1,0 +1,170 @@
+// get_diagnostics: the Problems panel for the model, as readable lines
+// (`[error] src/a.ts:12 — message`), filterable by file or folder and by severity.
+// This is the model-facing tool of the `/tools` route, not the CLI's `getDiagnostics` IDE call,
+// which answers with JSON in the protocol's own shape.
+
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { z } from 'zod';
+import type { DiagnosticsSource, FileDiagnostics, SeverityName } from '../host/diagnostics';
+import type { WorkspaceHost } from '../host/workspace';
+import type { WorkspacePath } from '../util/workspacePaths';
+import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
+import { workspaceTarget } from './workspaceTarget';
+
+/** At most this many problems are listed; the result then says how many there are in all. */
+export const DIAGNOSTICS_LIMIT = 500;
+
+const SEVERITIES = ['error', 'warning', 'information', 'hint'] as const;
+export type SeverityFilter = (typeof SEVERITIES)[number];
+
+const SEVERITY_RANK: Record<SeverityFilter, number> = { error: 0, warning: 1, information: 2, hint: 3 };
+
+/** The protocol's names (ide-protocol.md §3.4 also allows "Info") to the tool's lowercase ones. */
+export function severityKey(name: SeverityName | string): SeverityFilter {
+  const lower = name.toLowerCase();
+  if (lower === 'info') return 'information';
+  return (SEVERITIES as readonly string[]).includes(lower) ? (lower as SeverityFilter) : 'information';
+}
+
+/** `file://` + raw path, as the DiagnosticsSource gives it, back to the path (Windows: drop the `/` before `C:`). */
+export function pathOfDiagnosticsUri(uri: string): string | undefined {
+  if (!uri.startsWith('file://')) return undefined;
+  const raw = uri.slice('file://'.length);
+  return /^\/[A-Za-z]:/.test(raw) ? raw.slice(1) : raw;
+}
+
+export interface PathScope {
+  /** Absolute paths the filter target is known by (as given and real); a file or a folder. */
+  roots: string[];
+}
+
+/** True when `file` is one of the roots or lies inside one (compared case-insensitively on Windows). */
+export function inScope(file: string, scope: PathScope, platform: NodeJS.Platform = process.platform): boolean {
+  const norm = (p: string) => (platform === 'win32' ? p.replace(/\//g, '\\').toLowerCase() : p);
+  const sep = platform === 'win32' ? '\\' : '/';
+  const f = norm(file);
+  return scope.roots.some((root) => {
+    const r = norm(root).replace(/[\\/]+$/, '');
+    return f === r || f.startsWith(r + sep);
+  });
+}
+
+export interface WorkspaceFolderView {
+  /** Paths the folder is known by (as given, and its real path when different). */
+  paths: string[];
+  name: string;
+}
+
+/** Workspace-relative path for output (forward slashes, folder name first when several); absolute when outside. */
+export function relativeForDisplay(file: string, folders: readonly WorkspaceFolderView[], platform: NodeJS.Platform = process.platform): string {
+  const api = platform === 'win32' ? path.win32 : path.posix;
+  let best: { rel: string; name: string; length: number } | undefined;
+  for (const folder of folders) {
+    for (const root of folder.paths) {
+      if (!inScope(file, { roots: [root] }, platform)) continue;
+      if (!best || root.length > best.length) best = { rel: api.relative(root, file), name: folder.name, length: root.length };
+    }
+  }
+  if (!best) return file.replace(/\\/g, '/');
+  const rel = best.rel.replace(/\\/g, '/');
+  return folders.length > 1 ? (rel === '' ? best.name : `${best.name}/${rel}`) : rel;
+}
+
+export interface ProblemLine {
+  severity: SeverityFilter;
+  file: string;
+  line: number; // 1-based
+  message: string;
+  source?: string;
+  code?: string;
+}
+
+export function formatProblem(p: ProblemLine): string {
+  const origin = [p.source, p.code].filter((s) => s !== undefined && s !== '').join(' ');
+  const message = p.message.trim().replace(/\r?\n/g, '\n    ');
+  return `[${p.severity}] ${p.file}:${p.line} — ${message}${origin ? ` (${origin})` : ''}`;
+}
+
+/** Collects, filters and sorts the problems (by file, then line, then severity). */
+export function collectProblems(
+  files: readonly FileDiagnostics[],
+  options: { severity?: SeverityFilter; scope?: PathScope; display(file: string): string; platform?: NodeJS.Platform },
+): ProblemLine[] {
+  const problems: ProblemLine[] = [];
+  for (const entry of files) {
+    const file = pathOfDiagnosticsUri(entry.uri);
+    if (file === undefined) continue;
+    if (options.scope && !inScope(file, options.scope, options.platform)) continue;
+    const shown = options.display(file);
+    for (const d of entry.diagnostics) {
+      const severity = severityKey(d.severity);
+      if (options.severity && severity !== options.severity) continue;
+      problems.push({ severity, file: shown, line: d.range.start.line + 1, message: d.message, source: d.source, code: d.code });
+    }
+  }
+  return problems.sort(
+    (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity],
+  );
+}
+
+/** `filterLabel` completes "No problems…", e.g. " in src with severity error". */
+export function formatProblems(problems: readonly ProblemLine[], filterLabel = '', limit = DIAGNOSTICS_LIMIT): string {
+  if (problems.length === 0) return `No problems${filterLabel}.`;
+  const counts = SEVERITIES.map((s) => [s, problems.filter((p) => p.severity === s).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}${n === 1 ? '' : s === 'information' ? '' : 's'}`);
+  const files = new Set(problems.map((p) => p.file)).size;
+  const lines = [`${problems.length} problem${problems.length === 1 ? '' : 's'} (${counts.join(', ')}) in ${files} file${files === 1 ? '' : 's'}`];
+  lines.push(...problems.slice(0, limit).map(formatProblem));
+  if (problems.length > limit) lines.push(`truncated: true — ${limit} of ${problems.length} shown. Filter by path or severity to see the rest.`);
+  return lines.join('\n');
+}
+
+const inputSchema = z
+  .object({
+    path: z.string().min(1).optional().describe('Only problems of this file, or of the files in this folder (relative to the workspace folder). Default: the whole workspace.'),
+    severity: z.enum(SEVERITIES).optional().describe('Only problems of this severity. Default: all.'),
+  })
+  .strict();
+
+async function folderViews(folders: readonly string[]): Promise<WorkspaceFolderView[]> {
+  return Promise.all(
+    folders.map(async (folder) => {
+      const real = await fs.realpath(folder).catch(() => folder);
+      return { paths: real === folder ? [folder] : [folder, real], name: path.basename(folder) };
+    }),
+  );
+}
+
+export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: WorkspaceHost): ToolDefinition<typeof inputSchema> {
+  return defineTool({
+    name: 'get_diagnostics',
+    title: 'Get diagnostics',
+    description:
+      "The problems VS Code's language servers and linters report (the Problems panel): one line each, " +
+      '"[severity] file:line — message (source code)", line numbers 1-based, paths relative to the workspace folder. ' +
+      'Filter with path (a file or a folder) and severity (error, warning, information or hint). "No problems" when there are none. ' +
+      'Problems are only known for files a language server has looked at (usually open files, or the whole project for some languages); ' +
+      'after an edit, they can take a moment to update.',
+    inputSchema,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    handle: async ({ path: input, severity }) => {
+      const folders = host.folders();
+      let scope: PathScope | undefined;
+      let target: WorkspacePath | undefined;
+      if (input !== undefined) {
+        // Not mustExist: a deleted file can still have problems listed.
+        const resolved = await workspaceTarget(host, input);
+        if ('error' in resolved) return errorResult(resolved.error);
+        target = resolved;
+        scope = { roots: [...new Set([target.absolute, target.realPath])] };
+      }
+      const views = await folderViews(folders);
+      const display = (file: string) => relativeForDisplay(file, views);
+      const problems = collectProblems(diagnostics.all(), { severity, scope, display });
+      const label = (target ? ` in ${display(target.realPath) || '.'}` : '') + (severity ? ` with severity ${severity}` : '');
+      return textResult(formatProblems(problems, label));
+    },
+  });
+}

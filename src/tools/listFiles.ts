@@ -1,0 +1,248 @@
+// list_files: the entries of a workspace folder, as git sees them (.gitignore honoured through
+// `rg --files`), capped so a huge tree cannot flood the model (vscode-pitfalls.md items 19, 21).
+//
+// Decided:
+//  - Folders are derived from the files rg lists, so a folder shows up when it holds at least one
+//    file that is not ignored (as in git). An ignored or all-ignored folder is left out.
+//  - Past the cap, the shallowest entries are kept: a truncated listing still shows the whole top
+//    of the tree, and the model can list a subfolder for the rest. Output is in tree order.
+//  - Symbolic links are not followed when recursing (loops, pitfall 21; rg skips them); a
+//    non-recursive listing still shows links that sit directly in the folder.
+
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { z } from 'zod';
+import type { WorkspaceHost } from '../host/workspace';
+import { isForbiddenListingRoot, type WorkspacePath } from '../util/workspacePaths';
+import {
+  cleanRipgrepPath,
+  commonRipgrepArgs,
+  displayPath,
+  EXCLUDED_FOLDERS,
+  ripgrepMissingMessage,
+  ripgrepTarget,
+  runRipgrep,
+  type RipgrepRun,
+} from './searchFiles';
+import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
+import { workspaceTarget } from './workspaceTarget';
+
+export const LIST_LIMIT = 500;
+/** A recursive scan stops after this many files; the listing then says it is incomplete. */
+export const LIST_SCAN_LIMIT = 200_000;
+export const LIST_TIMEOUT_MS = 30_000;
+
+export interface Listing {
+  /** Entries relative to the listed folder, folders ending in `/`, in tree order. */
+  entries: string[];
+  /** How many entries there were before the cap. */
+  total: number;
+  truncated: boolean;
+}
+
+function slashCount(p: string): number {
+  let n = 0;
+  for (let i = p.indexOf('/'); i !== -1; i = p.indexOf('/', i + 1)) n++;
+  return n;
+}
+
+/** Plain code-unit order: deterministic, and keeps every folder's entries right after the folder. */
+function byPath(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Turns file paths (relative to the listed folder, `/`-separated) into a listing with their folders.
+ * When there are more than `limit` entries, keeps the shallowest ones (by depth, then path).
+ */
+export function buildRecursiveListing(files: Iterable<string>, limit = LIST_LIMIT): Listing {
+  const depthOf = new Map<string, number>();
+  for (const file of files) {
+    if (file === '' || depthOf.has(file)) continue;
+    const depth = slashCount(file);
+    depthOf.set(file, depth);
+    // Add the folders from the deepest up; once one is known, its ancestors are too.
+    let d = depth - 1;
+    for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1), d--) {
+      const folder = file.slice(0, slash + 1);
+      if (depthOf.has(folder)) break;
+      depthOf.set(folder, d);
+    }
+  }
+  const total = depthOf.size;
+  if (total <= limit) return { entries: [...depthOf.keys()].sort(byPath), total, truncated: false };
+
+  // Find the depth where the cap falls, then fill that level in path order.
+  const perDepth: number[] = [];
+  for (const depth of depthOf.values()) perDepth[depth] = (perDepth[depth] ?? 0) + 1;
+  let cutoff = 0;
+  let kept = 0;
+  while (kept + (perDepth[cutoff] ?? 0) <= limit) kept += perDepth[cutoff++] ?? 0;
+  const chosen: string[] = [];
+  const atCutoff: string[] = [];
+  for (const [entry, depth] of depthOf) {
+    if (depth < cutoff) chosen.push(entry);
+    else if (depth === cutoff) atCutoff.push(entry);
+  }
+  chosen.push(...atCutoff.sort(byPath).slice(0, limit - kept));
+  return { entries: chosen.sort(byPath), total, truncated: true };
+}
+
+/** The listing as the model reads it: one entry a line, paths relative to the workspace folder. */
+export function formatListing(listing: Listing, prefix: string, notes: readonly string[] = []): string {
+  const lines = listing.entries.map((entry) => prefix + entry);
+  if (lines.length === 0) lines.push('(no entries: the folder is empty, or everything in it is ignored by .gitignore)');
+  if (listing.truncated) {
+    lines.push(
+      `truncated: true — ${listing.entries.length} of ${listing.total} entries shown (the shallowest first). List a subfolder to see the rest.`,
+    );
+  }
+  return [...lines, ...notes].join('\n');
+}
+
+function stripPrefix(p: string, prefix: string): string {
+  return prefix !== '' && p.startsWith(prefix) ? p.slice(prefix.length) : p;
+}
+
+function scanNotes(run: RipgrepRun, what: string): string[] {
+  const notes: string[] = [];
+  if (run.stopped === 'limit') notes.push(`truncated: true — the folder has more than ${LIST_SCAN_LIMIT} files; ${what} only the first ${LIST_SCAN_LIMIT} found.`);
+  if (run.stopped === 'timeout') notes.push(`truncated: true — listing was stopped after ${LIST_TIMEOUT_MS / 1000} s; ${what} the files found until then.`);
+  if (run.exitCode === 2 && run.stderr.trim() !== '') notes.push(`Some folders could not be read: ${run.stderr.trim().split('\n')[0].replace(/^rg: /, '')}`);
+  return notes;
+}
+
+const inputSchema = z
+  .object({
+    path: z.string().min(1).describe('Folder to list, relative to the workspace folder, e.g. "." or "src/components".'),
+    recursive: z.boolean().optional().describe('List everything below the folder instead of only its direct entries. Default false.'),
+  })
+  .strict();
+
+export function listFilesTool(host: WorkspaceHost): ToolDefinition<typeof inputSchema> {
+  return defineTool({
+    name: 'list_files',
+    title: 'List files',
+    description:
+      'List the files and folders in a workspace folder: one entry a line, folders end with "/", paths relative to the workspace folder (usable with read_file). ' +
+      'By default only the direct entries; recursive: true lists the whole tree below. ' +
+      `At most ${LIST_LIMIT} entries are returned; a longer listing keeps the shallowest entries and ends with "truncated: true", then list a subfolder. ` +
+      'Entries ignored by .gitignore, folders such as node_modules and .git, and folders with no files in them are left out. ' +
+      'The file system root and the home folder cannot be listed.',
+    inputSchema,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    handle: async ({ path: input, recursive = false }, context) => {
+      const folders = host.folders();
+      const target = await workspaceTarget(host, input, { mustExist: true });
+      if ('error' in target) return errorResult(target.error);
+      const stat = await fs.stat(target.realPath);
+      if (!stat.isDirectory()) return errorResult(`"${input}" is a file, not a folder. Use read_file to read it, or list its folder.`);
+      if (isForbiddenListingRoot(target.realPath)) {
+        return errorResult(`Listing "${input}" is refused: it is the file system root or the home folder, far too large to list. List a project folder inside it instead.`);
+      }
+      const shown = displayPath(target.folder, target.relative, folders.length);
+      const prefix = shown === '' ? '' : `${shown}/`;
+      const rg = host.ripgrepPath();
+
+      if (recursive) {
+        if (!rg) return errorResult(ripgrepMissingMessage());
+        return listRecursive(rg, target, prefix, context.signal);
+      }
+      return listDirect(rg, target, prefix, context.signal);
+    },
+  });
+}
+
+async function listRecursive(rg: string, target: WorkspacePath, prefix: string, signal: AbortSignal) {
+  const { cwd, start } = await ripgrepTarget(target);
+  const base = target.relative === '' ? '' : `${target.relative}/`;
+  const files: string[] = [];
+  const run = await runRipgrep(rg, ['--files', ...commonRipgrepArgs(), '--', start], {
+    cwd,
+    signal,
+    timeoutMs: LIST_TIMEOUT_MS,
+    onLine: (line) => {
+      if (line !== '') files.push(stripPrefix(cleanRipgrepPath(line), base));
+      return files.length < LIST_SCAN_LIMIT;
+    },
+  });
+  if (run.spawnError) return errorResult(`ripgrep could not be started (${rg}): ${run.spawnError.message}`);
+  if (files.length === 0 && run.exitCode === 2) return errorResult(`The folder could not be listed: ${run.stderr.trim().replace(/^rg: /gm, '')}`);
+  return textResult(formatListing(buildRecursiveListing(files), prefix, scanNotes(run, 'the listing covers')));
+}
+
+/**
+ * Direct entries. Files: what `rg --files --max-depth 1` lists. Folders: those in which a full
+ * scan finds a file; the scan stops as soon as every candidate folder has been seen.
+ */
+async function listDirect(rg: string | undefined, target: WorkspacePath, prefix: string, signal: AbortSignal) {
+  const excluded = new Set(EXCLUDED_FOLDERS);
+  const dirents = await fs.readdir(target.realPath, { withFileTypes: true });
+  const candidateDirs = new Set<string>();
+  const links: string[] = [];
+  const plainFiles: string[] = [];
+  for (const dirent of dirents) {
+    if (excluded.has(dirent.name)) continue;
+    if (dirent.isDirectory()) candidateDirs.add(dirent.name);
+    else if (dirent.isSymbolicLink()) {
+      const linked = await fs.stat(path.join(target.realPath, dirent.name)).catch(() => undefined);
+      links.push(linked?.isDirectory() ? `${dirent.name}/` : dirent.name);
+    } else plainFiles.push(dirent.name);
+  }
+
+  if (!rg) {
+    const entries = [...[...candidateDirs].map((d) => `${d}/`), ...plainFiles, ...links].sort(byPath);
+    return textResult(
+      formatListing(capped(entries), prefix, ['Note: .gitignore was not applied (VS Code\'s ripgrep was not found); only folders like node_modules and .git were left out.']),
+    );
+  }
+
+  const { cwd, start } = await ripgrepTarget(target);
+  const base = target.relative === '' ? '' : `${target.relative}/`;
+  const files: string[] = [];
+  const seenDirs = new Set<string>();
+  const [fileRun, dirRun] = await Promise.all([
+    runRipgrep(rg, ['--files', '--max-depth', '1', ...commonRipgrepArgs(), '--', start], {
+      cwd,
+      signal,
+      timeoutMs: LIST_TIMEOUT_MS,
+      onLine: (line) => void (line !== '' && files.push(stripPrefix(cleanRipgrepPath(line), base))),
+    }),
+    candidateDirs.size === 0
+      ? undefined
+      : (() => {
+          let scanned = 0;
+          return runRipgrep(rg, ['--files', ...commonRipgrepArgs(), '--', start], {
+            cwd,
+            signal,
+            timeoutMs: LIST_TIMEOUT_MS,
+            onLine: (line) => {
+              const rel = stripPrefix(cleanRipgrepPath(line), base);
+              const slash = rel.indexOf('/');
+              if (slash > 0) {
+                const top = rel.slice(0, slash);
+                if (candidateDirs.has(top)) seenDirs.add(top);
+              }
+              return seenDirs.size < candidateDirs.size && ++scanned < LIST_SCAN_LIMIT;
+            },
+          });
+        })(),
+  ]);
+  if (fileRun.spawnError) return errorResult(`ripgrep could not be started (${rg}): ${fileRun.spawnError.message}`);
+
+  const notes = scanNotes(fileRun, 'the listing shows');
+  let dirs = seenDirs;
+  if (dirRun && (dirRun.stopped === 'timeout' || (dirRun.stopped === 'limit' && seenDirs.size < candidateDirs.size))) {
+    // The scan did not finish: a folder not seen yet may still hold files, so show it.
+    dirs = candidateDirs;
+    notes.push('Note: the folder is very large; subfolders are shown without checking whether .gitignore leaves anything in them.');
+  }
+  const entries = [...[...dirs].map((d) => `${d}/`), ...files, ...links].sort(byPath);
+  return textResult(formatListing(capped(entries), prefix, notes));
+}
+
+function capped(entries: string[]): Listing {
+  return entries.length <= LIST_LIMIT
+    ? { entries, total: entries.length, truncated: false }
+    : { entries: entries.slice(0, LIST_LIMIT), total: entries.length, truncated: true };
+}

@@ -1,0 +1,423 @@
+// search_files: a regex search over the workspace with the ripgrep VS Code ships
+// (vscode-pitfalls.md items 18-20). This file also holds the two pieces list_files shares with
+// it: running rg with a line callback, and the folders neither tool descends into.
+
+import { spawn } from 'child_process';
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { StringDecoder } from 'string_decoder';
+import { z } from 'zod';
+import type { WorkspaceHost } from '../host/workspace';
+import { isForbiddenListingRoot, type WorkspacePath } from '../util/workspacePaths';
+import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
+import { workspaceTarget } from './workspaceTarget';
+
+/** At most this many matching lines are reported; rg is stopped at the next one. */
+export const SEARCH_MATCH_LIMIT = 300;
+/** A matching line longer than this is shown as a window around its first match. */
+export const SEARCH_LINE_CHARS = 300;
+/** A search still running after this long is stopped and its results so far are returned. */
+export const SEARCH_TIMEOUT_MS = 30_000;
+
+/**
+ * Folders that are never listed or searched, even outside a git repository or when no .gitignore
+ * names them: dependencies, VCS data and caches, where a search drowns in noise and a listing in
+ * entries. (`.git` matters most: `--hidden` is on so that `.github/` or `.env.example` are seen.)
+ */
+export const EXCLUDED_FOLDERS: readonly string[] = [
+  '.git',
+  '.hg',
+  '.svn',
+  'node_modules',
+  'bower_components',
+  '__pycache__',
+  '.venv',
+  'venv',
+  '.tox',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.gradle',
+  '.next',
+  '.nuxt',
+  '.turbo',
+];
+
+/** rg arguments shared by search_files and list_files. */
+export function commonRipgrepArgs(): string[] {
+  return [
+    '--no-config', // a user's RIPGREP_CONFIG_PATH must not change the output format
+    '--no-require-git', // honour .gitignore outside a git repository too (pitfall 19)
+    '--hidden',
+    ...EXCLUDED_FOLDERS.flatMap((name) => ['--glob', `!${name}`]),
+  ];
+}
+
+export interface RipgrepRun {
+  /** rg's exit code: 0 found, 1 nothing found, 2 error; null when it was stopped or did not start. */
+  exitCode: number | null;
+  /** First few KB of stderr. */
+  stderr: string;
+  /** Why it was stopped early, if it was. */
+  stopped?: 'limit' | 'aborted' | 'timeout';
+  /** Set when rg could not be started at all (missing, not executable). */
+  spawnError?: Error;
+}
+
+const STDERR_KEEP_CHARS = 4096;
+
+/**
+ * Runs rg and hands each stdout line (without its `\n`) to `onLine`; returning `false` stops rg
+ * at once, which is how the result caps avoid reading everything (pitfall 19). Never rejects.
+ */
+export function runRipgrep(
+  rgPath: string,
+  args: readonly string[],
+  options: { cwd: string; onLine(line: string): boolean | void; signal?: AbortSignal; timeoutMs?: number },
+): Promise<RipgrepRun> {
+  return new Promise<RipgrepRun>((resolve) => {
+    // stdin must not be a pipe: rg searches stdin instead of the folder when it is one.
+    const child = spawn(rgPath, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const decoder = new StringDecoder('utf8');
+    let pending = '';
+    let stderr = '';
+    let stopped: RipgrepRun['stopped'];
+    let settled = false;
+
+    const stop = (why: NonNullable<RipgrepRun['stopped']>): void => {
+      if (stopped) return;
+      stopped = why;
+      child.kill(); // stdout keeps flowing (and is ignored) so that 'close' can fire
+    };
+    const onAbort = (): void => stop('aborted');
+    const timer = options.timeoutMs ? setTimeout(() => stop('timeout'), options.timeoutMs) : undefined;
+    if (options.signal?.aborted) stop('aborted');
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const finish = (run: RipgrepRun): void => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve(run);
+    };
+
+    const feed = (text: string): void => {
+      pending += text;
+      let start = 0;
+      for (let nl = pending.indexOf('\n', start); nl !== -1; nl = pending.indexOf('\n', start)) {
+        const line = pending.slice(start, nl);
+        start = nl + 1;
+        if (options.onLine(line) === false) {
+          stop('limit');
+          pending = '';
+          return;
+        }
+      }
+      pending = pending.slice(start);
+    };
+
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (!stopped) feed(decoder.write(chunk));
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < STDERR_KEEP_CHARS) stderr += chunk.toString('utf8');
+    });
+    child.on('error', (error) => finish({ exitCode: null, stderr, stopped, spawnError: error }));
+    child.on('close', (code) => {
+      if (!stopped) {
+        const rest = pending + decoder.end();
+        if (rest !== '' && !stopped) feed(rest + '\n');
+      }
+      finish({ exitCode: stopped ? null : code, stderr: stderr.slice(0, STDERR_KEEP_CHARS), stopped });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths shared by the workspace tools
+
+/**
+ * How a workspace path is shown to the model: relative to its workspace folder, forward slashes,
+ * prefixed with the folder's name when several folders are open (the same `name/sub/file` form
+ * resolveInWorkspace accepts back).
+ */
+export function displayPath(folder: string, relative: string, folderCount: number): string {
+  const rel = relative.replace(/\\/g, '/');
+  if (folderCount <= 1) return rel;
+  const name = path.basename(folder);
+  return rel === '' ? name : `${name}/${rel}`;
+}
+
+/** rg prints `./src/a.ts` (`.\src\a.ts` on Windows) for the start path `./…`: make it `src/a.ts`. */
+export function cleanRipgrepPath(p: string, platform: NodeJS.Platform = process.platform): string {
+  const slashed = platform === 'win32' ? p.replace(/\\/g, '/') : p;
+  return slashed.startsWith('./') ? slashed.slice(2) : slashed;
+}
+
+/** Where rg is started and what it is given, so that the paths it prints are workspace-relative. */
+export async function ripgrepTarget(target: WorkspacePath): Promise<{ cwd: string; start: string }> {
+  // `relative` is measured from the folder's real path, so rg must run there.
+  const cwd = await fs.realpath(target.folder);
+  return { cwd, start: target.relative === '' ? './' : `./${target.relative}` };
+}
+
+export function ripgrepMissingMessage(): string {
+  return (
+    'The ripgrep (rg) binary that VS Code ships was not found under its installation folder, so files cannot be searched or listed recursively. ' +
+    'This is a problem of the VS Code installation, not of the request: tell the user, and use a shell command instead if one is available.'
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// rg --json parsing and grouping (pure)
+
+interface RgText {
+  text?: string;
+  bytes?: string;
+}
+interface RgLineData {
+  path: RgText;
+  lines: RgText;
+  line_number: number | null;
+  submatches?: { start: number; end: number }[];
+}
+
+export interface SearchLine {
+  line: number;
+  text: string;
+  isMatch: boolean;
+}
+
+export interface SearchFileGroup {
+  path: string;
+  lines: SearchLine[];
+}
+
+/** `text` when rg could decode it as UTF-8, else base64 `bytes` (pitfall 20), decoded lossily. */
+export function rgText(value: RgText | undefined): string {
+  if (!value) return '';
+  if (typeof value.text === 'string') return value.text;
+  if (typeof value.bytes === 'string') return Buffer.from(value.bytes, 'base64').toString('utf8');
+  return '';
+}
+
+function stripLineEnd(text: string): string {
+  if (text.endsWith('\r\n')) return text.slice(0, -2);
+  if (text.endsWith('\n')) return text.slice(0, -1);
+  return text;
+}
+
+/** Converts rg's byte offset within a line to a UTF-16 index into the decoded text. */
+function charIndexOfByte(data: RgLineData, byteOffset: number): number {
+  if (typeof data.lines.text === 'string') return Buffer.from(data.lines.text, 'utf8').subarray(0, byteOffset).toString('utf8').length;
+  return Buffer.from(data.lines.bytes ?? '', 'base64').subarray(0, byteOffset).toString('utf8').length;
+}
+
+/** A long line is cut to a window around its first match, so a minified file cannot flood the result. */
+export function clipLine(text: string, matchStart: number | undefined, maxChars = SEARCH_LINE_CHARS): string {
+  if (text.length <= maxChars) return text;
+  const from = Math.max(0, Math.min((matchStart ?? 0) - Math.floor(maxChars / 3), text.length - maxChars));
+  const to = from + maxChars;
+  return `${from > 0 ? '…' : ''}${text.slice(from, to)}${to < text.length ? '…' : ''}`;
+}
+
+/**
+ * Collects rg `--json` events into per-file groups and counts matching lines; `add` returns false
+ * when a match beyond `limit` arrives (the caller then stops rg and reports truncation).
+ */
+export class SearchCollector {
+  private readonly groups = new Map<string, SearchFileGroup>();
+  matches = 0;
+  truncated = false;
+
+  constructor(
+    private readonly limit = SEARCH_MATCH_LIMIT,
+    private readonly platform: NodeJS.Platform = process.platform,
+  ) {}
+
+  /** Feeds one line of rg's JSON output. Returns false once the match limit is exceeded. */
+  add(jsonLine: string): boolean {
+    if (jsonLine.trim() === '') return true;
+    let event: { type?: string; data?: RgLineData };
+    try {
+      event = JSON.parse(jsonLine) as typeof event;
+    } catch {
+      return true; // not an event (rg never prints these, but a stray line must not fail the search)
+    }
+    if ((event.type !== 'match' && event.type !== 'context') || !event.data) return true;
+    const isMatch = event.type === 'match';
+    if (isMatch && this.matches >= this.limit) {
+      this.truncated = true;
+      return false;
+    }
+    const data = event.data;
+    const file = cleanRipgrepPath(rgText(data.path), this.platform);
+    const text = stripLineEnd(rgText(data.lines));
+    const firstMatch = isMatch && data.submatches?.length ? charIndexOfByte(data, data.submatches[0].start) : undefined;
+    let group = this.groups.get(file);
+    if (!group) {
+      group = { path: file, lines: [] };
+      this.groups.set(file, group);
+    }
+    group.lines.push({ line: data.line_number ?? 0, text: clipLine(text, firstMatch), isMatch });
+    if (isMatch) this.matches++;
+    return true;
+  }
+
+  /**
+   * Groups sorted by path, so the result does not depend on rg's thread scheduling. A context line
+   * next to no reported match (the lead-in of the match that hit the limit) is dropped.
+   */
+  result(): SearchFileGroup[] {
+    const groups: SearchFileGroup[] = [];
+    for (const group of this.groups.values()) {
+      const matchLines = new Set(group.lines.filter((l) => l.isMatch).map((l) => l.line));
+      if (matchLines.size === 0) continue;
+      const lines = group.lines.filter((l) => l.isMatch || matchLines.has(l.line - 1) || matchLines.has(l.line + 1));
+      groups.push({ path: group.path, lines: lines.sort((a, b) => a.line - b.line) });
+    }
+    return groups.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+}
+
+/**
+ * ```
+ * src/a.ts
+ *   11- line before
+ *   12: the matching line
+ *   13- line after
+ *   --
+ *   40: another match
+ * ```
+ */
+export function formatSearchGroups(groups: readonly SearchFileGroup[], displayFile: (file: string) => string = (f) => f): string {
+  const out: string[] = [];
+  for (const group of groups) {
+    out.push(displayFile(group.path));
+    const width = String(group.lines[group.lines.length - 1]?.line ?? 0).length;
+    let previous: number | undefined;
+    for (const line of group.lines) {
+      if (previous !== undefined && line.line > previous + 1) out.push('  --');
+      out.push(`  ${String(line.line).padStart(width)}${line.isMatch ? ':' : '-'} ${line.text}`);
+      previous = line.line;
+    }
+  }
+  return out.join('\n');
+}
+
+/**
+ * rg arguments for a file pattern. A plain name pattern (`*.ts`, `*.{ts,tsx}`) becomes a custom
+ * file type, which keeps .gitignore in force; a `--glob` whitelist would override it and pull in
+ * ignored files. Patterns with a slash or a leading `!` need `--glob` (types match names only).
+ */
+export function filePatternArgs(pattern: string | undefined): string[] {
+  if (pattern === undefined || pattern.trim() === '') return [];
+  const p = pattern.trim();
+  if (p.includes('/') || p.startsWith('!') || p.includes(':')) return ['--glob', p];
+  return ['--type-add', `nativeclaudepattern:${p}`, '--type', 'nativeclaudepattern'];
+}
+
+export function searchArgs(regex: string, filePattern: string | undefined, start: string): string[] {
+  return [
+    '--json',
+    ...commonRipgrepArgs(),
+    '--context',
+    '1',
+    // Rust regex first; PCRE2 only when the pattern needs it (look-around, backreferences).
+    '--engine',
+    'auto',
+    ...filePatternArgs(filePattern),
+    '--regexp',
+    regex,
+    '--',
+    start,
+  ];
+}
+
+/** Turns rg's exit-2 message into what the model should do about it. */
+export function ripgrepErrorMessage(stderr: string, regex: string, filePattern: string | undefined): string {
+  const detail = stderr.replace(/^rg: /gm, '').trim();
+  if (/regex parse error|could not be compiled|error compiling pattern/i.test(detail)) {
+    return (
+      `The regex ${JSON.stringify(regex)} is not valid:\n${detail}\n` +
+      'Fix the pattern and retry: the syntax is Rust/PCRE2-style; escape literal ( ) [ ] { } . * + ? | \\ with a backslash.'
+    );
+  }
+  if (/glob/i.test(detail) && filePattern !== undefined) {
+    return `The file_pattern ${JSON.stringify(filePattern)} is not a valid glob:\n${detail}\nUse a glob such as "*.ts", "*.{ts,tsx}" or "src/**/*.test.ts".`;
+  }
+  return `The search failed (ripgrep exit code 2):\n${detail || '(no message)'}`;
+}
+
+const inputSchema = z
+  .object({
+    path: z.string().min(1).describe('Folder (or single file) to search, relative to the workspace folder, e.g. "." or "src".'),
+    regex: z.string().min(1).describe('Regular expression (Rust regex syntax; look-around and backreferences also work). Case-sensitive; prefix with (?i) to ignore case.'),
+    file_pattern: z
+      .string()
+      .optional()
+      .describe('Only search files matching this glob, e.g. "*.ts", "*.{ts,tsx}" or "src/**/*.test.ts". Default: all files.'),
+  })
+  .strict();
+
+export function searchFilesTool(host: WorkspaceHost): ToolDefinition<typeof inputSchema> {
+  return defineTool({
+    name: 'search_files',
+    title: 'Search files',
+    description:
+      'Search the contents of the files in a workspace folder with a regular expression (ripgrep). ' +
+      'Returns the matching lines grouped by file, each with its line number and one line of context before and after ' +
+      '("12:" marks a matching line, "11-" a context line, "--" a gap). ' +
+      `At most ${SEARCH_MATCH_LIMIT} matching lines are returned; when there are more, the result says so and you should narrow the search ` +
+      '(a subfolder path, a more specific regex, or file_pattern). Files ignored by .gitignore, binary files and folders such as node_modules and .git are skipped. ' +
+      'Paths in the result are relative to the workspace folder and can be passed to read_file.',
+    inputSchema,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    handle: async ({ path: input, regex, file_pattern }, context) => {
+      const folders = host.folders();
+      const target = await workspaceTarget(host, input, { mustExist: true });
+      if ('error' in target) return errorResult(target.error);
+      const stat = await fs.stat(target.realPath);
+      if (stat.isDirectory() && isForbiddenListingRoot(target.realPath)) {
+        return errorResult(`Searching "${input}" is refused: it is the file system root or the home folder. Search a project folder inside it instead.`);
+      }
+      const rg = host.ripgrepPath();
+      if (!rg) return errorResult(ripgrepMissingMessage());
+
+      const { cwd, start } = await ripgrepTarget(target);
+      const collector = new SearchCollector();
+      const run = await runRipgrep(rg, searchArgs(regex, file_pattern, start), {
+        cwd,
+        signal: context.signal,
+        timeoutMs: SEARCH_TIMEOUT_MS,
+        onLine: (line) => collector.add(line),
+      });
+      if (run.spawnError) return errorResult(`ripgrep could not be started (${rg}): ${run.spawnError.message}`);
+
+      const groups = collector.result();
+      const where = displayPath(target.folder, target.relative, folders.length) || '.';
+      if (groups.length === 0) {
+        if (run.exitCode === 2) return errorResult(ripgrepErrorMessage(run.stderr, regex, file_pattern));
+        if (run.stopped === 'timeout') return errorResult(`The search was stopped after ${SEARCH_TIMEOUT_MS / 1000} s without a match. Search a smaller folder or use file_pattern.`);
+        return textResult(
+          `No matches for ${JSON.stringify(regex)} in ${where}${file_pattern ? ` (files matching ${JSON.stringify(file_pattern)})` : ''}. ` +
+            'Files ignored by .gitignore and folders like node_modules are not searched.',
+        );
+      }
+
+      const fileCount = groups.length;
+      const notes: string[] = [];
+      if (collector.truncated) {
+        notes.push(
+          `truncated: true — stopped at ${SEARCH_MATCH_LIMIT} matching lines; there are more. Narrow the search (a subfolder path, a more specific regex, or file_pattern).`,
+        );
+      }
+      if (run.stopped === 'timeout') notes.push(`truncated: true — the search was stopped after ${SEARCH_TIMEOUT_MS / 1000} s; these are the matches found so far.`);
+      if (run.exitCode === 2 && run.stderr.trim() !== '') notes.push(`Some files could not be searched: ${run.stderr.trim().split('\n')[0].replace(/^rg: /, '')}`);
+
+      const header = `${collector.matches} matching line${collector.matches === 1 ? '' : 's'} in ${fileCount} file${fileCount === 1 ? '' : 's'}`;
+      const body = formatSearchGroups(groups, (file) => displayPath(target.folder, file, folders.length));
+      return textResult([header, body, ...notes].join('\n'));
+    },
+  });
+}

@@ -1,0 +1,42 @@
+import { buildRecursiveListing, formatListing } from '../../src/tools/listFiles';
+
+describe('tools: list_files listing', () => {
+  test('derives folders from file paths and prints them in tree order', () => {
+    const listing = buildRecursiveListing(['src/util/b.ts', 'README.md', 'src/a.ts', 'src-x/c.ts', 'a.txt']);
+    expect(listing).toEqual({
+      entries: ['README.md', 'a.txt', 'src-x/', 'src-x/c.ts', 'src/', 'src/a.ts', 'src/util/', 'src/util/b.ts'],
+      total: 8,
+      truncated: false,
+    });
+  });
+
+  test('past the limit keeps the shallowest entries, filling the cut level in path order', () => {
+    const files = ['top.txt'];
+    for (let i = 0; i < 5; i++) for (let j = 0; j < 5; j++) files.push(`d${i}/f${j}.txt`);
+    const listing = buildRecursiveListing(files, 8);
+    // depth 0: top.txt + 5 folders = 6; then 2 of the 25 depth-1 files, in path order
+    expect(listing.truncated).toBe(true);
+    expect(listing.total).toBe(31);
+    expect(listing.entries).toEqual(['d0/', 'd0/f0.txt', 'd0/f1.txt', 'd1/', 'd2/', 'd3/', 'd4/', 'top.txt']);
+  });
+
+  test('exactly at the limit is not truncated; duplicates and empty lines are ignored', () => {
+    expect(buildRecursiveListing(['a', 'b', 'a', ''], 2)).toEqual({ entries: ['a', 'b'], total: 2, truncated: false });
+  });
+
+  test('handles a 100,000-file tree quickly', () => {
+    const files: string[] = [];
+    for (let i = 0; i < 100_000; i++) files.push(`pkg${i % 50}/src/mod${i % 700}/file${i}.ts`);
+    const started = Date.now();
+    const listing = buildRecursiveListing(files, 500);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(listing.entries).toHaveLength(500);
+    expect(listing.entries.filter((e) => !e.includes('/') || e.split('/').length === 2 && e.endsWith('/'))).toHaveLength(50);
+  });
+
+  test('formats with the workspace-relative prefix, a truncation line and the empty case', () => {
+    expect(formatListing({ entries: ['a.ts', 'lib/'], total: 2, truncated: false }, 'src/')).toBe('src/a.ts\nsrc/lib/');
+    expect(formatListing({ entries: ['a'], total: 900, truncated: true }, '')).toMatch(/^a\ntruncated: true — 1 of 900 entries shown/);
+    expect(formatListing({ entries: [], total: 0, truncated: false }, '')).toMatch(/no entries/);
+  });
+});
