@@ -81,11 +81,43 @@ export interface ClaudeCli {
 }
 
 const DEFAULT_SETTINGS = { tui: 'default', permissions: { defaultMode: 'default' } };
-const DEFAULT_API_KEY = 'sk-ant-api03-native-claude-fake-key-0123456789abcdef';
+/** Any string works against the fake model; its last 20 characters are pre-approved by {@link seedClaudeConfig}. */
+export const DEFAULT_API_KEY = 'sk-ant-api03-native-claude-fake-key-0123456789abcdef';
+
+export interface SeedClaudeConfigOptions {
+  /** Folder(s) whose trust dialog counts as accepted (absolute; realpath them first). */
+  cwd: string | string[];
+  apiKey?: string;
+  /** Deep-merged over `{"tui":"default","permissions":{"defaultMode":"default"}}` into settings.json. */
+  settings?: Record<string, unknown>;
+  /** Deep-merged over the seeded `.claude.json`. */
+  globalConfig?: Record<string, unknown>;
+}
+
+/**
+ * Writes `<configDir>/.claude.json` and `<configDir>/settings.json` so the interactive CLI shows no
+ * first-run dialog (onboarding, API-key approval, folder trust) and asks before Edit/Write (so
+ * openDiff is sent). `configDir` is what CLAUDE_CONFIG_DIR will point at; it must exist.
+ */
+export function seedClaudeConfig(configDir: string, options: SeedClaudeConfigOptions): void {
+  const apiKey = options.apiKey ?? DEFAULT_API_KEY;
+  const folders = Array.isArray(options.cwd) ? options.cwd : [options.cwd];
+  const globalConfig = deepMerge(
+    {
+      hasCompletedOnboarding: true,
+      hasSeenAutoDefaultNudge: true,
+      customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
+      projects: Object.fromEntries(folders.map((f) => [f, { hasTrustDialogAccepted: true }])),
+    },
+    options.globalConfig ?? {},
+  );
+  fs.writeFileSync(path.join(configDir, '.claude.json'), JSON.stringify(globalConfig, null, 2));
+  fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(deepMerge(DEFAULT_SETTINGS, options.settings ?? {}), null, 2));
+}
 
 // Variables that describe the terminal running the tests or its own Claude/IDE setup; the CLI must
 // not see them unless the test passes them explicitly.
-const LEAKY_ENV = /^(CLAUDE|ANTHROPIC|TERM_PROGRAM|VSCODE_|CURSOR_|WINDSURF|TMUX|FORCE_CODE_TERMINAL|ENABLE_TOOL_SEARCH|MCP_|DISABLE_|NODE_OPTIONS$|__CF)/;
+export const LEAKY_ENV = /^(CLAUDE|ANTHROPIC|TERM_PROGRAM|VSCODE_|CURSOR_|WINDSURF|TMUX|FORCE_CODE_TERMINAL|ENABLE_TOOL_SEARCH|MCP_|DISABLE_|NODE_OPTIONS$|__CF)/;
 const KEEP_ENV = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR'];
 
 export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCli> {
@@ -101,17 +133,7 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
   fs.mkdirSync(configDir);
   const apiKey = options.apiKey ?? DEFAULT_API_KEY;
 
-  const globalConfig = deepMerge(
-    {
-      hasCompletedOnboarding: true,
-      hasSeenAutoDefaultNudge: true,
-      customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
-      projects: { [cwd]: { hasTrustDialogAccepted: true } },
-    },
-    options.globalConfig ?? {},
-  );
-  fs.writeFileSync(path.join(configDir, '.claude.json'), JSON.stringify(globalConfig, null, 2));
-  fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(deepMerge(DEFAULT_SETTINGS, options.settings ?? {}), null, 2));
+  seedClaudeConfig(configDir, { cwd, apiKey, settings: options.settings, globalConfig: options.globalConfig });
 
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -144,7 +166,9 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
     'new-session', '-d', '-s', socket, '-x', String(options.width ?? 200), '-y', String(options.height ?? 50), '-c', cwd,
     '--', '/usr/bin/env', '-i', ...envArgs, binary, ...(options.args ?? []),
   );
-  const pid = Number((await tmux('display-message', '-p', '-t', target, '#{pane_pid}')).trim());
+  const paneInfo = (await tmux('display-message', '-p', '-t', target, '#{pane_pid} #{socket_path}')).trim();
+  const pid = Number(paneInfo.slice(0, paneInfo.indexOf(' ')));
+  const socketPath = paneInfo.slice(paneInfo.indexOf(' ') + 1);
 
   let stopped = false;
   const screen = async ({ history = false } = {}): Promise<string> => {
@@ -215,6 +239,8 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
       if (stopped) return;
       stopped = true;
       await tmux('kill-server').catch(() => undefined);
+      // tmux leaves its socket file behind after kill-server.
+      if (socketPath) fs.rmSync(socketPath, { force: true });
       // The pane got SIGHUP; make sure the CLI is really gone before deleting its config dir.
       const deadline = Date.now() + 3_000;
       while (isAlive(pid) && Date.now() < deadline) await sleep(50);
