@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Route } from './auth';
 import type { Connection, SessionEvents, SessionFactory, SessionHandle } from './ideServer';
@@ -24,7 +25,9 @@ export interface SessionFactoryOptions {
 export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
   return async (connection: Connection, events: SessionEvents): Promise<SessionHandle> => {
     const mcp = new McpServer(options.serverInfo, { capabilities: { tools: {} } });
-    for (const tool of options.toolsFor(connection.route)) registerTool(mcp, tool, connection, options.log);
+    const tools = options.toolsFor(connection.route);
+    for (const tool of tools) registerTool(mcp, tool, connection, options.log);
+    hideInternalTools(mcp, new Set(tools.filter((t) => t.internal).map((t) => t.name)));
 
     mcp.server.setNotificationHandler(IdeConnectedNotification, (notification) => {
       if (connection.route === 'ide') events.ideConnected(notification.params?.pid);
@@ -57,4 +60,20 @@ function registerTool(mcp: McpServer, tool: ToolDefinition, connection: Connecti
       }
     },
   );
+}
+
+/**
+ * Leaves the CLI's internal calls out of `tools/list` while keeping them callable. McpServer has no
+ * option for that, so its own list handler is wrapped; if a future SDK moves it, everything is
+ * listed as before (integration test "lists only getDiagnostics on the IDE route" catches it).
+ */
+function hideInternalTools(mcp: McpServer, hidden: ReadonlySet<string>): void {
+  if (hidden.size === 0) return;
+  const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<ListToolsResult>> })._requestHandlers;
+  const listTools = handlers?.get('tools/list');
+  if (!listTools) return;
+  mcp.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    const result = await listTools(request, extra);
+    return { ...result, tools: result.tools.filter((tool) => !hidden.has(tool.name)) };
+  });
 }

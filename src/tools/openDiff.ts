@@ -23,6 +23,7 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits) {
       tab_name: z.string(),
     }),
     annotations: { readOnlyHint: true },
+    internal: true,
     handle: async (args, context) => {
       const originalText = await readIfExists(args.old_file_path);
       const decision = await review.review({
@@ -61,6 +62,7 @@ export function closeTabTool(review: ReviewHost) {
     description: 'Internal to the Claude Code IDE integration: closes a review diff opened by openDiff.',
     inputSchema: z.looseObject({ tab_name: z.string() }),
     annotations: { readOnlyHint: true },
+    internal: true,
     handle: async ({ tab_name }) => {
       const closed = await review.closeByTitle(tab_name);
       return { content: [{ type: 'text', text: closed ? 'TAB_CLOSED' : 'TAB_NOT_FOUND' }] };
@@ -75,6 +77,7 @@ export function closeAllDiffTabsTool(review: ReviewHost) {
     description: 'Internal to the Claude Code IDE integration: closes every review diff this extension opened.',
     inputSchema: z.looseObject({}),
     annotations: { readOnlyHint: true },
+    internal: true,
     handle: async () => {
       const count = await review.closeAll();
       return { content: [{ type: 'text', text: `CLOSED_${count}_DIFF_TABS` }] };

@@ -20,6 +20,11 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   readonly description: string;
   readonly inputSchema: Schema;
   readonly annotations?: ToolAnnotations;
+  /**
+   * Called by the CLI itself, never by the model: left out of `tools/list` (the CLI calls openDiff,
+   * close_tab and closeAllDiffTabs whether they are listed or not, ide-protocol.md §3).
+   */
+  readonly internal?: boolean;
   handle(args: z.infer<Schema>, context: ToolContext): Promise<CallToolResult>;
 }
 

@@ -254,3 +254,24 @@ describe('review tools over the real socket', () => {
     });
   });
 });
+
+describe('IDE route listing', () => {
+  test('lists only getDiagnostics on the IDE route; the internal calls stay callable', async () => {
+    const review = new ScriptedReviewHost();
+    const server = new IdeServer({
+      token: TEST_TOKEN,
+      log: memoryLogger(),
+      createSession: createSessionFactory({
+        toolsFor: () => [openDiffTool(review), closeTabTool(review), closeAllDiffTabsTool(review), ideGetDiagnosticsTool(new StaticDiagnostics())],
+        serverInfo: { name: 'native-claude', version: 't' },
+        log: memoryLogger(),
+      }),
+    });
+    const url = `ws://127.0.0.1:${await server.start()}`;
+    const { client } = await connectClient(url, { announce: true });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['getDiagnostics']);
+    await expect(client.callTool({ name: 'close_tab', arguments: { tab_name: 'x' } })).resolves.toMatchObject({ content: [{ text: 'TAB_NOT_FOUND' }] });
+    await client.close();
+    await server.stop();
+  });
+});
