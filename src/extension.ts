@@ -18,6 +18,8 @@ import { TerminalEnvironment } from './vscode/terminalEnvironment';
 import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
 import { createWorkspaceHost } from './vscode/workspaceHost';
 import { VsCodeTerminalRunner } from './vscode/terminalRunner';
+import { ToolsRoute } from './vscode/toolsRoute';
+import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
 import { executeCommandTool } from './tools/executeCommand';
 import { modalCommandApprover } from './vscode/commandApprover';
 
@@ -65,6 +67,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     }),
   });
   bridge = ideBridge;
+  const toolsRoute = new ToolsRoute(context.globalState, log);
+  ideBridge.on('change', () => {
+    if (ideBridge.status().ideSessions > 0) void toolsRoute.offerOnce();
+  });
   const ideSessions = bridgeSessionSource(ideBridge);
   const selection = new SelectionTracker(ideSessions, log);
   ideBridge.on('change', () => statusBar.update(ideBridge.status()));
@@ -72,8 +78,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
 
   const controls = {
     start: async () => {
-      const { port } = await ideBridge.start(workspaceFolderPaths());
-      terminalEnv.apply(port);
+      const { port, token } = await ideBridge.start(workspaceFolderPaths());
+      // The tools route's user-scope entry reads these two (src/route/toolsRouteEntry.ts).
+      terminalEnv.apply(port, { [PORT_VARIABLE]: String(port), [TOKEN_VARIABLE]: token });
     },
     stop: async () => {
       await ideBridge.stop();
@@ -94,6 +101,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     selection,
     registerMentionCommand(ideSessions, log),
     ...registerServerCommands(ideBridge, controls, log),
+    vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable()),
+    vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
     { dispose: () => ideBridge.stopSync() },
   );

@@ -118,7 +118,7 @@ export function seedClaudeConfig(configDir: string, options: SeedClaudeConfigOpt
 // Variables that describe the terminal running the tests or its own Claude/IDE setup; the CLI must
 // not see them unless the test passes them explicitly.
 export const LEAKY_ENV = /^(CLAUDE|ANTHROPIC|TERM_PROGRAM|VSCODE_|CURSOR_|WINDSURF|TMUX|FORCE_CODE_TERMINAL|ENABLE_TOOL_SEARCH|MCP_|DISABLE_|NODE_OPTIONS$|__CF)/;
-const KEEP_ENV = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR'];
+const KEEP_ENV = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'USER', 'LOGNAME', 'SHELL'];
 
 export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCli> {
   const binary = options.binary ?? claudeBinaryPath();
@@ -129,8 +129,12 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'native-claude-cli-'));
   const home = path.join(root, 'home');
   const configDir = path.join(root, 'config');
+  // The CLI keeps per-process scratch (task output, its peer socket) under os.tmpdir(); a private
+  // TMPDIR keeps runs apart and lets stop() remove it all.
+  const tmpDir = path.join(root, 'tmp');
   fs.mkdirSync(home);
   fs.mkdirSync(configDir);
+  fs.mkdirSync(tmpDir);
   const apiKey = options.apiKey ?? DEFAULT_API_KEY;
 
   seedClaudeConfig(configDir, { cwd, apiKey, settings: options.settings, globalConfig: options.globalConfig });
@@ -142,6 +146,7 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
   Object.assign(env, {
     HOME: home,
     CLAUDE_CONFIG_DIR: configDir,
+    TMPDIR: tmpDir,
     TERM: 'xterm-256color',
     COLORTERM: 'truecolor',
     ANTHROPIC_BASE_URL: options.model.url,
