@@ -5,7 +5,7 @@
 // raw operation with the same inputs; the ratio is tool / raw (1.00x = no overhead).
 
 import { spawn } from 'child_process';
-import { existsSync, mkdirSync, promises as fs, readdirSync, writeFileSync } from 'fs';
+import { mkdirSync, promises as fs, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { WorkspaceHost } from '../src/host/workspace';
@@ -13,22 +13,11 @@ import { listFilesTool } from '../src/tools/listFiles';
 import { readFileTool } from '../src/tools/readFile';
 import { commonRipgrepArgs, searchArgs, searchFilesTool } from '../src/tools/searchFiles';
 import type { ToolContext } from '../src/tools/toolDefinition';
-import { findRipgrep } from '../src/vscode/ripgrep';
+import { locateRipgrep } from '../test/support/ripgrep';
 
 const FOLDERS = 500;
 const FILES_PER_FOLDER = 100;
 const RUNS = 7;
-
-function locateRipgrep(): string {
-  if (process.env.NATIVE_CLAUDE_RG) return process.env.NATIVE_CLAUDE_RG;
-  const cache = process.env.NATIVE_CLAUDE_CACHE ?? path.join(os.homedir(), '.cache', 'native-claude');
-  const builds = existsSync(cache) ? readdirSync(cache).filter((n) => n.startsWith('code-server-')).sort().reverse() : [];
-  for (const build of builds) {
-    const rg = findRipgrep(path.join(cache, build, 'node_modules', 'code-server', 'lib', 'vscode'));
-    if (rg) return rg;
-  }
-  throw new Error(`No rg found under ${cache}; run test/setup/install-real-clients.sh or set NATIVE_CLAUDE_RG.`);
-}
 
 function buildTree(root: string): number {
   let files = 0;

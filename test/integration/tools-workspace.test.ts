@@ -3,7 +3,7 @@
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { existsSync, promises as fs, readdirSync } from 'fs';
+import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { DiagnosticsSource, FileDiagnostics } from '../../src/host/diagnostics';
@@ -14,28 +14,8 @@ import { getDiagnosticsTool } from '../../src/tools/getDiagnostics';
 import { listFilesTool } from '../../src/tools/listFiles';
 import { readFileTool } from '../../src/tools/readFile';
 import { searchFilesTool } from '../../src/tools/searchFiles';
-import { findRipgrep } from '../../src/vscode/ripgrep';
 import { connectClient, startTestServer } from '../support/serverFixture';
-
-/** NATIVE_CLAUDE_RG, else VS Code's rg inside the code-server build of test/setup/install-real-clients.sh. */
-function locateRipgrep(): string {
-  const fromEnv = process.env.NATIVE_CLAUDE_RG;
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`NATIVE_CLAUDE_RG is set to ${fromEnv}, which does not exist.`);
-    return fromEnv;
-  }
-  const cache = process.env.NATIVE_CLAUDE_CACHE ?? path.join(os.homedir(), '.cache', 'native-claude');
-  const builds = existsSync(cache) ? readdirSync(cache).filter((n) => n.startsWith('code-server-')).sort().reverse() : [];
-  for (const build of builds) {
-    // Exercises the same lookup the extension uses, on a real VS Code layout.
-    const rg = findRipgrep(path.join(cache, build, 'node_modules', 'code-server', 'lib', 'vscode'));
-    if (rg) return rg;
-  }
-  throw new Error(
-    `No ripgrep for the tools integration tests: none found in a code-server build under ${cache}. ` +
-      'Run test/setup/install-real-clients.sh (it builds code-server, which ships VS Code\'s rg), or set NATIVE_CLAUDE_RG to an rg binary.',
-  );
-}
+import { locateRipgrep } from '../support/ripgrep';
 
 const text = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
 const isError = (result: unknown): boolean => (result as CallToolResult).isError === true;
