@@ -152,7 +152,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     await claude.submit('write it');
     await review.waitForPending(1, 30_000);
     await claude.waitForScreen(/Opened changes in/, 10_000);
-    await claude.keys('Enter'); // "Yes" in the terminal's own prompt
+    await claude.answer(/Opened changes in/); // "Yes" in the terminal's own prompt (Enter, retried until it closes)
     await waitFor(() => review.registry.size === 0, 15_000, 'close_tab to settle the review');
     await claude.waitForScreen('written', 30_000);
     expect(await fs.readFile(file, 'utf8')).toBe('b\n');
