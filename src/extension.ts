@@ -6,6 +6,7 @@ import { ideTools, workspaceTools, type ToolHosts } from './tools/registry';
 import { RecentEdits } from './review/recentEdits';
 import { bridgeSessionSource } from './selection/ideSessions';
 import { KeyedLock } from './util/keyedLock';
+import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/atMention';
 import { registerServerCommands } from './vscode/commands';
 import { VsCodeDiagnosticsSource } from './vscode/diagnosticsSource';
@@ -33,6 +34,7 @@ export interface NativeClaudeApi {
 
 export async function activate(context: vscode.ExtensionContext): Promise<NativeClaudeApi> {
   const log = vscode.window.createOutputChannel('Native Claude', { log: true });
+  const serverLog = safeLogger(log); // used during shutdown, when the channel may be gone
   const config = () => vscode.workspace.getConfiguration('nativeClaude');
   const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection);
   const statusBar = new StatusBar();
@@ -58,11 +60,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     runningInWindows: process.platform === 'win32',
     identity: workspaceIdentityStore(context.workspaceState),
     maxMessageBytes: config().get<number>('maxMessageBytes'),
-    log,
+    log: serverLog,
     createSession: createSessionFactory({
       toolsFor: (route) => toolsByRoute[route],
       serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
-      log,
+      log: serverLog,
       onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId),
     }),
   });

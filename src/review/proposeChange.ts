@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { DiagnosticItem, DiagnosticsSource } from '../host/diagnostics';
@@ -7,6 +6,7 @@ import type { ReviewHost } from '../host/review';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
 import { matchOriginalFormat, stripBom, toLf } from '../util/textFormat';
 import type { WorkspacePath } from '../util/workspacePaths';
+import { readTextIfExists } from '../util/readTextIfExists';
 
 export interface ChangeDependencies {
   review: ReviewHost;
@@ -71,7 +71,7 @@ async function reviewAndWrite(
       path: shown,
     };
   }
-  const original = await readIfExists(target.realPath);
+  const original = await readTextIfExists(target.realPath);
   const proposal = makeProposal(original);
   if ('error' in proposal) return { error: proposal.error, path: shown };
   // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.
@@ -103,14 +103,6 @@ async function reviewAndWrite(
   return result;
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
 
 /** A unified diff, or undefined when the texts are the same apart from line endings. */
 function patch(name: string, from: string, to: string, fromLabel: string, toLabel: string): string | undefined {

@@ -104,11 +104,12 @@ export class IdeBridge extends EventEmitter<{ change: [] }> {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (this.lockFile && this.token) {
-      if (await this.lockFile.deleteIfOwned(this.token)) this.options.log.info(`Lock file ${this.lockFile.path} deleted`);
-    }
+    const lockFile = this.lockFile;
     this.lockFile = undefined;
+    // Clean up first, log last: on window close VS Code may already have disposed the log channel.
+    const deleted = lockFile && this.token ? await lockFile.deleteIfOwned(this.token) : false;
     await server?.stop();
+    if (deleted) this.options.log.info(`Lock file ${lockFile!.path} deleted`);
     this.emit('change');
   }
 

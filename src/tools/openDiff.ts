@@ -1,8 +1,8 @@
-import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { ReviewHost } from '../host/review';
 import type { RecentEdits } from '../review/recentEdits';
 import { defineTool } from './toolDefinition';
+import { readTextIfExists } from '../util/readTextIfExists';
 
 /**
  * The CLI's Edit/Write review (ide-protocol.md §3.2). Stays pending until a decision. The CLI writes
@@ -25,7 +25,7 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits) {
     annotations: { readOnlyHint: true },
     internal: true,
     handle: async (args, context) => {
-      const originalText = await readIfExists(args.old_file_path);
+      const originalText = await readTextIfExists(args.old_file_path);
       const decision = await review.review({
         filePath: args.new_file_path,
         originalText,
@@ -46,14 +46,6 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits) {
   });
 }
 
-async function readIfExists(filePath: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(filePath, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
 
 /** close_tab (§3.3): sent twice after every decision; idempotent, and settles a still-pending review. */
 export function closeTabTool(review: ReviewHost) {

@@ -59,11 +59,11 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     this.log.info(`Review opened: ${request.title} (${request.filePath}${request.originalText === undefined ? ', new file' : ''})`);
     try {
       await vscode.commands.executeCommand('vscode.diff', original, proposal, request.title, { preview: false });
-      await this.waitForTab(proposal, 5000);
+      // A decision can come before the tab is reported open (a quick click, close_tab): then stop waiting.
+      await Promise.race([this.waitForTab(proposal, 5000), pending.decision]);
       this.updateContextKey();
     } catch (error) {
-      this.registry.settle(id, { kind: 'rejected', reason: 'user' });
-      this.forget(id, original, proposal);
+      if (this.registry.settle(id, { kind: 'rejected', reason: 'user' })) this.forget(id, original, proposal);
       throw new Error(`Could not open the review diff: ${(error as Error).message}`);
     }
     const decision = await pending.decision;
