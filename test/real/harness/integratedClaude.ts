@@ -80,6 +80,8 @@ export function prepareIntegratedClaude(opts: PrepareOptions): IntegratedClaude 
     ANTHROPIC_API_KEY: apiKey,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     PATH: `${binDir}${path.delimiter}${process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`,
+    // VS Code's terminal may rebuild PATH, so the suite also puts this first when it types `claude`.
+    NC_CLAUDE_BIN_DIR: binDir,
     NC_TMUX_SOCKET: tmuxSocket,
     NC_PROBE_DIR: probeDir,
     ...opts.env,

@@ -182,12 +182,14 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     const terminal = await terminalWithShellIntegration({ name: 'claude', cwd: workspace, shellPath: '/bin/bash' }, 30_000);
     terminal.show();
     // -d: the tmux server (started from this shell, with its environment) keeps claude and its screen.
+    // The pinned CLI first on PATH: another `claude` on the machine must not stand in for it.
     terminal.sendText(
-      `tmux -L ${SOCKET} -f /dev/null start-server \\; set-option -g remain-on-exit on \\; set-option -g history-limit 5000 \\; ` +
+      `export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L ${SOCKET} -f /dev/null start-server \\; set-option -g remain-on-exit on \\; set-option -g history-limit 5000 \\; ` +
         `new-session -d -s main -x 200 -y 50 claude`,
     );
     await waitFor('claude to connect to the extension (status().ideSessions === 1)', () => api.status().ideSessions === 1, 60_000, 200);
     await waitForScreen(/❯/, 30_000);
+    await waitForScreen(/Claude Code v2\.1\.328/, 5_000);
     // The CLI registers its notification handlers shortly after ide_connected; let the selection resends pass.
     await sleep(1500);
   });
