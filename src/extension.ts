@@ -47,10 +47,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     diagnostics: new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p)),
     workspace,
     documents: new VsCodeDocumentWriter(),
-    approvalMode: () => approvalMode(),
+    approvalMode,
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
-    extraWorkspaceTools: [executeCommandTool(terminalRunner, workspace, { mode: () => approvalMode(), approver: modalCommandApprover })],
+    extraWorkspaceTools: [executeCommandTool(terminalRunner, workspace, { mode: approvalMode, approver: modalCommandApprover })],
   };
   const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
 
@@ -70,12 +70,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   });
   bridge = ideBridge;
   const toolsRoute = new ToolsRoute(context.globalState, log);
-  ideBridge.on('change', () => {
-    if (ideBridge.status().ideSessions > 0) void toolsRoute.offerOnce();
-  });
   const ideSessions = bridgeSessionSource(ideBridge);
   const selection = new SelectionTracker(ideSessions, log);
-  ideBridge.on('change', () => statusBar.update(ideBridge.status()));
+  ideBridge.on('change', () => {
+    const status = ideBridge.status();
+    statusBar.update(status);
+    // The tools route is offered once, when the user first actually uses claude with this window.
+    if (status.ideSessions > 0) void toolsRoute.offerOnce();
+  });
   statusBar.update(ideBridge.status());
 
   const controls = {
