@@ -87,6 +87,13 @@ async function reviewAndWrite(
     acceptedText = decision.text;
   }
 
+  // The user may have typed into the real file while the review was open: never overwrite that.
+  if (deps.documents.isDirty(target.realPath) || deps.documents.isDirty(target.absolute)) {
+    return {
+      error: `${shown} was edited in VS Code while the review was open and those edits are not saved, so the accepted change was not written (nothing was lost). Ask the user to save or revert the file, then read it again and retry.`,
+      path: shown,
+    };
+  }
   const before = deps.diagnostics.forFile(target.realPath);
   const changed = deps.diagnostics.waitForChange(target.realPath, deps.diagnosticsWaitMs ?? 1500);
   const { savedText } = await deps.documents.write(target.realPath, acceptedText);

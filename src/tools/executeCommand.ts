@@ -17,12 +17,17 @@ export const COMMAND_MAX_TIMEOUT_MS = 600_000;
 /** What the model gets: the outcome, plus a note when something needs explaining. */
 export type CommandResult = CommandOutcome & { note?: string };
 
+/** 1500 → "1.5 s", 120000 → "120 s". */
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
 export function describeOutcome(outcome: CommandOutcome, timeoutMs: number): CommandResult {
   if (outcome.timed_out) {
     return {
       ...outcome,
       note:
-        `The command is still running in the terminal: it did not finish within ${Math.round(timeoutMs / 1000)} s, and it was not stopped. ` +
+        `The command is still running in the terminal: it did not finish within ${formatSeconds(timeoutMs)}, and it was not stopped. ` +
         'The output is what it printed so far. Do not start it again; if it should not keep running, ask the user to stop it (Ctrl+C in that terminal).',
     };
   }

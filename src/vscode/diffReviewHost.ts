@@ -11,6 +11,8 @@ interface ReviewSides {
   original: vscode.Uri;
   proposal: vscode.Uri;
   request: ReviewRequest;
+  /** Set once its tab has been seen open; until then a closed tab elsewhere says nothing about it. */
+  shown: boolean;
 }
 
 /** Context key set while the active editor is one of our review diffs (for keybindings and buttons). */
@@ -55,12 +57,14 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const original = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${id}/${name}` });
     this.originals.set(original, stripBom(request.originalText ?? ''));
     this.proposals.set(proposal, stripBom(request.proposedText));
-    const pending = this.registry.add(id, request.title, request.connectionId, { original, proposal, request });
+    const sides: ReviewSides = { original, proposal, request, shown: false };
+    const pending = this.registry.add(id, request.title, request.connectionId, sides);
     this.log.info(`Review opened: ${request.title} (${request.filePath}${request.originalText === undefined ? ', new file' : ''})`);
     try {
       await vscode.commands.executeCommand('vscode.diff', original, proposal, request.title, { preview: false });
       // A decision can come before the tab is reported open (a quick click, close_tab): then stop waiting.
       await Promise.race([this.waitForTab(proposal, 5000), pending.decision]);
+      sides.shown = true;
       this.updateContextKey();
     } catch (error) {
       if (this.registry.settle(id, { kind: 'rejected', reason: 'user' })) this.forget(id, original, proposal);
@@ -132,7 +136,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     setTimeout(() => {
       const open = new Set(this.ourTabs().map((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString()));
       for (const review of this.registry.all()) {
-        if (!open.has(review.extra.proposal.toString())) void this.finish(review.id, { kind: 'rejected', reason: 'tab-closed' });
+        if (review.extra.shown && !open.has(review.extra.proposal.toString())) void this.finish(review.id, { kind: 'rejected', reason: 'tab-closed' });
       }
     }, 50);
   }

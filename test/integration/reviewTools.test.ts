@@ -195,6 +195,22 @@ describe('review tools over the real socket', () => {
       expect(review.opened).toHaveLength(0);
     });
 
+    test('unsaved edits made while the review was open are never overwritten on accept', async () => {
+      const file = path.join(root, 'typing.txt');
+      await fs.writeFile(file, 'one\n');
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'write_file', { path: 'typing.txt', content: 'two\n' });
+      await review.decide((req) => {
+        documents.dirty.add(file); // the user typed into the real file meanwhile
+        return { kind: 'accepted', text: req.proposedText };
+      });
+      const result = await answer;
+      expect(result.isError).toBe(true);
+      expect(JSON.parse(result.content[0].text).error).toMatch(/edited in VS Code while the review was open/);
+      expect(documents.written).toEqual([]);
+      expect(await fs.readFile(file, 'utf8')).toBe('one\n');
+    });
+
     test('approvalMode never: applied without waiting', async () => {
       approval = 'never';
       const { client } = await connectClient(`${url}/tools`);

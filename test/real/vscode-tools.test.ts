@@ -1,0 +1,393 @@
+/**
+ * The workspace tools of the `/tools` route, called over the real socket inside real VS Code
+ * (code-server 4.139.1) with the packaged extension installed: the review diff of write_file/apply_diff
+ * (format-on-save, rejection, CRLF+BOM, partial blocks, auto-save, dirty buffers), execute_command in real
+ * integrated terminals (bash + shell integration) and its approval modal, VS Code's own ripgrep, and the
+ * JSON language server's diagnostics.
+ *
+ * One code-server and one window for everything. The inner suites (test/vscode/suites/tools-*.test.ts)
+ * run in the extension host and call the tools with the MCP SDK's Client, port and token read from the
+ * lock file in CLAUDE_CONFIG_DIR, as the CLI's route entry does. Each jest test below checks one inner
+ * test's outcome (key = the `[key]` of its title) and what it left on disk. The outer side also answers
+ * "probes" the inner tests cannot do themselves (is the terminal panel showing?).
+ *
+ * The approvalMode "always" modal cannot be answered inside that window: a window running extension
+ * tests refuses every dialog ("DialogService: refused to show dialog in tests"). So the last test opens a
+ * plain window of the same server, calls execute_command from here over the same route (lock file →
+ * port + token), and clicks the modal with Playwright.
+ *
+ * Needs test/setup/install-real-clients.sh. Run:
+ *   npx jest --selectProjects real --runInBand -- test/real/vscode-tools.test.ts
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as util from 'util';
+import type { Page } from 'playwright-core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { HeaderWebSocketClientTransport } from '../support/wsClientTransport';
+import { LEAKY_ENV } from './harness/claudeCli';
+import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, INNER_SUITES, openWorkbench, saveScreenshot, screenshotOnFailure, startCodeServer, type CodeServer } from './harness/codeServer';
+import { ensureVsix } from './harness/vsix';
+
+const PROBE_MARKER = '[nc-tools-probe]';
+
+type InnerResult = { state?: string; error?: string; ms?: number; data?: Record<string, unknown> };
+
+/**
+ * Waits for the workbench's modal dialog, reads it, clicks the button named `click`, waits for it to go.
+ * (Only in a plain window: a window running extension tests refuses every dialog.)
+ */
+async function answerDialog(page: Page, click: string): Promise<{ message: string; detail: string; buttons: string[] }> {
+  const box = page.locator('.monaco-dialog-box');
+  await box.waitFor({ state: 'visible', timeout: 15_000 });
+  const text = async (selector: string) => ((await box.locator(selector).first().textContent({ timeout: 2_000 }).catch(() => '')) ?? '').trim();
+  const buttons = (await box.locator('.dialog-buttons .monaco-button').allTextContents()).map((b) => b.trim());
+  const info = { message: await text('.dialog-message-text'), detail: await text('.dialog-message-detail'), buttons };
+  await box.locator('.dialog-buttons .monaco-button', { hasText: new RegExp(`^${click}$`) }).first().click({ timeout: 5_000 });
+  await box.waitFor({ state: 'hidden', timeout: 10_000 });
+  return info;
+}
+
+/** Probe handlers: name → answer, computed here with the workbench page. */
+const PROBES: Record<string, (page: Page, arg: unknown) => Promise<unknown>> = {
+  /** Whether the panel shows a terminal (an xterm) right now. */
+  terminalPanel: async (page) => {
+    await page.locator('.part.panel .xterm').first().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
+    return {
+      panelTerminalVisible: await page.locator('.part.panel .xterm').first().isVisible(),
+      tabs: (await page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').allTextContents()).map((s) => s.trim()),
+    };
+  },
+};
+
+/** Resolves when `p` settles, or says it is still pending after `ms`. */
+async function stateAfter<T>(p: Promise<T>, ms: number): Promise<'pending' | { value: T }> {
+  let timer: NodeJS.Timeout | undefined;
+  const pending = new Promise<'pending'>((r) => (timer = setTimeout(() => r('pending'), ms)));
+  try {
+    return await Promise.race([p.then((value) => ({ value })), pending]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+interface RunOutcome {
+  exitCode: number;
+  log: string[];
+  durationMs: number;
+  screenshot?: string;
+}
+
+/**
+ * runSuiteInVsCode (harness/codeServer.ts) with the page at hand for probes: the inner test logs
+ * `[nc-tools-probe] <id> <name> <json>`, the answer goes to `<probeDir>/<id>.json`.
+ */
+async function runInnerSuites(server: CodeServer, folder: string, probeDir: string, timeoutMs: number): Promise<RunOutcome> {
+  const started = Date.now();
+  const shimDir = fs.mkdtempSync(path.join(server.tempDir, 'suite-'));
+  const shim = path.join(shimDir, 'index.js');
+  const inner = { files: ['tools-'], timeout: 60_000 };
+  fs.writeFileSync(shim, `const target = require(${JSON.stringify(INNER_SUITES.product)});\nexports.run = function () { return target.run(${JSON.stringify(inner)}); };\n`);
+  const log: string[] = [];
+  let resolveExit!: (code: number) => void;
+  const exited = new Promise<number>((r) => (resolveExit = r));
+  let page: Page | undefined;
+  const pending: Array<Promise<void>> = [];
+  const answer = async (line: string) => {
+    const m = /\[nc-tools-probe\] (\S+) (\S+) ?(.*)$/.exec(line);
+    if (!m) return;
+    const [, id, name, raw] = m;
+    let result: { ok: boolean; value?: unknown; error?: string };
+    try {
+      const handler = PROBES[name];
+      if (!handler) throw new Error(`no probe named ${name}`);
+      if (!page) throw new Error('the workbench page is not open');
+      result = { ok: true, value: await handler(page, raw ? JSON.parse(raw) : undefined) };
+    } catch (e) {
+      result = { ok: false, error: (e as Error).message };
+      if (page) await saveScreenshot(page, `vscode-tools-probe-${name}`);
+    }
+    const file = path.join(probeDir, `${id}.json`);
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(result));
+    fs.renameSync(`${file}.tmp`, file);
+  };
+  const wb = await openWorkbench(server, folder, {
+    payload: [
+      ['extensionDevelopmentPath', server.remoteUri(DRIVER_EXTENSION_PATH)],
+      ['extensionTestsPath', server.remoteUri(shim)],
+    ],
+    waitForWorkbench: false,
+    timeoutMs,
+    beforeNavigate: async (p) => {
+      page = p;
+      await p.exposeFunction('codeAutomationLog', (level: unknown, args: unknown) => {
+        const list = Array.isArray(args) ? args : [args];
+        const line = `${String(level)}: ${util.format(...list.map((a) => (typeof a === 'string' || typeof a === 'number' ? a : JSON.stringify(a))))}`;
+        log.push(line);
+        if (line.includes(PROBE_MARKER)) pending.push(answer(line));
+      });
+      await p.exposeFunction('codeAutomationExit', (code: unknown) => resolveExit(typeof code === 'number' ? code : Number(code) || 1));
+    },
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(0, timeoutMs - (Date.now() - started)))));
+    const outcome = await Promise.race([exited, timedOut]);
+    await Promise.allSettled(pending);
+    if (outcome === 'timeout') {
+      const screenshot = await saveScreenshot(wb.page, 'vscode-tools-timeout');
+      throw new Error(`the inner suites did not finish within ${timeoutMs} ms${screenshot ? ` (screenshot: ${screenshot})` : ''}\n--- log ---\n${log.join('\n')}`);
+    }
+    const result: RunOutcome = { exitCode: outcome, log, durationMs: Date.now() - started };
+    if (outcome !== 0) result.screenshot = await saveScreenshot(wb.page, 'vscode-tools-failed');
+    return result;
+  } finally {
+    if (timer) clearTimeout(timer);
+    await wb.close();
+    fs.rmSync(shimDir, { recursive: true, force: true });
+  }
+}
+
+describe('vscode-tools', () => {
+  let root = '';
+  let workspace = '';
+  let configDir = '';
+  let server: CodeServer | undefined;
+  let run: RunOutcome | undefined;
+  let runError: Error | undefined;
+  let results: Record<string, InnerResult> = {};
+  const abs = (rel: string) => path.join(workspace, rel);
+
+  /** The inner test's outcome; on failure the message carries its error, its data and the end of the inner log. */
+  const expectInnerPassed = (key: string) => {
+    const r = results[key];
+    const context = r?.state === 'passed' ? {} : { data: r?.data, runError: runError?.message.slice(0, 3000), innerLogTail: run?.log.filter((l) => !/AgentHost|gallery/.test(l)).slice(-40) };
+    expect({ key, state: r?.state, error: r?.error, ...context }).toEqual({ key, state: 'passed', error: undefined });
+    return r!.data ?? {};
+  };
+
+  beforeAll(async () => {
+    if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
+    const [vsix] = await Promise.all([ensureVsix(), compileInnerSuites()]);
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-tools-')));
+    workspace = path.join(root, 'workspace');
+    const home = path.join(root, 'home');
+    configDir = path.join(root, 'config');
+    const probeDir = path.join(root, 'probes');
+    for (const d of [workspace, home, configDir, probeDir]) fs.mkdirSync(d);
+    const resultsPath = path.join(root, 'results.json');
+    const env: Record<string, string | undefined> = {};
+    // Nothing of the shell running the tests (its own claude/IDE setup) may leak into VS Code.
+    for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
+    Object.assign(env, { HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_TOOLS_RESULTS: resultsPath, NC_TOOLS_PROBE_DIR: probeDir });
+    try {
+      server = await startCodeServer({
+        workspace,
+        vsixPaths: [vsix],
+        env,
+        // The test window's extension host ends (and deletes its lock file) 5 s after its browser left.
+        extraArgs: ['--reconnection-grace-time', '5'],
+        userSettings: {
+          'git.enabled': false,
+          'json.schemaDownload.enable': false,
+          'files.autoSave': 'off',
+          '[json]': { 'editor.formatOnSave': true, 'editor.defaultFormatter': 'vscode.json-language-features' },
+          'terminal.integrated.defaultProfile.linux': 'bash',
+          'terminal.integrated.shellIntegration.enabled': true,
+          'nativeClaude.approvalMode': 'write-only',
+        },
+      });
+      run = await runInnerSuites(server, workspace, probeDir, 300_000);
+    } catch (e) {
+      runError = e as Error;
+    } finally {
+      if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
+    }
+    if (process.env.NC_TOOLS_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
+  }, 420_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+  }, 60_000);
+
+  it('ran every inner test (none skipped or missing)', () => {
+    expect({ exitCode: run?.exitCode, runError: runError?.message.slice(0, 3000) }).toMatchObject({ exitCode: expect.any(Number), runError: undefined });
+    expect(Object.keys(results).sort()).toEqual(
+      [
+        'autosave',
+        'diagnostics',
+        'dirty-during-review',
+        'dirty-refused',
+        'eol-bom-accept',
+        'format-on-save',
+        'list',
+        'new-diagnostics',
+        'partial',
+        'reject-close',
+        'search',
+        'search-invalid',
+        'tab-close-race',
+        'terminal-clean',
+        'terminal-exit',
+        'terminal-shell-exit',
+        'terminal-timeout',
+      ].sort(),
+    );
+  });
+
+  describe('write_file / apply_diff review', () => {
+    it('a new JSON file: diff tab on the proposal scheme, nothing on disk before acceptance; the user edit and format-on-save both land and are reported', () => {
+      const d = expectInnerPassed('format-on-save');
+      expect(d.answer).toMatchObject({ status: 'accepted', operation: 'created', path: 'data/new.json' });
+      expect(d.tabLabel).toBe('✻ Claude proposes: data/new.json');
+      expect(JSON.parse(fs.readFileSync(abs('data/new.json'), 'utf8'))).toEqual({ name: 'demo', reviewer: 'me', items: [1, 2, 3] });
+    });
+
+    it('closing the tab rejects: a CRLF+BOM file without final newline stays byte-identical; a rejected new file leaves no file and no folder', () => {
+      expectInnerPassed('reject-close');
+      expect(fs.readFileSync(abs('crlf-bom.txt'))).toEqual(Buffer.from('\uFEFFone\r\ntwo\r\nthree', 'utf8'));
+      expect(fs.existsSync(abs('fresh'))).toBe(false);
+    });
+
+    it('an accepted apply_diff keeps BOM, CRLF and the missing final newline', () => {
+      expectInnerPassed('eol-bom-accept');
+      expect(fs.readFileSync(abs('crlf-bom-accept.txt'))).toEqual(Buffer.from('\uFEFFone\r\nTWO\r\nthree', 'utf8'));
+    });
+
+    it('apply_diff with one ambiguous block: partial, failed_blocks says why, the other block is applied', () => {
+      const d = expectInnerPassed('partial');
+      expect(d.answer).toMatchObject({ status: 'accepted', partial: true, failed_blocks: [expect.objectContaining({ reason: expect.stringContaining('ambiguous (2 matches found)') })] });
+      expect(fs.readFileSync(abs('partial.txt'), 'utf8')).toBe('ALPHA\ndup\nbeta\ndup\ngamma\n');
+    });
+
+    it('a file with unsaved edits is refused, buffer untouched', () => {
+      expectInnerPassed('dirty-refused');
+      expect(fs.readFileSync(abs('dirty.txt'), 'utf8')).toBe('saved\n');
+    });
+
+    it("an accepted write that breaks the file reports the language server's new problem in new_diagnostics", () => {
+      const d = expectInnerPassed('new-diagnostics');
+      expect(d.answer).toMatchObject({ status: 'accepted', new_diagnostics: [expect.stringMatching(/^\[Error\] conf\.jsonc:1:\d+ — Value expected/)] });
+    });
+
+    // Regression (found here): the dirty check ran only when the proposal arrived, so typing into the
+    // real file while its review was open, then accepting, overwrote that unsaved text (pitfall 5).
+    it("the user's unsaved typing in the real file during an open review is not lost on accept", () => {
+      const d = expectInnerPassed('dirty-during-review');
+      expect(d.answer).toMatchObject({ error: expect.stringMatching(/edited in VS Code while the review was open/) });
+      expect(d.onDisk).toBe('one\n');
+    });
+
+    // Regression (found here): 50 ms after ANY tab closed, every pending review whose tab was not open
+    // yet was rejected, so a proposal arriving just after a tab closed was settled unseen.
+    it('a tab closed just before a proposal arrives does not reject the new review', () => {
+      expectInnerPassed('tab-close-race');
+    });
+
+    it('auto-save after 200 ms does not put an edited proposal on disk, nor accept it', () => {
+      const d = expectInnerPassed('autosave');
+      expect(d.stateAfter2s).toBe('pending');
+      expect(fs.readFileSync(abs('autosave.txt'), 'utf8')).toBe('one\ntwo\n');
+    });
+  });
+
+  describe('execute_command', () => {
+    it('output and exit code (3) in a new, visible terminal; no escape sequences', () => {
+      expectInnerPassed('terminal-exit');
+    });
+
+    it('colours stripped, idle terminal reused per folder, PAGER=cat and NATIVE_CLAUDE_PORT in its environment', () => {
+      expectInnerPassed('terminal-clean');
+    });
+
+    it('timeout returns early saying the command still runs; a busy terminal is not reused', () => {
+      expectInnerPassed('terminal-timeout');
+    });
+
+    it('a command that ends the shell: output so far, exit code null (unknown), terminal gone', () => {
+      expectInnerPassed('terminal-shell-exit');
+    });
+  });
+
+  describe('search, list, diagnostics', () => {
+    it("search_files finds matches with VS Code's own ripgrep, grouped with line numbers", () => {
+      const d = expectInnerPassed('search');
+      expect(d.rgExists).toBe(true);
+    });
+
+    it('an invalid regex gives a clear error', () => {
+      expectInnerPassed('search-invalid');
+    });
+
+    it('list_files honours .gitignore', () => {
+      expectInnerPassed('list');
+    });
+
+    it("get_diagnostics reports the JSON language server's syntax error", () => {
+      expectInnerPassed('diagnostics');
+    });
+  });
+
+  describe('execute_command with approvalMode "always" (a plain window, the modal clicked with Playwright)', () => {
+    it('the modal shows the command; nothing runs before the answer; Run runs it, Reject does not', async () => {
+      expect(server).toBeDefined();
+      const srv = server!;
+      const settingsFile = path.join(srv.userDataDir, 'User', 'settings.json');
+      const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+      fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'nativeClaude.approvalMode': 'always' }, null, 2));
+      const lockDir = path.join(configDir, 'ide');
+      const openedAt = Date.now();
+      const wb = await openWorkbench(srv, workspace);
+      let client: Client | undefined;
+      try {
+        // This window's lock file: written (atomically, so with a fresh mtime) after the window opened.
+        let lock: { port: number; authToken: string } | undefined;
+        const deadline = Date.now() + 60_000;
+        while (!lock && Date.now() < deadline) {
+          for (const f of fs.existsSync(lockDir) ? fs.readdirSync(lockDir).filter((n) => /^\d+\.lock$/.test(n)) : []) {
+            const file = path.join(lockDir, f);
+            const stat = fs.statSync(file, { throwIfNoEntry: false });
+            if (stat && stat.mtimeMs >= openedAt) lock = { port: Number(f.slice(0, -5)), authToken: JSON.parse(fs.readFileSync(file, 'utf8')).authToken };
+          }
+          if (!lock) await new Promise((r) => setTimeout(r, 200));
+        }
+        expect({ lockFileWritten: !!lock, console: lock ? [] : wb.console().slice(-20) }).toEqual({ lockFileWritten: true, console: [] });
+        client = new Client({ name: 'native-claude-tools-test', version: '0.0.0' });
+        await client.connect(new HeaderWebSocketClientTransport(`ws://127.0.0.1:${lock!.port}/tools`, { 'x-claude-code-ide-authorization': lock!.authToken }));
+        const call = (command: string) =>
+          client!.callTool({ name: 'execute_command', arguments: { command } }, undefined, { timeout: 60_000 }).then((r) => {
+            const text = (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+            return { isError: r.isError === true, text, json: JSON.parse(text) as Record<string, unknown> };
+          });
+
+        await screenshotOnFailure(wb.page, 'vscode-tools-approval', async () => {
+          const approved = path.join(workspace, 'approved-ran.txt');
+          const running = call(`echo approved-run | tee ${JSON.stringify(approved)}`);
+          // Asked first: nothing has run while the modal is up.
+          expect(await stateAfter(running, 1500)).toBe('pending');
+          expect(fs.existsSync(approved)).toBe(false);
+          const dialog = await answerDialog(wb.page, 'Run');
+          expect(dialog).toEqual({ message: 'Claude wants to run a command in the terminal', detail: expect.stringContaining('echo approved-run'), buttons: expect.arrayContaining(['Run', 'Reject']) });
+          const ran = await running;
+          expect(ran).toMatchObject({ isError: false, json: { exit_code: 0, output_captured: true } });
+          expect(String(ran.json.output).trim()).toBe('approved-run');
+          expect(fs.readFileSync(approved, 'utf8')).toBe('approved-run\n');
+
+          const rejectedMarker = path.join(workspace, 'rejected-ran.txt');
+          const rejecting = call(`echo ran > ${JSON.stringify(rejectedMarker)}`);
+          await answerDialog(wb.page, 'Reject');
+          const rejected = await rejecting;
+          expect(rejected).toMatchObject({ isError: false, json: { status: 'rejected', command: expect.stringContaining('rejected-ran.txt') } });
+          await new Promise((r) => setTimeout(r, 1000));
+          expect(fs.existsSync(rejectedMarker)).toBe(false);
+        });
+      } finally {
+        await client?.close();
+        await wb.close();
+      }
+    }, 150_000);
+  });
+});
