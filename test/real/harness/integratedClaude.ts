@@ -246,3 +246,24 @@ export function lockFiles(lockDir: string): string[] {
     return [];
   }
 }
+
+/**
+ * Kills the private tmux server on socket name `socket` (and what runs in its panes) and removes its
+ * socket file; for tests that start more than one tmux server (e.g. `<tmuxSocket>-<tag>`). Idempotent.
+ */
+export async function killTmuxServer(socket: string): Promise<void> {
+  const socketPath = await run('tmux', ['-L', socket, 'display-message', '-p', '#{socket_path}']).then((s) => s.trim(), () => '');
+  const panePids = await run('tmux', ['-L', socket, 'list-panes', '-a', '-F', '#{pane_pid}']).then((s) => s.split(/\s+/).filter(Boolean).map(Number), () => []);
+  await run('tmux', ['-L', socket, 'kill-server']).catch(() => undefined);
+  const deadline = Date.now() + 3000;
+  while (panePids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (const pid of panePids.filter(alive)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  const fallback = path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, socket);
+  for (const p of [socketPath, fallback]) if (p) fs.rmSync(p, { force: true });
+}
