@@ -17,9 +17,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, INNER_SUITES, openWorkbench, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, openWorkbench, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
 import { startFakeModel, type FakeModel, type Message, type MessagesRequest, type Reply, type ToolUse } from './harness/fakeModel';
-import { lockFiles, prepareIntegratedClaude, runSuiteWithProbes, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
+import { lockFiles, prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
 
 /** code-server keeps a window's extension host this long after its browser went away. */
@@ -98,16 +98,6 @@ function freshMessages(request: MessagesRequest): Message[] {
   return msgs.slice(i + 1);
 }
 
-function findFiles(dir: string, pattern: RegExp): string[] {
-  let out: string[] = [];
-  for (const e of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) out = out.concat(findFiles(full, pattern));
-    else if (pattern.test(e.name)) out.push(full);
-  }
-  return out;
-}
-
 describe('vscode-ide', () => {
   let model: FakeModel;
   let workspace = '';
@@ -169,7 +159,7 @@ describe('vscode-ide', () => {
         extraArgs: ['--reconnection-grace-time', String(GRACE_SECONDS)],
         userSettings: { 'git.enabled': false, 'json.schemaDownload.enable': false, 'files.autoSave': 'off' },
       });
-      suite = await runSuiteWithProbes({
+      suite = await runSuiteInVsCode({
         server,
         folder: workspace,
         suite: INNER_SUITES.product,
@@ -299,7 +289,7 @@ describe('vscode-ide', () => {
       return !fs.existsSync(file);
     };
 
-    // 1. The test window (runSuiteWithProbes closed it when the suite was done).
+    // 1. The test window (runSuiteInVsCode closed it when the suite was done).
     expect({ deleted: await goneWithin(lockPath!, (GRACE_SECONDS + 15) * 1000), serverAlive: serverAlive(), log: terminations() }).toMatchObject({ deleted: true, serverAlive: true });
 
     // 2. A plain window whose browser tab is closed: code-server ends its extension host after the

@@ -22,16 +22,14 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import * as util from 'util';
 import type { Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { stateAfter } from '../support/stateAfter';
 import { HeaderWebSocketClientTransport } from '../support/wsClientTransport';
 import { LEAKY_ENV } from './harness/claudeCli';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, INNER_SUITES, openWorkbench, saveScreenshot, screenshotOnFailure, startCodeServer, type CodeServer } from './harness/codeServer';
+import { codeServerAvailable, compileInnerSuites, INNER_SUITES, openWorkbench, runSuiteInVsCode, screenshotOnFailure, startCodeServer, type CodeServer, type Probes, type SuiteResult } from './harness/codeServer';
 import { ensureVsix } from './harness/vsix';
-
-const PROBE_MARKER = '[nc-tools-probe]';
 
 type InnerResult = { state?: string; error?: string; ms?: number; data?: Record<string, unknown> };
 
@@ -51,7 +49,7 @@ async function answerDialog(page: Page, click: string): Promise<{ message: strin
 }
 
 /** Probe handlers: name → answer, computed here with the workbench page. */
-const PROBES: Record<string, (page: Page, arg: unknown) => Promise<unknown>> = {
+const PROBES: Probes = {
   /** Whether the panel shows a terminal (an xterm) right now. */
   terminalPanel: async (page) => {
     await page.locator('.part.panel .xterm').first().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
@@ -62,100 +60,12 @@ const PROBES: Record<string, (page: Page, arg: unknown) => Promise<unknown>> = {
   },
 };
 
-/** Resolves when `p` settles, or says it is still pending after `ms`. */
-async function stateAfter<T>(p: Promise<T>, ms: number): Promise<'pending' | { value: T }> {
-  let timer: NodeJS.Timeout | undefined;
-  const pending = new Promise<'pending'>((r) => (timer = setTimeout(() => r('pending'), ms)));
-  try {
-    return await Promise.race([p.then((value) => ({ value })), pending]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-interface RunOutcome {
-  exitCode: number;
-  log: string[];
-  durationMs: number;
-  screenshot?: string;
-}
-
-/**
- * runSuiteInVsCode (harness/codeServer.ts) with the page at hand for probes: the inner test logs
- * `[nc-tools-probe] <id> <name> <json>`, the answer goes to `<probeDir>/<id>.json`.
- */
-async function runInnerSuites(server: CodeServer, folder: string, probeDir: string, timeoutMs: number): Promise<RunOutcome> {
-  const started = Date.now();
-  const shimDir = fs.mkdtempSync(path.join(server.tempDir, 'suite-'));
-  const shim = path.join(shimDir, 'index.js');
-  const inner = { files: ['tools-'], timeout: 60_000 };
-  fs.writeFileSync(shim, `const target = require(${JSON.stringify(INNER_SUITES.product)});\nexports.run = function () { return target.run(${JSON.stringify(inner)}); };\n`);
-  const log: string[] = [];
-  let resolveExit!: (code: number) => void;
-  const exited = new Promise<number>((r) => (resolveExit = r));
-  let page: Page | undefined;
-  const pending: Array<Promise<void>> = [];
-  const answer = async (line: string) => {
-    const m = /\[nc-tools-probe\] (\S+) (\S+) ?(.*)$/.exec(line);
-    if (!m) return;
-    const [, id, name, raw] = m;
-    let result: { ok: boolean; value?: unknown; error?: string };
-    try {
-      const handler = PROBES[name];
-      if (!handler) throw new Error(`no probe named ${name}`);
-      if (!page) throw new Error('the workbench page is not open');
-      result = { ok: true, value: await handler(page, raw ? JSON.parse(raw) : undefined) };
-    } catch (e) {
-      result = { ok: false, error: (e as Error).message };
-      if (page) await saveScreenshot(page, `vscode-tools-probe-${name}`);
-    }
-    const file = path.join(probeDir, `${id}.json`);
-    fs.writeFileSync(`${file}.tmp`, JSON.stringify(result));
-    fs.renameSync(`${file}.tmp`, file);
-  };
-  const wb = await openWorkbench(server, folder, {
-    payload: [
-      ['extensionDevelopmentPath', server.remoteUri(DRIVER_EXTENSION_PATH)],
-      ['extensionTestsPath', server.remoteUri(shim)],
-    ],
-    waitForWorkbench: false,
-    timeoutMs,
-    beforeNavigate: async (p) => {
-      page = p;
-      await p.exposeFunction('codeAutomationLog', (level: unknown, args: unknown) => {
-        const list = Array.isArray(args) ? args : [args];
-        const line = `${String(level)}: ${util.format(...list.map((a) => (typeof a === 'string' || typeof a === 'number' ? a : JSON.stringify(a))))}`;
-        log.push(line);
-        if (line.includes(PROBE_MARKER)) pending.push(answer(line));
-      });
-      await p.exposeFunction('codeAutomationExit', (code: unknown) => resolveExit(typeof code === 'number' ? code : Number(code) || 1));
-    },
-  });
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(0, timeoutMs - (Date.now() - started)))));
-    const outcome = await Promise.race([exited, timedOut]);
-    await Promise.allSettled(pending);
-    if (outcome === 'timeout') {
-      const screenshot = await saveScreenshot(wb.page, 'vscode-tools-timeout');
-      throw new Error(`the inner suites did not finish within ${timeoutMs} ms${screenshot ? ` (screenshot: ${screenshot})` : ''}\n--- log ---\n${log.join('\n')}`);
-    }
-    const result: RunOutcome = { exitCode: outcome, log, durationMs: Date.now() - started };
-    if (outcome !== 0) result.screenshot = await saveScreenshot(wb.page, 'vscode-tools-failed');
-    return result;
-  } finally {
-    if (timer) clearTimeout(timer);
-    await wb.close();
-    fs.rmSync(shimDir, { recursive: true, force: true });
-  }
-}
-
 describe('vscode-tools', () => {
   let root = '';
   let workspace = '';
   let configDir = '';
   let server: CodeServer | undefined;
-  let run: RunOutcome | undefined;
+  let run: SuiteResult | undefined;
   let runError: Error | undefined;
   let results: Record<string, InnerResult> = {};
   const abs = (rel: string) => path.join(workspace, rel);
@@ -181,7 +91,7 @@ describe('vscode-tools', () => {
     const env: Record<string, string | undefined> = {};
     // Nothing of the shell running the tests (its own claude/IDE setup) may leak into VS Code.
     for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
-    Object.assign(env, { HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_TOOLS_RESULTS: resultsPath, NC_TOOLS_PROBE_DIR: probeDir });
+    Object.assign(env, { HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_TOOLS_RESULTS: resultsPath, NC_PROBE_DIR: probeDir });
     try {
       server = await startCodeServer({
         workspace,
@@ -199,7 +109,18 @@ describe('vscode-tools', () => {
           'nativeClaude.approvalMode': 'write-only',
         },
       });
-      run = await runInnerSuites(server, workspace, probeDir, 300_000);
+      run = await runSuiteInVsCode({
+        server,
+        folder: workspace,
+        suite: INNER_SUITES.product,
+        files: ['tools-'],
+        timeout: 60_000,
+        timeoutMs: 300_000,
+        probeDir,
+        probes: PROBES,
+        screenshotOnProbeError: true,
+        name: 'vscode-tools',
+      });
     } catch (e) {
       runError = e as Error;
     } finally {

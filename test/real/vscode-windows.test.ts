@@ -19,20 +19,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { seedClaudeConfig } from './harness/claudeCli';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, INNER_SUITES, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
 import { startFakeModel, type FakeModel } from './harness/fakeModel';
-import { killTmuxServer, prepareIntegratedClaude, runSuiteWithProbes, type IntegratedClaude } from './harness/integratedClaude';
+import { killTmuxServer, prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
-
-function findFiles(dir: string, pattern: RegExp): string[] {
-  let found: string[] = [];
-  for (const e of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) found = found.concat(findFiles(full, pattern));
-    else if (pattern.test(e.name)) found.push(full);
-  }
-  return found;
-}
 
 interface Status {
   running: boolean;
@@ -124,7 +114,7 @@ describe('vscode-windows', () => {
     });
     const srv = server;
     const run = (name: string, folder: string, grep: string) =>
-      runSuiteWithProbes({
+      runSuiteInVsCode({
         server: srv,
         folder,
         suite: INNER_SUITES.product,

@@ -1,7 +1,7 @@
 import { MentionDispatcher, buildAtMention, formatAtMention, type AtMentionParams } from '../../src/selection/atMention';
-import type { IdeSession, IdeSessionSource } from '../../src/selection/ideSessions';
 import type { Range } from '../../src/selection/selectionNotifier';
 import { memoryLogger } from '../../src/util/logger';
+import { fakeIdeSessions } from '../support/fakeIdeSessions';
 
 const range = (sl: number, sc: number, el: number, ec: number): Range => ({ start: { line: sl, character: sc }, end: { line: el, character: ec } });
 
@@ -58,44 +58,8 @@ describe('selection at-mention lines', () => {
   });
 });
 
-function fakeSessions() {
-  const live = new Map<number, IdeSession>();
-  const listeners = new Set<(s: IdeSession) => void>();
-  const sent: Array<{ session: number; params: Record<string, unknown> }> = [];
-  const failing = new Set<number>();
-  const source: IdeSessionSource = {
-    sessions: () => [...live.values()],
-    onDidConnect: (listener) => {
-      listeners.add(listener);
-      return { dispose: () => listeners.delete(listener) };
-    },
-  };
-  const add = (id: number) => {
-    const session: IdeSession = {
-      id,
-      cliPid: 1000 + id,
-      notify: async (method, params) => {
-        if (failing.has(id)) throw new Error('socket closed');
-        expect(method).toBe('at_mentioned');
-        sent.push({ session: id, params });
-      },
-    };
-    live.set(id, session);
-    return session;
-  };
-  /** A session that was already connected (and ready) before the dispatcher saw it connect. */
-  const existing = (id: number) => add(id);
-  /** A CLI announcing itself now. */
-  const connect = (id: number) => {
-    const session = add(id);
-    for (const l of listeners) l(session);
-    return session;
-  };
-  return { source, sent, failing, existing, connect, disconnect: (id: number) => live.delete(id) };
-}
-
 describe('selection at-mention dispatch', () => {
-  let sessions: ReturnType<typeof fakeSessions>;
+  let sessions: ReturnType<typeof fakeIdeSessions>;
   let log: string[];
   let delivered: number[];
   let dispatcher: MentionDispatcher;
@@ -108,7 +72,7 @@ describe('selection at-mention dispatch', () => {
 
   beforeEach(() => {
     jest.useFakeTimers({ now: 1_000_000 });
-    sessions = fakeSessions();
+    sessions = fakeIdeSessions();
     log = [];
     delivered = [];
     dispatcher = new MentionDispatcher({
@@ -123,14 +87,16 @@ describe('selection at-mention dispatch', () => {
   afterEach(() => {
     dispatcher.dispose();
     jest.useRealTimers();
+    // The dispatcher sends nothing but at_mentioned.
+    expect(sessions.sent.filter((s) => s.method !== 'at_mentioned')).toEqual([]);
   });
 
   test('with a connected session the mention is sent at once, in order', async () => {
     sessions.existing(1);
     await expect(dispatcher.mention([a, b])).resolves.toMatchObject({ kind: 'sent', sessions: [{ id: 1 }] });
     expect(sessions.sent).toEqual([
-      { session: 1, params: a },
-      { session: 1, params: b },
+      { session: 1, method: 'at_mentioned', params: a },
+      { session: 1, method: 'at_mentioned', params: b },
     ]);
   });
 
@@ -143,7 +109,7 @@ describe('selection at-mention dispatch', () => {
     expect(sessions.sent).toHaveLength(0); // the CLI drops at_mentioned sent right after ide_connected
     jest.advanceTimersByTime(1);
     await settle();
-    expect(sessions.sent).toEqual([{ session: 4, params: a }]);
+    expect(sessions.sent).toEqual([{ session: 4, method: 'at_mentioned', params: a }]);
     expect(delivered).toEqual([4]);
     expect(dispatcher.queued).toBe(0);
     sessions.connect(5);
@@ -158,7 +124,7 @@ describe('selection at-mention dispatch', () => {
     await expect(dispatcher.mention([b])).resolves.toMatchObject({ kind: 'pending', sessions: [{ id: 2 }] });
     jest.advanceTimersByTime(1300);
     await settle();
-    expect(sessions.sent).toEqual([{ session: 2, params: b }]);
+    expect(sessions.sent).toEqual([{ session: 2, method: 'at_mentioned', params: b }]);
     await expect(dispatcher.mention([a])).resolves.toMatchObject({ kind: 'sent' });
   });
 
@@ -196,7 +162,7 @@ describe('selection at-mention dispatch', () => {
     sessions.connect(2);
     jest.advanceTimersByTime(1500);
     await settle();
-    expect(sessions.sent).toEqual([{ session: 2, params: a }]);
+    expect(sessions.sent).toEqual([{ session: 2, method: 'at_mentioned', params: a }]);
   });
 
   test('a failed send says so; a failed queued delivery keeps what was not sent', async () => {

@@ -1,4 +1,3 @@
-import type { IdeSession, IdeSessionSource } from '../../src/selection/ideSessions';
 import {
   MAX_SELECTION_TEXT_CHARS,
   SelectionNotifier,
@@ -8,40 +7,7 @@ import {
   type EditorState,
 } from '../../src/selection/selectionNotifier';
 import { memoryLogger } from '../../src/util/logger';
-
-interface Sent {
-  session: number;
-  method: string;
-  params: Record<string, unknown>;
-}
-
-/** CLI sessions that record what they are sent; `failing` ids reject. */
-function fakeSessions() {
-  const live = new Map<number, IdeSession>();
-  const listeners = new Set<(s: IdeSession) => void>();
-  const sent: Sent[] = [];
-  const failing = new Set<number>();
-  const source: IdeSessionSource = {
-    sessions: () => [...live.values()],
-    onDidConnect: (listener) => {
-      listeners.add(listener);
-      return { dispose: () => listeners.delete(listener) };
-    },
-  };
-  const connect = (id: number) => {
-    const session: IdeSession = {
-      id,
-      notify: async (method, params) => {
-        if (failing.has(id)) throw new Error('socket closed');
-        sent.push({ session: id, method, params });
-      },
-    };
-    live.set(id, session);
-    for (const l of listeners) l(session);
-    return session;
-  };
-  return { source, sent, failing, connect, disconnect: (id: number) => live.delete(id), listenerCount: () => listeners.size };
-}
+import { fakeIdeSessions } from '../support/fakeIdeSessions';
 
 const state = (filePath: string, sl: number, sc: number, el: number, ec: number, text = 'x'): EditorState => ({
   filePath,
@@ -50,7 +16,7 @@ const state = (filePath: string, sl: number, sc: number, el: number, ec: number,
 });
 
 describe('selection notifier', () => {
-  let sessions: ReturnType<typeof fakeSessions>;
+  let sessions: ReturnType<typeof fakeIdeSessions>;
   let log: string[];
   let notifier: SelectionNotifier;
   const make = (options: Partial<ConstructorParameters<typeof SelectionNotifier>[0]> = {}) =>
@@ -58,7 +24,7 @@ describe('selection notifier', () => {
 
   beforeEach(() => {
     jest.useFakeTimers();
-    sessions = fakeSessions();
+    sessions = fakeIdeSessions();
     log = [];
   });
   afterEach(() => {

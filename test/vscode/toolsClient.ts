@@ -2,7 +2,8 @@
  * Helpers for the tools-*.test.ts inner suites (test/real/vscode-tools.test.ts runs them): a real MCP
  * `Client` on the extension's `/tools` route, connected exactly as the CLI's user-scope entry would be
  * (port and token from the lock file in $CLAUDE_CONFIG_DIR/ide), the review tabs, per-test results for
- * the outer test, and "probes" (questions only the outer test can answer, e.g. clicking a modal dialog).
+ * the outer test, and the common setup of those suites (`toolsSuite()`). Probes (questions only the outer
+ * test can answer) are `probe()` from ./util.
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
@@ -11,7 +12,7 @@ import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HeaderWebSocketClientTransport } from '../support/wsClientTransport';
-import { afterEach, beforeEach } from './bdd';
+import { afterEach, before, beforeEach } from './bdd';
 import { installedExtension, sleep, waitFor } from './util';
 
 export const PROPOSAL_SCHEME = 'native-claude-proposal';
@@ -21,7 +22,6 @@ export const AUTH_HEADER = 'x-claude-code-ide-authorization';
 /** The outer test's environment (test/real/vscode-tools.test.ts). */
 export const TOOLS_ENV = {
   results: process.env.NC_TOOLS_RESULTS ?? '',
-  probeDir: process.env.NC_TOOLS_PROBE_DIR ?? '',
 };
 /** True when the outer test started this run (the suites skip otherwise). */
 export const toolsRunActive = (): boolean => TOOLS_ENV.results !== '';
@@ -133,17 +133,6 @@ export function tabOpen(modified: vscode.Uri): boolean {
   return proposalTabs().some((t) => t.input.modified.toString() === modified.toString());
 }
 
-/** Settles when `p` does, or says it is still pending after `ms`. */
-export async function stateAfter<T>(p: Promise<T>, ms: number): Promise<'pending' | { value: T }> {
-  let timer: NodeJS.Timeout | undefined;
-  const pending = new Promise<'pending'>((r) => (timer = setTimeout(() => r('pending'), ms)));
-  try {
-    return await Promise.race([p.then((value) => ({ value })), pending]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Results for the outer test, keyed by the `[key]` that starts each test title
 
@@ -172,21 +161,19 @@ export function recordOutcomes(): void {
   });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Probes: the inner test logs `[nc-tools-probe] <id> <name> <json>`, the outer test answers in <probeDir>/<id>.json
-
-let probeSeq = 0;
-export async function probe<T>(name: string, arg?: unknown, timeoutMs = 20_000): Promise<T> {
-  const id = `${process.pid}-${++probeSeq}`;
-  console.log(`[nc-tools-probe] ${id} ${name}${arg === undefined ? '' : ` ${JSON.stringify(arg)}`}`);
-  const file = path.join(TOOLS_ENV.probeDir, `${id}.json`);
-  const answer = await waitFor(
-    `the outer test to answer probe ${name}`,
-    () => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { ok: boolean; value?: T; error?: string }) : undefined),
-    timeoutMs,
-  );
-  if (!answer.ok) throw new Error(`probe ${name}: ${answer.error}`);
-  return answer.value as T;
+/**
+ * Call inside a tools-*.test.ts describe: records each test's outcome (recordOutcomes), skips the suite
+ * unless the outer test started this run, else connects and hands `setup` the connection and the workspace
+ * folder (then runs the rest of the suite's own preparation).
+ */
+export function toolsSuite(setup: (t: ToolsConnection, ws: string) => void | Promise<void>): void {
+  recordOutcomes();
+  before(async function () {
+    if (!toolsRunActive()) this.skip();
+    this.timeout(90_000);
+    const ws = workspaceRoot();
+    await setup(await tools(), ws);
+  });
 }
 
 /** Sets a user setting and waits until the configuration reports it. */

@@ -1,4 +1,6 @@
 /** Helpers for inner suites (they run inside the extension host; `vscode` is the real API). */
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 
 export const EXTENSION_ID = 'native-claude.native-claude';
@@ -68,4 +70,33 @@ export async function terminalWithShellIntegration(options: vscode.TerminalOptio
   if (terminal.shellIntegration) return terminal;
   await nextEvent(vscode.window.onDidChangeTerminalShellIntegration, 'shell integration', timeoutMs, (e) => e.terminal === terminal);
   return terminal;
+}
+
+/** The environment of process `pid` (from /proc). */
+export function readEnviron(pid: number): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const entry of fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
+    const i = entry.indexOf('=');
+    if (i > 0) env[entry.slice(0, i)] = entry.slice(i + 1);
+  }
+  return env;
+}
+
+let probeSeq = 0;
+/**
+ * Asks the outer test (which has the workbench page) something: logs `[nc-probe] <id> <name> <json arg>`
+ * and waits for the answer in `$NC_PROBE_DIR/<id>.json` (runSuiteInVsCode in test/real/harness/codeServer.ts
+ * writes it; keep the marker in sync with its PROBE_MARKER).
+ */
+export async function probe<T>(name: string, arg?: unknown, timeoutMs = 20_000): Promise<T> {
+  const id = `${process.pid}-${++probeSeq}`;
+  console.log(`[nc-probe] ${id} ${name}${arg === undefined ? '' : ` ${JSON.stringify(arg)}`}`);
+  const file = path.join(process.env.NC_PROBE_DIR ?? '', `${id}.json`);
+  const answer = await waitFor(
+    `the outer test to answer probe ${name}`,
+    () => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { ok: boolean; value?: T; error?: string }) : undefined),
+    timeoutMs,
+  );
+  if (!answer.ok) throw new Error(`probe ${name}: ${answer.error}`);
+  return answer.value as T;
 }

@@ -10,6 +10,9 @@
  *   only when a workbench is open.
  * - `runSuiteInVsCode()` runs a compiled mocha suite (test/vscode/...) inside the extension host, with a
  *   driver extension as `extensionDevelopmentPath`; the extension under test is the installed .vsix.
+ *   With `probeDir` it also answers "probes": the inner suite logs `[nc-probe] <id> <name> <json arg>`
+ *   (test/vscode/util.ts#probe) and the outer side answers into `<probeDir>/<id>.json`, so an inner test
+ *   can ask the outer process for what only it can see (the workbench DOM, e.g. the status bar).
  *
  * Facts behind this: /work/shared/docs/testing-real-clients.md section 2, docs/notes/vscode-process-tree.md.
  */
@@ -139,7 +142,8 @@ export function processTree(rootPid: number, pgid = rootPid): number[] {
   return [...found];
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` exists and is not a zombie. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     // A zombie still answers kill(0); treat it as gone.
@@ -155,7 +159,7 @@ function alive(pid: number): boolean {
  * does not always reap orphans at once, and a zombie still counts as a member of its group for kill(-pgid, 0).
  */
 export function liveProcessTree(pgid: number): number[] {
-  return processTree(pgid).filter(alive);
+  return processTree(pgid).filter(processAlive);
 }
 
 /** SIGTERM the process group `pgid` and all descendants of it, then SIGKILL what is left after `graceMs`. */
@@ -179,7 +183,7 @@ export async function killProcessTree(pgid: number, graceMs = 3000): Promise<voi
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     // Newly forked children of dying processes are caught by the second pass.
-    pids = [...new Set([...pids, ...processTree(pgid)])].filter(alive);
+    pids = [...new Set([...pids, ...processTree(pgid)])].filter(processAlive);
     if (pids.length === 0) return;
     await sleep(100);
   }
@@ -487,6 +491,17 @@ export async function openWorkbench(server: CodeServer, folder: string, opts: Op
   }
 }
 
+/** Files under `dir` (recursively) whose name matches `pattern`, e.g. the extension hosts' logs in `<userDataDir>/logs`. */
+export function findFiles(dir: string, pattern: RegExp): string[] {
+  let found: string[] = [];
+  for (const e of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) found = found.concat(findFiles(full, pattern));
+    else if (pattern.test(e.name)) found.push(full);
+  }
+  return found;
+}
+
 /** Saves a PNG of the page under `.test-runs/` (gitignored); returns its path, or undefined if it failed. */
 export async function saveScreenshot(page: Page, name: string): Promise<string | undefined> {
   try {
@@ -537,7 +552,20 @@ export interface RunSuiteOptions extends InnerRunOptions {
   name?: string;
   /** Save a screenshot into .test-runs/ when the exit code is not 0. Default true. */
   screenshotOnFailure?: boolean;
+  /** Where probe answers go (the inner suite's probe dir); without it, probe lines are not answered. */
+  probeDir?: string;
+  probes?: Probes;
+  /** Save a screenshot into .test-runs/ when a probe fails. Default false. */
+  screenshotOnProbeError?: boolean;
+  /** Called with each line the extension host logs (already formatted), as it arrives. */
+  onLog?: (line: string) => void;
 }
+
+/** Probe handlers: name → answer (JSON-serialisable), computed in the outer process with the workbench page. */
+export type Probes = Record<string, (page: Page, arg: unknown) => Promise<unknown>>;
+
+/** What an inner test logs to ask a probe (test/vscode/util.ts#probe). Keep in sync. */
+export const PROBE_MARKER = '[nc-probe]';
 
 export interface SuiteResult {
   /** The extension host's exit code: 0 when every test passed. */
@@ -575,7 +603,8 @@ function formatLogArgs(args: unknown): string {
 /**
  * Runs a mocha suite inside the extension host of a fresh workbench window. The suite `index.js` is wrapped
  * in a generated shim that calls `run(options)` with grep/files/timeout, so one server can run different
- * selections one after another.
+ * selections one after another. With `probeDir`, answers the suite's probes (see the top of this file).
+ * Closes the browser when the suite has exited (the extension host then goes the way of a closed window).
  */
 export async function runSuiteInVsCode(opts: RunSuiteOptions): Promise<SuiteResult> {
   const { server } = opts;
@@ -583,6 +612,7 @@ export async function runSuiteInVsCode(opts: RunSuiteOptions): Promise<SuiteResu
   const suite = path.resolve(opts.suite);
   if (!fs.existsSync(suite)) throw new Error(`${suite} does not exist: compile the inner suites (tsc -p test/vscode/tsconfig.json)`);
   const developmentPath = path.resolve(opts.developmentPath ?? DRIVER_EXTENSION_PATH);
+  const name = opts.name ?? path.basename(path.dirname(suite));
   const inner: InnerRunOptions = { grep: opts.grep, files: opts.files, timeout: opts.timeout };
   const shimDir = fs.mkdtempSync(path.join(server.tempDir, 'suite-'));
   const shim = path.join(shimDir, 'index.js');
@@ -596,6 +626,28 @@ export async function runSuiteInVsCode(opts: RunSuiteOptions): Promise<SuiteResu
   const log: string[] = [];
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((r) => (resolveExit = r));
+  let page: Page | undefined;
+  const pendingProbes: Array<Promise<void>> = [];
+
+  const answerProbe = async (probeDir: string, line: string) => {
+    const m = /^ (\S+) (\S+) ?(.*)$/.exec(line.slice(line.indexOf(PROBE_MARKER) + PROBE_MARKER.length));
+    if (!m) return;
+    const [, id, probe, rawArg] = m;
+    let answer: { ok: boolean; value?: unknown; error?: string };
+    try {
+      const handler = opts.probes?.[probe];
+      if (!handler) throw new Error(`no probe named ${probe}`);
+      if (!page) throw new Error('the workbench page is not open');
+      answer = { ok: true, value: await handler(page, rawArg ? JSON.parse(rawArg) : undefined) };
+    } catch (e) {
+      answer = { ok: false, error: (e as Error).message };
+      if (page && opts.screenshotOnProbeError) await saveScreenshot(page, `${name}-probe-${probe}`);
+    }
+    const file = path.join(probeDir, `${id}.json`);
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(answer));
+    fs.renameSync(`${file}.tmp`, file);
+  };
+
   const payload: Array<[string, string]> = [
     ['extensionDevelopmentPath', server.remoteUri(developmentPath)],
     ['extensionTestsPath', server.remoteUri(shim)],
@@ -605,11 +657,15 @@ export async function runSuiteInVsCode(opts: RunSuiteOptions): Promise<SuiteResu
     payload,
     waitForWorkbench: false,
     timeoutMs,
-    beforeNavigate: async (page) => {
-      await page.exposeFunction('codeAutomationLog', (level: unknown, args: unknown) => {
-        log.push(`${typeof level === 'string' ? level : String(level)}: ${formatLogArgs(args)}`);
+    beforeNavigate: async (p) => {
+      page = p;
+      await p.exposeFunction('codeAutomationLog', (level: unknown, args: unknown) => {
+        const line = `${typeof level === 'string' ? level : String(level)}: ${formatLogArgs(args)}`;
+        log.push(line);
+        opts.onLog?.(line);
+        if (opts.probeDir && line.includes(PROBE_MARKER)) pendingProbes.push(answerProbe(opts.probeDir, line));
       });
-      await page.exposeFunction('codeAutomationExit', (code: unknown) => {
+      await p.exposeFunction('codeAutomationExit', (code: unknown) => {
         resolveExit(typeof code === 'number' ? code : Number(code) || 1);
       });
     },
@@ -618,8 +674,9 @@ export async function runSuiteInVsCode(opts: RunSuiteOptions): Promise<SuiteResu
   try {
     const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(0, timeoutMs - (Date.now() - started)))));
     const outcome = await Promise.race([exited, timedOut]);
+    await Promise.allSettled(pendingProbes);
     if (outcome === 'timeout') {
-      const screenshot = await saveScreenshot(wb.page, `${opts.name ?? path.basename(path.dirname(suite))}-timeout`);
+      const screenshot = await saveScreenshot(wb.page, `${name}-timeout`);
       throw Object.assign(
         new Error(
           `suite ${suite} did not finish within ${timeoutMs} ms` +
@@ -630,7 +687,7 @@ export async function runSuiteInVsCode(opts: RunSuiteOptions): Promise<SuiteResu
       );
     }
     const result: SuiteResult = { exitCode: outcome, log, console: wb.console(), durationMs: Date.now() - started };
-    if (outcome !== 0 && opts.screenshotOnFailure !== false) result.screenshot = await saveScreenshot(wb.page, `${opts.name ?? path.basename(path.dirname(suite))}-failed`);
+    if (outcome !== 0 && opts.screenshotOnFailure !== false) result.screenshot = await saveScreenshot(wb.page, `${name}-failed`);
     return result;
   } finally {
     if (timer) clearTimeout(timer);

@@ -17,7 +17,7 @@ import * as http from 'http';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, afterEach, before, beforeEach, describe, it } from '../bdd';
-import { installedExtension, sleep, terminalWithShellIntegration, waitFor } from '../util';
+import { installedExtension, probe, readEnviron, sleep, terminalWithShellIntegration, waitFor } from '../util';
 
 interface NativeClaudeApi {
   status(): { running: boolean; port?: number; lockFilePath?: string; ideSessions: number; connections: number };
@@ -40,7 +40,6 @@ interface Spec {
 const PROPOSAL_SCHEME = 'native-claude-proposal';
 const ORIGINAL_SCHEME = 'native-claude-original';
 const SOCKET = process.env.NC_TMUX_SOCKET ?? '';
-const PROBE_DIR = process.env.NC_PROBE_DIR ?? '';
 const SPEC_PATH = process.env.NC_IDE_SPEC;
 const TAB_NAME = (base: string) => new RegExp(`^✻ \\[Claude Code\\] ${base.replace(/\./g, '\\.')} \\([0-9a-f]{6}\\) ⧉$`);
 
@@ -74,17 +73,6 @@ async function submit(prompt: string): Promise<void> {
   await waitForScreen(prompt, 5_000);
   await sleep(200);
   await tmux('send-keys', '-t', 'main', 'Enter');
-}
-
-let probeSeq = 0;
-/** Asks the outer test (which has the workbench page) something; see runSuiteWithProbes. */
-async function probe<T>(name: string, arg?: unknown): Promise<T> {
-  const id = `${process.pid}-${++probeSeq}`;
-  console.log(`[nc-probe] ${id} ${name}${arg === undefined ? '' : ` ${JSON.stringify(arg)}`}`);
-  const file = path.join(PROBE_DIR, `${id}.json`);
-  const answer = await waitFor(`the outer test to answer probe ${name}`, () => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { ok: boolean; value?: T; error?: string }) : undefined), 15_000);
-  if (!answer.ok) throw new Error(`probe ${name}: ${answer.error}`);
-  return answer.value as T;
 }
 
 function proposalTabs(): Array<{ tab: vscode.Tab; input: vscode.TabInputTextDiff }> {
@@ -143,15 +131,6 @@ function upgradeStatus(port: number, headers: Record<string, string>): Promise<n
     req.on('error', reject);
     req.end();
   });
-}
-
-function readEnviron(pid: number): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const entry of fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
-    const i = entry.indexOf('=');
-    if (i > 0) env[entry.slice(0, i)] = entry.slice(i + 1);
-  }
-  return env;
 }
 
 const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
@@ -258,7 +237,7 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     const entry = await waitFor(
       'the status bar to show the session',
       async () => {
-        const entries = await probe<Array<{ id: string; text: string; aria: string }>>('statusbar');
+        const entries = await probe<Array<{ id: string; text: string; aria: string }>>('statusbar', undefined, 15_000);
         d.statusBar = entries.filter((e) => /claude/i.test(e.id + e.text + e.aria));
         return entries.find((e) => e.id.includes('nativeClaude.status') && /Claude: 1 session/.test(e.text));
       },

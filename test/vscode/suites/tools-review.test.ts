@@ -7,9 +7,10 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { after, before, describe, it } from '../bdd';
+import { after, describe, it } from '../bdd';
 import { sleep, waitFor } from '../util';
-import { openedReview, proposalTabs, record, recordOutcomes, setUserSetting, stateAfter, tabOpen, tools, toolsRunActive, workspaceRoot, type ToolsConnection } from '../toolsClient';
+import { stateAfter } from '../../support/stateAfter';
+import { openedReview, proposalTabs, record, setUserSetting, tabOpen, toolsRunActive, toolsSuite, type ToolsConnection } from '../toolsClient';
 
 const BOM = '\uFEFF';
 
@@ -23,13 +24,9 @@ describe('write_file / apply_diff reviewed in VS Code', function () {
     fs.writeFileSync(abs(rel), content);
   };
 
-  recordOutcomes();
-
-  before(async function () {
-    if (!toolsRunActive()) this.skip();
-    this.timeout(90_000);
-    ws = workspaceRoot();
-    t = await tools();
+  toolsSuite((conn, root) => {
+    t = conn;
+    ws = root;
   });
 
   after(async () => {

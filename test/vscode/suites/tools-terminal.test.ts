@@ -8,9 +8,9 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { before, describe, it } from '../bdd';
-import { sleep } from '../util';
-import { probe, record, recordOutcomes, tools, toolsRunActive, workspaceRoot, type ToolAnswer, type ToolsConnection } from '../toolsClient';
+import { describe, it } from '../bdd';
+import { probe, sleep } from '../util';
+import { record, toolsSuite, type ToolAnswer, type ToolsConnection } from '../toolsClient';
 
 /** What execute_command answers (src/host/terminal.ts CommandOutcome, plus the tool's note). */
 interface Outcome {
@@ -38,13 +38,9 @@ describe('execute_command in VS Code terminals', function () {
   let t: ToolsConnection;
   let ws: string;
 
-  recordOutcomes();
-
-  before(async function () {
-    if (!toolsRunActive()) this.skip();
-    this.timeout(90_000);
-    ws = workspaceRoot();
-    t = await tools();
+  toolsSuite((conn, root) => {
+    t = conn;
+    ws = root;
     fs.mkdirSync(path.join(ws, 'sub'), { recursive: true });
     assert.strictEqual(vscode.workspace.getConfiguration('terminal.integrated').get('defaultProfile.linux'), 'bash');
   });

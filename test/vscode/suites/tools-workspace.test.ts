@@ -7,9 +7,9 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { before, describe, it } from '../bdd';
+import { describe, it } from '../bdd';
 import { waitFor } from '../util';
-import { record, recordOutcomes, tools, toolsRunActive, workspaceRoot, type ToolsConnection } from '../toolsClient';
+import { record, toolsSuite, type ToolsConnection } from '../toolsClient';
 
 describe('search, list and diagnostics in VS Code', function () {
   this.timeout(60_000);
@@ -20,13 +20,9 @@ describe('search, list and diagnostics in VS Code', function () {
     fs.writeFileSync(path.join(ws, rel), content);
   };
 
-  recordOutcomes();
-
-  before(async function () {
-    if (!toolsRunActive()) this.skip();
-    this.timeout(90_000);
-    ws = workspaceRoot();
-    t = await tools();
+  toolsSuite((conn, root) => {
+    t = conn;
+    ws = root;
     write('search/.gitignore', 'ignored/\n*.log\n');
     write('search/src/one.ts', 'export const a = 1;\nexport const needle_42 = "x";\nexport const b = 2;\n');
     write('search/src/two.ts', '// needle_7 here\n');

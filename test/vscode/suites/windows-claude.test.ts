@@ -23,7 +23,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, afterEach, before, describe, it } from '../bdd';
-import { installedExtension, sleep, terminalWithShellIntegration, waitFor } from '../util';
+import { installedExtension, readEnviron, sleep, terminalWithShellIntegration, waitFor } from '../util';
 
 interface NativeClaudeApi {
   status(): { running: boolean; port?: number; lockFilePath?: string; ideSessions: number; connections: number };
@@ -84,15 +84,6 @@ async function startClaude(tag: string, cwd: string): Promise<vscode.Terminal> {
 /** The pid of the claude process in tmux server `tag` (the pane runs `claude` as its command). */
 async function cliPid(tag: string): Promise<number> {
   return Number((await tmux(tag, 'display-message', '-p', '-t', 'main', '#{pane_pid}')).trim());
-}
-
-function readEnviron(pid: number): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const entry of fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
-    const i = entry.indexOf('=');
-    if (i > 0) env[entry.slice(0, i)] = entry.slice(i + 1);
-  }
-  return env;
 }
 
 /** `pid` and its descendants (read from /proc). */
