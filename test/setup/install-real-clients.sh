@@ -48,7 +48,8 @@ if [ ! -f "$CLI_DIR/.complete" ]; then
   log "installing @anthropic-ai/claude-code@$CLAUDE_VERSION in $CLI_DIR"
   rm -rf "$CLI_DIR"; mkdir -p "$CLI_DIR"
   printf '{"name":"claude-host","private":true,"allowScripts":{"*":true}}\n' > "$CLI_DIR/package.json"
-  ( cd "$CLI_DIR" && npm install --no-audit --no-fund --loglevel=error "@anthropic-ai/claude-code@$CLAUDE_VERSION" >/dev/null 2>&1 )
+  ( cd "$CLI_DIR" && npm install --no-audit --no-fund --loglevel=error "@anthropic-ai/claude-code@$CLAUDE_VERSION" >/dev/null )
+  "$CLI_DIR/node_modules/@anthropic-ai/claude-code/bin/claude.exe" --version >/dev/null || { log "the claude CLI does not run after install"; exit 1; }
   touch "$CLI_DIR/.complete"
 fi
 
