@@ -48,7 +48,6 @@ export class IdeBridge extends EventEmitter<{ change: [] }> {
   private server?: IdeServer;
   private lockFile?: LockFile;
   private token?: string;
-  private folders: string[] = [];
 
   constructor(private readonly options: IdeBridgeOptions) {
     super();
@@ -120,15 +119,15 @@ export class IdeBridge extends EventEmitter<{ change: [] }> {
 
   private async writeLockFile(workspaceFolders: readonly string[]): Promise<void> {
     if (!this.lockFile || !this.token) return;
-    this.folders = await resolveWorkspaceFolders(workspaceFolders);
+    const folders = await resolveWorkspaceFolders(workspaceFolders);
     await this.lockFile.write({
       pid: this.options.lockPid,
-      workspaceFolders: this.folders,
+      workspaceFolders: folders,
       ideName: this.options.ideName,
       transport: 'ws',
       runningInWindows: this.options.runningInWindows,
       authToken: this.token,
     });
-    this.options.log.info(`Lock file ${this.lockFile.path} written (folders: ${this.folders.join(', ') || 'none'})`);
+    this.options.log.info(`Lock file ${this.lockFile.path} written (folders: ${folders.join(', ') || 'none'})`);
   }
 }

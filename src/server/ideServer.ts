@@ -23,11 +23,10 @@ export interface Connection {
   close(code?: number, reason?: string): void;
 }
 
-/** What the server needs from the MCP session of one connection. */
+/** What the server needs from the MCP session of one connection; the session ends when its socket closes. */
 export interface SessionHandle {
   /** Sends a notification to this peer (selection_changed, at_mentioned). */
   notify(method: string, params: Record<string, unknown>): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** Builds and connects the MCP server for one connection. */

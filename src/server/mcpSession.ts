@@ -37,7 +37,6 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
     await mcp.connect(connection.transport);
     return {
       notify: (method, params) => mcp.server.notification({ method, params }),
-      close: () => mcp.close(),
     };
   };
 }

@@ -67,7 +67,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
       sides.shown = true;
       this.updateContextKey();
     } catch (error) {
-      if (this.registry.settle(id, { kind: 'rejected', reason: 'user' })) this.forget(id, original, proposal);
+      if (this.registry.settle(id, { kind: 'rejected', reason: 'user' })) this.forget(original, proposal);
       throw new Error(`Could not open the review diff: ${(error as Error).message}`);
     }
     const decision = await pending.decision;
@@ -150,7 +150,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     if (document?.isDirty) await document.save(); // into memory only; the review is already settled
     const tabs = this.ourTabs().filter((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString() === proposal.toString());
     if (tabs.length) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
-    this.forget(id, original, proposal);
+    this.forget(original, proposal);
     this.updateContextKey();
     if (decision.kind === 'accepted') void this.revealWhenWritten(review.extra.request.filePath);
   }
@@ -169,7 +169,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     }
   }
 
-  private forget(_id: string, original: vscode.Uri, proposal: vscode.Uri): void {
+  private forget(original: vscode.Uri, proposal: vscode.Uri): void {
     this.originals.remove(original);
     this.proposals.remove(proposal);
   }

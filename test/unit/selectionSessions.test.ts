@@ -30,7 +30,6 @@ class FakeBridge extends EventEmitter<{ change: [] }> {
 
 const handle = (log: string[], name: string): SessionHandle => ({
   notify: async (method) => void log.push(`${name}:${method}`),
-  close: async () => undefined,
 });
 
 describe('selection session source', () => {
