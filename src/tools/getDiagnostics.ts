@@ -11,6 +11,7 @@ import type { WorkspaceHost } from '../host/workspace';
 import type { WorkspacePath } from '../util/workspacePaths';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
+import { pathOfFileUri } from '../util/fileUri';
 
 /** At most this many problems are listed; the result then says how many there are in all. */
 export const DIAGNOSTICS_LIMIT = 500;
@@ -25,13 +26,6 @@ export function severityKey(name: SeverityName | string): SeverityFilter {
   const lower = name.toLowerCase();
   if (lower === 'info') return 'information';
   return (SEVERITIES as readonly string[]).includes(lower) ? (lower as SeverityFilter) : 'information';
-}
-
-/** `file://` + raw path, as the DiagnosticsSource gives it, back to the path (Windows: drop the `/` before `C:`). */
-export function pathOfDiagnosticsUri(uri: string): string | undefined {
-  if (!uri.startsWith('file://')) return undefined;
-  const raw = uri.slice('file://'.length);
-  return /^\/[A-Za-z]:/.test(raw) ? raw.slice(1) : raw;
 }
 
 export interface PathScope {
@@ -93,7 +87,7 @@ export function collectProblems(
 ): ProblemLine[] {
   const problems: ProblemLine[] = [];
   for (const entry of files) {
-    const file = pathOfDiagnosticsUri(entry.uri);
+    const file = pathOfFileUri(entry.uri);
     if (file === undefined) continue;
     if (options.scope && !inScope(file, options.scope, options.platform)) continue;
     const shown = options.display(file);

@@ -1,21 +1,11 @@
 import { z } from 'zod';
 import type { DiagnosticsSource, FileDiagnostics } from '../host/diagnostics';
 import type { RecentEdits } from '../review/recentEdits';
+import { pathOfFileUri } from '../util/fileUri';
 
 /** How long a call without uri waits for just-edited files to be re-checked; the CLI gives up at 2 s. */
 export const FRESH_EDIT_WAIT_MS = 1000;
 import { defineTool } from './toolDefinition';
-
-/** `file:///a/b` → `/a/b`; also accepts a plain path and percent-encoded URIs. */
-export function pathFromFileUri(uri: string): string {
-  if (!uri.startsWith('file://')) return uri;
-  const raw = uri.slice('file://'.length);
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
 
 /**
  * getDiagnostics as the CLI calls it (ide-protocol.md §3.4) and as the model sees it
@@ -39,7 +29,7 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
     handle: async ({ uri }) => {
       let result: FileDiagnostics[];
       if (uri) {
-        const filePath = pathFromFileUri(uri);
+        const filePath = pathOfFileUri(uri) ?? uri; // a plain absolute path is accepted too
         result = [{ uri: `file://${filePath}`, diagnostics: source.forFile(filePath) }];
       } else {
         const fresh = recentEdits?.take() ?? [];

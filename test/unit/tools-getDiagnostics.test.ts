@@ -5,11 +5,11 @@ import {
   formatProblem,
   formatProblems,
   inScope,
-  pathOfDiagnosticsUri,
   relativeForDisplay,
   severityKey,
 } from '../../src/tools/getDiagnostics';
 import { codeString, severityName, toDiagnosticItem, VsCodeDiagnosticsSource, type DiagnosticsApi } from '../../src/vscode/diagnosticsSource';
+import { pathOfFileUri } from '../../src/util/fileUri';
 
 const item = (line: number, message: string, severity: 'Error' | 'Warning' | 'Information' | 'Hint', extra: { source?: string; code?: string } = {}) => ({
   message,
@@ -57,10 +57,10 @@ describe('tools: get_diagnostics formatting', () => {
   });
 
   test('uri and path helpers: raw file:// paths, Windows drive letters, case-insensitive scope on Windows, multi-root names', () => {
-    expect(pathOfDiagnosticsUri('file:///w/a b.ts')).toBe('/w/a b.ts');
-    expect(pathOfDiagnosticsUri('file://C:\\w\\a.ts')).toBe('C:\\w\\a.ts');
-    expect(pathOfDiagnosticsUri('file:///c:/w/a.ts')).toBe('c:/w/a.ts');
-    expect(pathOfDiagnosticsUri('_claude_fs_right:/w/a.ts')).toBeUndefined();
+    expect(pathOfFileUri('file:///w/a b.ts')).toBe('/w/a b.ts');
+    expect(pathOfFileUri('file://C:\\w\\a.ts')).toBe('C:\\w\\a.ts');
+    expect(pathOfFileUri('file:///c:/w/a.ts')).toBe('c:/w/a.ts');
+    expect(pathOfFileUri('_claude_fs_right:/w/a.ts')).toBeUndefined();
     expect(inScope('C:\\W\\Src\\a.ts', { roots: ['c:\\w\\src'] }, 'win32')).toBe(true);
     expect(inScope('/W/src/a.ts', { roots: ['/w/src'] }, 'linux')).toBe(false);
     const folders = [
@@ -141,4 +141,8 @@ describe('tools: diagnostics source adapter', () => {
     await expect(source.waitForChange('/w/a b.ts', 20)).resolves.toBe(false);
     expect(listeners.size).toBe(0);
   });
+});
+
+test('tools pathOfFileUri keeps raw paths raw: the CLI does not percent-encode them', () => {
+  expect(pathOfFileUri('file:///w/a%20b.ts')).toBe('/w/a%20b.ts');
 });
