@@ -19,7 +19,7 @@ import { TerminalEnvironment } from './vscode/terminalEnvironment';
 import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
 import { createWorkspaceHost } from './vscode/workspaceHost';
 import { VsCodeTerminalRunner } from './vscode/terminalRunner';
-import { ToolsRoute } from './vscode/toolsRoute';
+import { createToolsConsent } from './vscode/toolsRoute';
 import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
 import { executeCommandTool } from './tools/executeCommand';
 import { modalCommandApprover } from './vscode/commandApprover';
@@ -69,7 +69,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     }),
   });
   bridge = ideBridge;
-  const toolsRoute = new ToolsRoute(context.globalState, log);
+  const toolsRoute = createToolsConsent(context.globalState, log);
   const ideSessions = bridgeSessionSource(ideBridge);
   const selection = new SelectionTracker(ideSessions, log);
   ideBridge.on('change', () => {
