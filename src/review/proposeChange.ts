@@ -96,7 +96,15 @@ async function reviewAndWrite(
   }
   const before = deps.diagnostics.forFile(target.realPath);
   const changed = deps.diagnostics.waitForChange(target.realPath, deps.diagnosticsWaitMs ?? 1500);
-  const { savedText } = await deps.documents.write(target.realPath, acceptedText);
+  let savedText: string;
+  try {
+    ({ savedText } = await deps.documents.write(target.realPath, acceptedText));
+  } catch (error) {
+    return {
+      error: `The change to ${shown} was accepted but could not be written: ${(error as Error).message}. Read the file again to see its current content before retrying.`,
+      path: shown,
+    };
+  }
   if (deps.approvalMode() === 'never') await deps.documents.showApplied?.(target.realPath);
   await changed;
   const added = newDiagnostics(before, deps.diagnostics.forFile(target.realPath));

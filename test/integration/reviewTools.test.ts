@@ -211,6 +211,19 @@ describe('review tools over the real socket', () => {
       expect(await fs.readFile(file, 'utf8')).toBe('one\n');
     });
 
+    test('a write that fails after acceptance is an {error, path} result that says what to do', async () => {
+      documents.failWith = 'VS Code could not save /x';
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'write_file', { path: 'w.txt', content: 'x\n' });
+      await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      const result = await answer;
+      expect(result.isError).toBe(true);
+      expect(JSON.parse(result.content[0].text)).toEqual({
+        error: expect.stringMatching(/accepted but could not be written: VS Code could not save \/x\. Read the file again/),
+        path: 'w.txt',
+      });
+    });
+
     test('approvalMode never: applied without waiting', async () => {
       approval = 'never';
       const { client } = await connectClient(`${url}/tools`);

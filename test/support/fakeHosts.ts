@@ -66,7 +66,10 @@ export class DiskDocumentWriter implements DocumentWriter {
     return this.dirty.has(absolutePath);
   }
 
+  failWith?: string;
+
   async write(absolutePath: string, text: string): Promise<{ savedText: string }> {
+    if (this.failWith) throw new Error(this.failWith);
     const saved = this.format ? this.format(text) : text;
     await fs.mkdir(path.dirname(absolutePath), { recursive: true });
     await fs.writeFile(absolutePath, saved);
