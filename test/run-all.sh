@@ -6,6 +6,8 @@
 # Ends with one line "N passed, N failed" summed over every jest run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=setup/clean-npm-env.sh
+source test/setup/clean-npm-env.sh
 mkdir -p .test-runs
 say() { printf '\n=== %s\n' "$*"; }
 
@@ -27,7 +29,9 @@ status=0
 say "unit + integration"
 npx jest --selectProjects unit integration --json --outputFile=.test-runs/jest-fast.json || status=1
 say "real claude CLI and real VS Code (code-server)"
-npx jest --selectProjects real --runInBand --json --outputFile=.test-runs/jest-real.json || status=1
+# One real-client run at a time on a machine (code-server + Chromium + claude need the cores to themselves).
+real_lock=(); command -v flock >/dev/null && real_lock=(flock /tmp/native-claude-real.lock)
+"${real_lock[@]}" npx jest --selectProjects real --runInBand --json --outputFile=.test-runs/jest-real.json || status=1
 
 node -e '
   let passed = 0, failed = 0, skipped = 0;

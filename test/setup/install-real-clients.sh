@@ -6,11 +6,16 @@
 #   - the pinned `claude` CLI.
 # Idempotent: each part is skipped when its marker file says it is already there.
 set -euo pipefail
+# shellcheck source=clean-npm-env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/clean-npm-env.sh"
 
 CACHE="${NATIVE_CLAUDE_CACHE:-$HOME/.cache/native-claude}"
 CODE_SERVER_VERSION=4.139.1
 CLAUDE_VERSION=2.1.328
 mkdir -p "$CACHE"
+# One installer at a time per cache (parallel test runs would otherwise build into the same folder).
+exec 9>"$CACHE/.install.lock"
+flock 9
 log() { printf '[install-real-clients] %s\n' "$*" >&2; }
 
 need_apt=()

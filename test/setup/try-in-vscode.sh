@@ -16,6 +16,8 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=clean-npm-env.sh
+source "$REPO/test/setup/clean-npm-env.sh"
 CACHE="${NATIVE_CLAUDE_CACHE:-$HOME/.cache/native-claude}"
 CODE_SERVER_VERSION=4.139.1
 PORT="${PORT:-8080}"
