@@ -1,200 +1,142 @@
-// Turns raw terminal output (VS Code's `execution.read()` stream) into plain text for the model,
-// and caps it keeping head and tail (vscode-pitfalls.md items 14-15).
+// Turns raw terminal output (VS Code's `execution.read()` stream) into the text a user saw on the
+// screen, and caps it keeping head and tail (vscode-pitfalls.md items 14-15).
 //
-// The cleaner is a small VT-style state machine fed one UTF-16 unit at a time, so an escape
-// sequence split across chunks is stripped exactly like an unsplit one. It keeps a one-line
-// "screen" with a cursor so that `\r` (progress bars), backspace, erase-in-line and horizontal
-// cursor moves give what a terminal would show on that line.
+// Rendering is done by @xterm/headless, the terminal emulator VS Code's own terminal is built on: it
+// handles every escape sequence, `\r` progress bars, and output that redraws several lines (pv,
+// apt's progress line, docker/npm/cargo multi-line bars) exactly as the user saw them, chunk-safe.
+// It replaced a hand-written one-line "screen" that garbled multi-line redraws (issue 15; recordings
+// in test/fixtures/terminal-recordings). Lines are taken out of the emulator as soon as they scroll
+// above its viewport, where no cursor movement can reach them any more, so memory stays bounded.
 
-type ParserState =
-  | 'ground'
-  | 'escape' // after ESC
-  | 'escapeIntermediate' // ESC followed by 0x20-0x2F, e.g. ESC ( B
-  | 'csi' // ESC [ … final byte
-  | 'osc' // ESC ] … BEL or ST
-  | 'string' // DCS (ESC P), SOS (ESC X), PM (ESC ^), APC (ESC _) … ST
-  | 'stringEscape'; // ESC inside an OSC/string: ST if the next char is '\'
+import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 
-const ESC = 0x1b;
-// Runs of these are written straight to the line; anything else goes through the state machine.
-const NOT_PLAIN_TEXT = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
-// Cursor moves are bounded so `ESC [ 99999999 C` cannot allocate a huge line of padding.
-const MAX_CURSOR_JUMP_COLUMN = 1000;
+// Wider than any real terminal, so a line the program drew for the user's width never wraps here
+// (a `\r` would then go back to the wrong row); wrapped rows are joined into one line anyway.
+const SCREEN_COLUMNS = 300;
+// Taller than most real terminals: programs position the cursor in absolute rows of the user's screen.
+const SCREEN_ROWS = 100;
+// Input is written in slices of at most this many characters and drained after each, so at most this
+// many rows can scroll into the scrollback between two drains: nothing is trimmed before it is read.
+const WRITE_SLICE = 1024;
+const SCROLLBACK_ROWS = 2 * WRITE_SLICE;
+const FLUSH_EVERY_CHARS = 64 * 1024;
 
-export class TerminalOutputCleaner {
-  private state: ParserState = 'ground';
-  private csiParams = '';
-  private csiHasIntermediate = false;
-  private line = '';
-  private cursor = 0;
+let loadedTerminalClass: Promise<typeof HeadlessTerminal> | undefined;
+/** Loaded on the first command run, not at activation (it is ~180 KB). */
+function loadTerminalClass(): Promise<typeof HeadlessTerminal> {
+  loadedTerminalClass ??= import('@xterm/headless').then((m) => m.Terminal);
+  return loadedTerminalClass;
+}
+
+/**
+ * A headless terminal screen fed with raw output. `drainCompleted()` hands out the lines that can no
+ * longer change; `finish()` the rest, as the screen shows it.
+ */
+export class TerminalScreen {
   private completed: string[] = [];
+  /** Index of the first buffer row not drained yet (rows shift down as the scrollback is trimmed). */
+  private drainMarker: { readonly line: number; readonly isDisposed: boolean; dispose(): void } | undefined;
   private finished = false;
 
-  /** Feeds a chunk of raw output; may end in the middle of an escape sequence or a `\r\n`. */
-  push(chunk: string): void {
-    if (this.finished) {
-      throw new Error('TerminalOutputCleaner.push() was called after finish(); use a new cleaner for new output.');
-    }
-    let i = 0;
-    while (i < chunk.length) {
-      if (this.state === 'ground') {
-        NOT_PLAIN_TEXT.lastIndex = i;
-        const special = NOT_PLAIN_TEXT.exec(chunk);
-        const end = special ? special.index : chunk.length;
-        if (end > i) {
-          this.write(chunk.slice(i, end));
-          i = end;
-          continue;
-        }
-      }
-      this.handle(chunk.charCodeAt(i));
-      i++;
-    }
+  private constructor(private readonly terminal: HeadlessTerminal) {}
+
+  static async create(): Promise<TerminalScreen> {
+    const Terminal = await loadTerminalClass();
+    // convertEol: a bare \n starts a new line, as the pty's onlcr would have made it.
+    return new TerminalScreen(
+      new Terminal({ cols: SCREEN_COLUMNS, rows: SCREEN_ROWS, scrollback: SCROLLBACK_ROWS, convertEol: true, allowProposedApi: true }),
+    );
   }
 
   /**
-   * Removes and returns the lines completed so far (each ending in `\n`). Lets a caller stream the
-   * text into a bounded buffer instead of keeping all of it here.
+   * Feeds a chunk of raw output; may end in the middle of an escape sequence or a character. The
+   * emulator parses it in the background; lines that scroll off are drained right after each slice.
    */
+  write(chunk: string): void {
+    if (this.finished) {
+      throw new Error('TerminalScreen.write() was called after finish(); use a new screen for new output.');
+    }
+    for (let i = 0; i < chunk.length; i += WRITE_SLICE) {
+      this.terminal.write(chunk.slice(i, i + WRITE_SLICE), () => this.drainScrolledOff());
+    }
+  }
+
+  /** Resolves once everything written so far has been parsed (and drained where it scrolled off). */
+  flush(): Promise<void> {
+    return new Promise((resolve) => this.terminal.write('', resolve));
+  }
+
+  /** Removes and returns the lines completed so far (each ending in `\n`). */
   drainCompleted(): string {
     const text = this.completed.join('');
     this.completed = [];
     return text;
   }
 
-  /**
-   * Ends the output: returns everything not drained yet, including the last, unterminated line.
-   * An escape sequence still open at this point is dropped.
-   */
-  finish(): string {
+  /** Ends the output: everything not drained yet, as the screen shows it. */
+  async finish(): Promise<string> {
+    if (this.finished) throw new Error('TerminalScreen.finish() was called twice.');
     this.finished = true;
-    const text = this.drainCompleted() + this.line;
-    this.line = '';
-    this.cursor = 0;
+    await this.flush();
+    const buffer = this.terminal.buffer.normal;
+    // Up to the cursor's row (a blank cursor row = the output ended with a newline), or further down
+    // when something was drawn below it; the untouched rows of the screen are not output.
+    let lastRow = buffer.baseY + buffer.cursorY;
+    for (let row = buffer.length - 1; row > lastRow; row--) {
+      if (buffer.getLine(row)?.translateToString(true)) {
+        lastRow = row;
+        break;
+      }
+    }
+    const rest = this.logicalLines(this.firstUndrainedRow(), lastRow + 1);
+    const text = this.drainCompleted() + rest.join('\n');
+    this.drainMarker?.dispose();
+    this.terminal.dispose();
     return text;
   }
 
-  private handle(code: number): void {
-    switch (this.state) {
-      case 'ground':
-        this.handleGround(code);
-        return;
-      case 'escape':
-        if (code === 0x5b) this.startCsi();
-        else if (code === 0x5d) this.state = 'osc';
-        else if (code === 0x50 || code === 0x58 || code === 0x5e || code === 0x5f) this.state = 'string';
-        else if (code === ESC) this.state = 'escape';
-        else if (code >= 0x20 && code <= 0x2f) this.state = 'escapeIntermediate';
-        else if (code >= 0x30 && code <= 0x7e) this.state = 'ground'; // two-char sequence: ESC 7, ESC =, ESC M…
-        else this.abortSequenceAndReprocess(code);
-        return;
-      case 'escapeIntermediate':
-        if (code >= 0x20 && code <= 0x2f) return;
-        if (code >= 0x30 && code <= 0x7e) this.state = 'ground';
-        else this.abortSequenceAndReprocess(code);
-        return;
-      case 'csi':
-        if (code >= 0x30 && code <= 0x3f) this.csiParams += String.fromCharCode(code);
-        else if (code >= 0x20 && code <= 0x2f) this.csiHasIntermediate = true;
-        else if (code >= 0x40 && code <= 0x7e) {
-          this.state = 'ground';
-          if (!this.csiHasIntermediate) this.applyCsi(String.fromCharCode(code), this.csiParams);
-        } else if (code === ESC) this.state = 'escape';
-        else if (code === 0x18 || code === 0x1a) this.state = 'ground'; // CAN / SUB cancel a sequence
-        else if (code < 0x20) this.handleControl(code); // a terminal executes C0 controls inside CSI
-        else if (code !== 0x7f) this.abortSequenceAndReprocess(code);
-        return;
-      case 'osc':
-        if (code === 0x07 || code === 0x9c || code === 0x18 || code === 0x1a) this.state = 'ground';
-        else if (code === ESC) this.state = 'stringEscape';
-        return;
-      case 'string':
-        if (code === 0x9c || code === 0x18 || code === 0x1a) this.state = 'ground';
-        else if (code === ESC) this.state = 'stringEscape';
-        return;
-      case 'stringEscape':
-        if (code === 0x5c) this.state = 'ground'; // ESC \ = ST
-        else {
-          // Any other ESC ends the string and starts a new sequence.
-          this.state = 'escape';
-          this.handle(code);
-        }
-        return;
+  private firstUndrainedRow(): number {
+    if (!this.drainMarker) return 0;
+    // Disposed = trimmed away: cannot happen with WRITE_SLICE <= SCROLLBACK_ROWS / 2, but never re-read.
+    return this.drainMarker.isDisposed ? 0 : this.drainMarker.line;
+  }
+
+  /** Moves the whole logical lines that lie entirely in the scrollback into `completed`. */
+  private drainScrolledOff(): void {
+    const buffer = this.terminal.buffer.normal;
+    const from = this.firstUndrainedRow();
+    // A row at or above baseY - 1 can still be continued by an auto-wrap into the viewport's first row.
+    let end = from;
+    for (let row = from; row < buffer.baseY; row++) {
+      if (!buffer.getLine(row + 1)?.isWrapped) end = row + 1;
     }
+    if (end === from) return;
+    for (const line of this.logicalLines(from, end)) this.completed.push(line + '\n');
+    this.drainMarker?.dispose();
+    // Markers are placed relative to the cursor row and follow their row as the scrollback is trimmed.
+    this.drainMarker = this.terminal.registerMarker(end - (buffer.baseY + buffer.cursorY));
   }
 
-  private abortSequenceAndReprocess(code: number): void {
-    this.state = 'ground';
-    this.handleGround(code);
-  }
-
-  private handleGround(code: number): void {
-    if (code === ESC) this.state = 'escape';
-    else if (code === 0x9b) this.startCsi(); // C1 forms of CSI, OSC, DCS, SOS, PM, APC
-    else if (code === 0x9d) this.state = 'osc';
-    else if (code === 0x90 || code === 0x98 || code === 0x9e || code === 0x9f) this.state = 'string';
-    else if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) this.handleControl(code);
-    else this.write(String.fromCharCode(code));
-  }
-
-  private handleControl(code: number): void {
-    if (code === 0x0a) this.commitLine();
-    else if (code === 0x0d) this.cursor = 0;
-    else if (code === 0x08) this.cursor = Math.max(0, this.cursor - 1);
-    else if (code === 0x09) this.write('\t');
-    // Other controls (BEL, NUL, DEL, stray C1…) are invisible: dropped.
-  }
-
-  private startCsi(): void {
-    this.state = 'csi';
-    this.csiParams = '';
-    this.csiHasIntermediate = false;
-  }
-
-  /** Only the sequences that change what the current line shows; the rest are just removed. */
-  private applyCsi(final: string, params: string): void {
-    if (/^[<=>?]/.test(params)) return; // private modes (cursor visibility, bracketed paste…)
-    const first = params.split(';')[0];
-    const n = first === '' ? 0 : Number.parseInt(first, 10);
-    const jumpLimit = Math.max(this.line.length, MAX_CURSOR_JUMP_COLUMN);
-    switch (final) {
-      case 'K': // erase in line: 0 = to end, 1 = to start, 2 = whole line
-        if (n === 0) this.line = this.line.slice(0, this.cursor);
-        else if (n === 1) this.line = ' '.repeat(Math.min(this.cursor + 1, this.line.length)) + this.line.slice(this.cursor + 1);
-        else if (n === 2) this.line = '';
-        break;
-      case 'G': // cursor to column n (1-based)
-      case '`':
-        this.cursor = Math.min(Math.max(0, (n || 1) - 1), jumpLimit);
-        break;
-      case 'C': // cursor forward
-        this.cursor = Math.min(this.cursor + (n || 1), jumpLimit);
-        break;
-      case 'D': // cursor back
-        this.cursor = Math.max(0, this.cursor - (n || 1));
-        break;
+  private logicalLines(from: number, to: number): string[] {
+    const buffer = this.terminal.buffer.normal;
+    const lines: string[] = [];
+    for (let row = from; row < to; row++) {
+      const line = buffer.getLine(row);
+      if (!line) break;
+      const continues = buffer.getLine(row + 1)?.isWrapped === true && row + 1 < to;
+      const text = line.translateToString(!continues);
+      if (line.isWrapped && row > from && lines.length > 0) lines[lines.length - 1] += text;
+      else lines.push(text);
     }
-  }
-
-  private write(text: string): void {
-    if (this.cursor > this.line.length) this.line += ' '.repeat(this.cursor - this.line.length);
-    if (this.cursor === this.line.length) this.line += text;
-    else this.line = this.line.slice(0, this.cursor) + text + this.line.slice(this.cursor + text.length);
-    this.cursor += text.length;
-  }
-
-  private commitLine(): void {
-    this.completed.push(this.line + '\n');
-    this.line = '';
-    this.cursor = 0;
+    return lines;
   }
 }
 
-/** One-shot form of {@link TerminalOutputCleaner}. */
-export function cleanTerminalOutput(raw: string): string {
-  const cleaner = new TerminalOutputCleaner();
-  cleaner.push(raw);
-  return cleaner.finish();
+/** One-shot form of {@link TerminalScreen}. */
+export async function renderTerminalOutput(raw: string): Promise<string> {
+  const screen = await TerminalScreen.create();
+  screen.write(raw);
+  return screen.finish();
 }
 
 function countNewlines(text: string): number {
@@ -330,22 +272,23 @@ export interface CollectedTerminalOutput {
 /**
  * Reads a chunk stream (e.g. `execution.read()`) to its end, or until `signal` aborts: that
  * stream has no end marker and may never finish, so the caller bounds it (pitfall 14). Output is
- * cleaned as it arrives and kept in a {@link HeadTailTextBuffer}, so memory stays bounded.
+ * rendered as it arrives and kept in a {@link HeadTailTextBuffer}, so memory stays bounded.
  */
 export async function collectTerminalOutput(
   chunks: AsyncIterable<string>,
   options: { maxChars: number; signal?: AbortSignal },
 ): Promise<CollectedTerminalOutput> {
   const { maxChars, signal } = options;
-  const cleaner = new TerminalOutputCleaner();
+  const screen = await TerminalScreen.create();
   const buffer = new HeadTailTextBuffer(maxChars);
-  const result = (aborted: boolean): CollectedTerminalOutput => {
-    buffer.append(cleaner.finish());
+  const result = async (aborted: boolean): Promise<CollectedTerminalOutput> => {
+    buffer.append(await screen.finish());
     return { text: buffer.toString(), totalChars: buffer.totalChars, truncated: buffer.truncated, aborted };
   };
   if (signal?.aborted) return result(true);
 
   const iterator = chunks[Symbol.asyncIterator]();
+  let unparsed = 0;
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<'aborted'>((resolve) => {
     onAbort = () => resolve('aborted');
@@ -357,11 +300,17 @@ export async function collectTerminalOutput(
       if (next === 'aborted') {
         // Not awaited: a generator suspended in an await only returns once that await settles.
         void Promise.resolve(iterator.return?.()).catch(() => undefined);
-        return result(true);
+        return await result(true);
       }
-      if (next.done) return result(false);
-      cleaner.push(next.value);
-      buffer.append(cleaner.drainCompleted());
+      if (next.done) return await result(false);
+      screen.write(next.value);
+      unparsed += next.value.length;
+      // Let the emulator catch up now and then, so a fast producer cannot queue megabytes in it.
+      if (unparsed >= FLUSH_EVERY_CHARS) {
+        await screen.flush();
+        unparsed = 0;
+      }
+      buffer.append(screen.drainCompleted());
     }
   } finally {
     if (onAbort) signal?.removeEventListener('abort', onAbort);

@@ -1,9 +1,9 @@
 import {
   capOutput,
-  cleanTerminalOutput,
   collectTerminalOutput,
   HeadTailTextBuffer,
-  TerminalOutputCleaner,
+  renderTerminalOutput as cleanTerminalOutput,
+  TerminalScreen,
 } from '../../src/util/terminalOutput';
 
 const ESC = '\x1b';
@@ -27,24 +27,24 @@ const SAMPLE =
 const SAMPLE_CLEAN =
   'green text\nlink\ndcs-gone\nafter strings\nkeep\nprogress 100%\naXc\nc1-csi\n日本 ✓ 😀\n';
 
-function cleanInChunks(chunks: string[]): string {
-  const cleaner = new TerminalOutputCleaner();
-  for (const chunk of chunks) cleaner.push(chunk);
-  return cleaner.finish();
+async function cleanInChunks(chunks: string[]): Promise<string> {
+  const screen = await TerminalScreen.create();
+  for (const chunk of chunks) screen.write(chunk);
+  return screen.finish();
 }
 
-describe('TerminalOutputCleaner', () => {
-  it('strips every kind of sequence in one chunk', () => {
-    expect(cleanTerminalOutput(SAMPLE)).toBe(SAMPLE_CLEAN);
+describe('TerminalScreen (@xterm/headless)', () => {
+  it('strips every kind of sequence in one chunk', async () => {
+    expect(await cleanTerminalOutput(SAMPLE)).toBe(SAMPLE_CLEAN);
   });
 
-  it('gives the same text for a split at every possible boundary', () => {
+  it('gives the same text for a split at every possible boundary', async () => {
     for (let i = 0; i <= SAMPLE.length; i++) {
-      expect([i, cleanInChunks([SAMPLE.slice(0, i), SAMPLE.slice(i)])]).toEqual([i, SAMPLE_CLEAN]);
+      expect([i, await cleanInChunks([SAMPLE.slice(0, i), SAMPLE.slice(i)])]).toEqual([i, SAMPLE_CLEAN]);
     }
   });
 
-  it('gives the same text for every pair of split points (three chunks)', () => {
+  it('gives the same text for every pair of split points (three chunks)', async () => {
     // Sequences shorter than the sample, so the O(n²) loop stays fast but covers each sequence kind.
     const pieces = [
       `${ESC}]633;C${BEL}a${ESC}[31;1mb${ESC}]0;t${ST}c\r\n`,
@@ -52,81 +52,89 @@ describe('TerminalOutputCleaner', () => {
       `x\u009d0;t\u009cy${ESC}_a${ESC}\\z`,
     ];
     for (const input of pieces) {
-      const expected = cleanTerminalOutput(input);
+      const expected = await cleanTerminalOutput(input);
       for (let i = 0; i <= input.length; i++) {
         for (let j = i; j <= input.length; j++) {
-          const got = cleanInChunks([input.slice(0, i), input.slice(i, j), input.slice(j)]);
+          const got = await cleanInChunks([input.slice(0, i), input.slice(i, j), input.slice(j)]);
           if (got !== expected) throw new Error(`split at ${i},${j} of ${JSON.stringify(input)}: ${JSON.stringify(got)}`);
         }
       }
     }
-    expect(cleanTerminalOutput(pieces[0])).toBe('abc\n');
-    expect(cleanTerminalOutput(pieces[1])).toBe('Ze\n');
-    expect(cleanTerminalOutput(pieces[2])).toBe('xyz');
+    expect(await cleanTerminalOutput(pieces[0])).toBe('abc\n');
+    expect(await cleanTerminalOutput(pieces[1])).toBe('Z␊\n'); // ESC ( 0: DEC line drawing, as on screen
+    expect(await cleanTerminalOutput(pieces[2])).toBe('xyz');
+  }, 120_000); // ~2,500 emulator runs: a correctness sweep, not a timing
+
+  it('gives the same text when fed one character at a time', async () => {
+    expect(await cleanInChunks([...SAMPLE].flatMap((c) => c.split('')))).toBe(SAMPLE_CLEAN);
   });
 
-  it('gives the same text when fed one character at a time', () => {
-    expect(cleanInChunks([...SAMPLE].flatMap((c) => c.split('')))).toBe(SAMPLE_CLEAN);
+  it('handles a CRLF split between chunks', async () => {
+    expect(await cleanInChunks(['a\r', '\nb\r', '\n'])).toBe('a\nb\n');
   });
 
-  it('handles a CRLF split between chunks', () => {
-    expect(cleanInChunks(['a\r', '\nb\r', '\n'])).toBe('a\nb\n');
+  it('overwrites the line after a lone \\r like a terminal does', async () => {
+    expect(await cleanTerminalOutput('abcdef\rxy\n')).toBe('xycdef\n');
+    expect(await cleanTerminalOutput('downloading 10%\rdownloading 100%\rdone')).toBe('doneloading 100%');
+    expect(await cleanTerminalOutput('50%\r')).toBe('50%');
   });
 
-  it('overwrites the line after a lone \\r like a terminal does', () => {
-    expect(cleanTerminalOutput('abcdef\rxy\n')).toBe('xycdef\n');
-    expect(cleanTerminalOutput('downloading 10%\rdownloading 100%\rdone')).toBe('doneloading 100%');
-    expect(cleanTerminalOutput('50%\r')).toBe('50%');
+  it('applies erase-in-line and horizontal cursor moves used by progress bars', async () => {
+    expect(await cleanTerminalOutput(`downloading 100%\r${ESC}[Kdone\n`)).toBe('done\n');
+    expect(await cleanTerminalOutput(`abcdef${ESC}[3G${ESC}[0KX\n`)).toBe('abX\n');
+    expect(await cleanTerminalOutput(`abcdef${ESC}[2KX`)).toBe('      X');
+    expect(await cleanTerminalOutput(`abcdef${ESC}[4D${ESC}[1KX`)).toBe('  Xdef'); // erased through the cursor column, X written at it
+    expect(await cleanTerminalOutput(`a${ESC}[3Cb`)).toBe('a   b');
+    expect((await cleanTerminalOutput(`a${ESC}[99999999Cb`)).length).toBeLessThan(1100);
   });
 
-  it('applies erase-in-line and horizontal cursor moves used by progress bars', () => {
-    expect(cleanTerminalOutput(`downloading 100%\r${ESC}[Kdone\n`)).toBe('done\n');
-    expect(cleanTerminalOutput(`abcdef${ESC}[3G${ESC}[0KX\n`)).toBe('abX\n');
-    expect(cleanTerminalOutput(`abcdef${ESC}[2KX`)).toBe('      X');
-    expect(cleanTerminalOutput(`abcdef${ESC}[4D${ESC}[1KX`)).toBe('  Xdef'); // erased through the cursor column, X written at it
-    expect(cleanTerminalOutput(`a${ESC}[3Cb`)).toBe('a   b');
-    expect(cleanTerminalOutput(`a${ESC}[99999999Cb`).length).toBeLessThan(1100);
+  it('moves back on backspace without going before the line start', async () => {
+    expect(await cleanTerminalOutput('ab\b\b\b\bX\n')).toBe('Xb\n');
+    expect(await cleanTerminalOutput('abc\b \b\n')).toBe('ab \n');
   });
 
-  it('moves back on backspace without going before the line start', () => {
-    expect(cleanTerminalOutput('ab\b\b\b\bX\n')).toBe('Xb\n');
-    expect(cleanTerminalOutput('abc\b \b\n')).toBe('ab \n');
+  it('drops other control characters; a tab moves to the next tab stop, as on screen', async () => {
+    expect(await cleanTerminalOutput(`a${BEL}b\x00c\x7fd\te\x0ef\n`)).toBe('abcd    ef\n');
   });
 
-  it('drops other control characters but keeps tabs', () => {
-    expect(cleanTerminalOutput(`a${BEL}b\x00c\x7fd\te\x0ef\n`)).toBe('abcd\tef\n');
+  it('ends an OSC/string on an ESC that is not ST and parses the new sequence', async () => {
+    expect(await cleanTerminalOutput(`${ESC}]0;title${ESC}[31mred`)).toBe('red');
+    expect(await cleanTerminalOutput(`${ESC}Pdcs${ESC}]0;x${BEL}ok`)).toBe('ok');
   });
 
-  it('ends an OSC/string on an ESC that is not ST and parses the new sequence', () => {
-    expect(cleanTerminalOutput(`${ESC}]0;title${ESC}[31mred`)).toBe('red');
-    expect(cleanTerminalOutput(`${ESC}Pdcs${ESC}]0;x${BEL}ok`)).toBe('ok');
+  it('cancels a sequence on CAN/SUB and executes newlines inside CSI', async () => {
+    expect(await cleanTerminalOutput(`${ESC}[31\x18m!`)).toBe('m!');
+    expect(await cleanTerminalOutput(`a${ESC}[3\n1mb`)).toBe('a\nb');
   });
 
-  it('cancels a sequence on CAN/SUB and executes newlines inside CSI', () => {
-    expect(cleanTerminalOutput(`${ESC}[31\x18m!`)).toBe('m!');
-    expect(cleanTerminalOutput(`a${ESC}[3\n1mb`)).toBe('a\nb');
+  it('drops a sequence still open at the end', async () => {
+    expect(await cleanTerminalOutput(`text${ESC}]633;E;unterminated`)).toBe('text');
+    expect(await cleanTerminalOutput(`text${ESC}`)).toBe('text');
   });
 
-  it('drops a sequence still open at the end', () => {
-    expect(cleanTerminalOutput(`text${ESC}]633;E;unterminated`)).toBe('text');
-    expect(cleanTerminalOutput(`text${ESC}`)).toBe('text');
+  it('streams lines out once they scroll off the screen, in order, none lost or doubled', async () => {
+    const screen = await TerminalScreen.create();
+    const drained: string[] = [];
+    const lines = Array.from({ length: 5000 }, (_, i) => `row ${i} ${'x'.repeat(i % 700)}`); // some wrap
+    for (let i = 0; i < lines.length; i += 37) {
+      screen.write(lines.slice(i, i + 37).map((l) => `${ESC}[3${i % 8}m${l}${ESC}[0m\r\n`).join(''));
+      await screen.flush();
+      drained.push(screen.drainCompleted());
+    }
+    expect(drained.join('').split('\n').length).toBeGreaterThan(4800); // most left before the end
+    expect(drained.join('') + (await screen.finish())).toBe(lines.join('\n') + '\n');
   });
 
-  it('streams completed lines through drainCompleted', () => {
-    const cleaner = new TerminalOutputCleaner();
-    cleaner.push(`one\r\ntw${ESC}[3`);
-    expect(cleaner.drainCompleted()).toBe('one\n');
-    expect(cleaner.drainCompleted()).toBe('');
-    cleaner.push('1mo\nthr');
-    expect(cleaner.drainCompleted()).toBe('two\n');
-    cleaner.push('ee');
-    expect(cleaner.finish()).toBe('three');
+  it('keeps a multi-line redraw as its last frame (cursor up and absolute rows)', async () => {
+    const frame = (n: number) => `${ESC}[2A\r${ESC}[Kpkg-a ${n}%\n\r${ESC}[Kpkg-b ${n * 2}%\n`;
+    const raw = 'start\npkg-a 0%\npkg-b 0%\n' + [10, 20, 50].map(frame).join('') + 'done\n';
+    expect(await cleanTerminalOutput(raw)).toBe('start\npkg-a 50%\npkg-b 100%\ndone\n');
   });
 
-  it('refuses input after finish', () => {
-    const cleaner = new TerminalOutputCleaner();
-    cleaner.finish();
-    expect(() => cleaner.push('x')).toThrow(/after finish/);
+  it('refuses input after finish', async () => {
+    const screen = await TerminalScreen.create();
+    await screen.finish();
+    expect(() => screen.write('x')).toThrow(/after finish/);
   });
 });
 
