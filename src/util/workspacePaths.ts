@@ -43,7 +43,7 @@ export interface WorkspacePath {
   exists: boolean;
 }
 
-export type WorkspacePathErrorCode = 'NO_WORKSPACE' | 'INVALID_PATH' | 'OUTSIDE_WORKSPACE' | 'NOT_FOUND';
+export type WorkspacePathErrorCode = 'NO_WORKSPACE' | 'INVALID_PATH' | 'OUTSIDE_WORKSPACE' | 'NOT_FOUND' | 'CHANGED';
 
 export class WorkspacePathError extends Error {
   override readonly name = 'WorkspacePathError';
@@ -233,6 +233,21 @@ export async function resolveInWorkspace(
     );
   }
   return toWorkspacePath(inside, inside.root!);
+}
+
+/**
+ * Resolves a checked path again, at the moment of writing: throws CHANGED when it no longer leads
+ * to the real path that was checked (a folder or the file was replaced by a symbolic link meanwhile).
+ */
+export async function confirmWorkspacePath(target: WorkspacePath): Promise<void> {
+  const now = await realpathAllowingMissing(target.absolute);
+  if (now.real !== target.realPath) {
+    throw new WorkspacePathError(
+      'CHANGED',
+      `"${target.relative}" now resolves to "${now.real}" instead of "${target.realPath}" (a symbolic link was put in its path after it was checked), ` +
+        'so nothing was written. Check the folder, then retry.',
+    );
+  }
 }
 
 function toWorkspacePath(candidate: Candidate, root: Root): WorkspacePath {
