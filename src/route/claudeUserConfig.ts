@@ -185,6 +185,11 @@ export class ClaudeUserConfig implements UserMcpServers {
   private async writeThrough(config: Json, basis: string | undefined, compromised: () => Error | undefined): Promise<boolean> {
     const target = await realTarget(this.file);
     const mode = await fs.stat(target).then((s) => s.mode & 0o7777, () => 0o600);
+    // A rename would replace a read-only file; the user made it read-only, so leave it (as the CLI asks to).
+    await fs.access(target, fsConstants.W_OK).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return;
+      throw new Error(`${target} is read-only (${error.code}), so it was left unchanged. Make it writable (chmod u+w "${target}"), then try again.`);
+    });
     const temp = path.join(path.dirname(target), `${path.basename(target)}.tmp.${process.pid}.${randomBytes(6).toString('hex')}`);
     const handle = await fs.open(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, mode);
     try {

@@ -214,18 +214,12 @@ export async function resolveInWorkspace(
     candidates.push(candidate);
   }
 
+  // A candidate that exists outside, or that a symbolic link inside a folder leads outside (even a
+  // dangling one), is what the path names: refuse it rather than fall back to a new file of the same
+  // name in another workspace folder.
+  const taken = candidates.find((c) => !c.root && (c.exists || containingRoot(c.absolute, roots, ignoreCase) !== undefined));
   const inside = candidates.find((c) => c.root);
-  if (!inside) {
-    const first = candidates[0];
-    const viaLink = containingRoot(first.absolute, roots, ignoreCase) !== undefined;
-    throw new WorkspacePathError(
-      'OUTSIDE_WORKSPACE',
-      `"${input}" is outside the workspace: it resolves to "${first.real}"` +
-        (viaLink ? ' through a symbolic link' : '') +
-        `. Only paths inside the workspace folders can be used: ${folderList(roots)}. ` +
-        'Use a path relative to a workspace folder, or an absolute path inside one.',
-    );
-  }
+  if (!inside || taken) throw outsideError(input, taken ?? candidates[0], roots, ignoreCase);
   if (options.mustExist) {
     throw new WorkspacePathError(
       'NOT_FOUND',
@@ -248,6 +242,17 @@ export async function confirmWorkspacePath(target: WorkspacePath): Promise<void>
         'so nothing was written. Check the folder, then retry.',
     );
   }
+}
+
+function outsideError(input: string, candidate: Candidate, roots: readonly Root[], ignoreCase: boolean): WorkspacePathError {
+  const viaLink = containingRoot(candidate.absolute, roots, ignoreCase) !== undefined;
+  return new WorkspacePathError(
+    'OUTSIDE_WORKSPACE',
+    `"${input}" is outside the workspace: it resolves to "${candidate.real}"` +
+      (viaLink ? ' through a symbolic link' : '') +
+      `. Only paths inside the workspace folders can be used: ${folderList(roots)}. ` +
+      'Use a path relative to a workspace folder, or an absolute path inside one.',
+  );
 }
 
 function toWorkspacePath(candidate: Candidate, root: Root): WorkspacePath {

@@ -4,7 +4,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalMode } from '../../src/host/documents';
+import type { TerminalHost } from '../../src/host/terminal';
+import { executeCommandTool } from '../../src/tools/executeCommand';
 import { ideTools, workspaceTools } from '../../src/tools/registry';
+import type { ToolDefinition } from '../../src/tools/toolDefinition';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics } from './fakeHosts';
 import { locateRipgrep } from './ripgrep';
@@ -17,6 +20,15 @@ export async function startWorkspaceToolServer(folders: () => string[], options:
   const documents = new DiskDocumentWriter();
   const diagnostics = new StaticDiagnostics();
   const rg = locateRipgrep();
+  const workspace = { folders, ripgrepPath: () => rg };
+  // The terminal is a stand-in that records what would run (real terminals are tested in VS Code).
+  const commands: Array<{ command: string; cwd: string }> = [];
+  const terminal: TerminalHost = {
+    run: async (command, { cwd }) => {
+      commands.push({ command, cwd });
+      return { exit_code: 0, output: '', cwd, output_captured: true };
+    },
+  };
   const hosts = {
     review,
     documents,
@@ -25,7 +37,8 @@ export async function startWorkspaceToolServer(folders: () => string[], options:
     lock: new KeyedLock(),
     lockTimeoutMs: 2000,
     diagnosticsWaitMs: 10,
-    workspace: { folders, ripgrepPath: () => rg },
+    workspace,
+    extraWorkspaceTools: [executeCommandTool(terminal, workspace)] as ToolDefinition[],
   };
   const fixture = await startTestServer({ tools: { ide: ideTools(hosts), tools: workspaceTools(hosts) } });
   const clients: Client[] = [];
@@ -39,6 +52,7 @@ export async function startWorkspaceToolServer(folders: () => string[], options:
     review,
     documents,
     diagnostics,
+    commands,
     rg,
     /** A client on the /tools route (the model's tools). */
     tools: () => connect(false),
