@@ -11,7 +11,10 @@ import type { ToolDefinition } from '../../src/tools/toolDefinition';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics } from './fakeHosts';
 import { locateRipgrep } from './ripgrep';
-import { connectClient, startTestServer } from './serverFixture';
+import { IdeServer } from '../../src/server/ideServer';
+import { createSessionFactory } from '../../src/server/mcpSession';
+import { memoryLogger } from '../../src/util/logger';
+import { connectClient, TEST_TOKEN } from './serverFixture';
 
 export type ToolCallResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
@@ -40,7 +43,19 @@ export async function startWorkspaceToolServer(folders: () => string[], options:
     workspace,
     extraWorkspaceTools: [executeCommandTool(terminal, workspace)] as ToolDefinition[],
   };
-  const fixture = await startTestServer({ tools: { ide: ideTools(hosts), tools: workspaceTools(hosts) } });
+  const log: string[] = [];
+  const server = new IdeServer({
+    token: TEST_TOKEN,
+    log: memoryLogger(log),
+    createSession: createSessionFactory({
+      toolsFor: (route) => (route === 'ide' ? ideTools(hosts) : workspaceTools(hosts)),
+      serverInfo: { name: 'native-claude', version: 'test' },
+      log: memoryLogger(log),
+      onSessionClosed: (id) => review.withdrawForConnection(id), // as extension.ts wires it
+    }),
+  });
+  const port = await server.start();
+  const fixture = { server, port, log, url: `ws://127.0.0.1:${port}` };
   const clients: Client[] = [];
   const connect = async (announce = false) => {
     const { client } = await connectClient(announce ? fixture.url : `${fixture.url}/tools`, { announce });
