@@ -110,7 +110,7 @@ describe('hardening: faults', () => {
       const plain = await server.call(tools, 'read_file', { path: 'plain.txt' });
       figures.push(
         `${results.length} calls on ${specials.length} pipes/sockets and 3 devices (write_file, apply_diff, read_file, search_files, openDiff): ${refused} refused at once, ` +
-          `${server.review.opened.length} reviews opened, RSS +${Math.round(rssGrowth / 1024 / 1024)} MiB`,
+          `${server.review.opened.length} reviews opened, RSS change ${(rssGrowth / 1024 / 1024).toFixed(0)} MiB`,
       );
       expect(refused).toBe(results.length);
       expect(server.review.opened).toHaveLength(0);
