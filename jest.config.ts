@@ -8,6 +8,7 @@ const config: Config = {
   projects: [
     { displayName: 'unit', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { displayName: 'integration', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
+    { displayName: 'harden', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/harden/**/*.test.ts'] },
     { displayName: 'real', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/real/**/*.test.ts'] },
   ],
 };

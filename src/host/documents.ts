@@ -4,7 +4,8 @@ export interface DocumentWriter {
   isDirty(absolutePath: string): boolean;
   /**
    * Replaces the file's text (creating it and its folders when new) and saves it through the editor.
-   * Returns the text as saved, after format-on-save and other save participants ran.
+   * Returns the text as saved, after format-on-save and other save participants ran. `absolutePath`
+   * is the real path that was checked: a symbolic link found on it now is refused, not followed.
    */
   write(absolutePath: string, text: string): Promise<{ savedText: string }>;
   /** Shows a change that was applied without review (approvalMode "never"). */

@@ -5,8 +5,8 @@ import type { ApprovalMode, DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
 import { matchOriginalFormat, stripBom, toLf } from '../util/textFormat';
-import type { WorkspacePath } from '../util/workspacePaths';
-import { readTextIfExists } from '../util/readTextIfExists';
+import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../util/workspacePaths';
+import { readTextIfExists, UnreadableFileError } from '../util/readTextIfExists';
 
 export interface ChangeDependencies {
   review: ReviewHost;
@@ -71,7 +71,13 @@ async function reviewAndWrite(
       path: shown,
     };
   }
-  const original = await readTextIfExists(target.realPath);
+  let original: string | undefined;
+  try {
+    original = await readTextIfExists(target.realPath, { shown });
+  } catch (error) {
+    if (error instanceof UnreadableFileError) return { error: `${error.message} Nothing was changed.`, path: shown };
+    throw error;
+  }
   const proposal = makeProposal(original);
   if ('error' in proposal) return { error: proposal.error, path: shown };
   // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.
@@ -93,6 +99,13 @@ async function reviewAndWrite(
       error: `${shown} was edited in VS Code while the review was open and those edits are not saved, so the accepted change was not written (nothing was lost). Ask the user to save or revert the file, then read it again and retry.`,
       path: shown,
     };
+  }
+  // The boundary must hold now, not only when the review opened: a folder may have been swapped for a link.
+  try {
+    await confirmWorkspacePath(target);
+  } catch (error) {
+    if (error instanceof WorkspacePathError) return { error: `The change to ${shown} was accepted but not written: ${error.message}`, path: shown };
+    throw error;
   }
   const before = deps.diagnostics.forFile(target.realPath);
   const changed = deps.diagnostics.waitForChange(target.realPath, deps.diagnosticsWaitMs ?? 1500);

@@ -1,5 +1,5 @@
 import type { Logger } from '../util/logger';
-import { ClaudeUserConfig, UnreadableConfigError } from './claudeUserConfig';
+import { ClaudeUserConfig, UnreadableConfigError, type UserMcpServers } from './claudeUserConfig';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from './toolsRouteEntry';
 
 const CONSENT_KEY = 'nativeClaude.toolsConsent';
@@ -31,7 +31,7 @@ export class ToolsConsent {
     private readonly state: ConsentStore,
     private readonly ui: ConsentUi,
     private readonly log: Logger,
-    readonly config = new ClaudeUserConfig(),
+    readonly config: UserMcpServers = new ClaudeUserConfig(),
   ) {}
 
   async offerOnce(): Promise<void> {
@@ -44,7 +44,7 @@ export class ToolsConsent {
     const choice = await this.ui.ask(
       `Let Claude Code use VS Code's tools? claude started in VS Code's terminals gets read, list and search of the workspace, the Problems panel, ` +
         `file writes through the review diff, and commands in a visible terminal (each tool asks for permission in claude). ` +
-        `This adds one "${TOOLS_SERVER_NAME}" MCP server entry to ${this.config.file}.`,
+        `This adds one "${TOOLS_SERVER_NAME}" MCP server entry to ${this.config.file}; a claude already running does not see it until it is restarted.`,
       'Enable',
       'Not Now',
       "Don't Ask Again",

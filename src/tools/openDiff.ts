@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ReviewHost } from '../host/review';
 import type { RecentEdits } from '../review/recentEdits';
-import { defineTool } from './toolDefinition';
-import { readTextIfExists } from '../util/readTextIfExists';
+import { defineTool, errorResult } from './toolDefinition';
+import { readTextIfExists, UnreadableFileError } from '../util/readTextIfExists';
 
 /**
  * The CLI's Edit/Write review (ide-protocol.md §3.2). Stays pending until a decision. The CLI writes
@@ -25,7 +25,14 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits) {
     annotations: { readOnlyHint: true },
     internal: true,
     handle: async (args, context) => {
-      const originalText = await readTextIfExists(args.old_file_path);
+      let originalText: string | undefined;
+      try {
+        originalText = await readTextIfExists(args.old_file_path);
+      } catch (error) {
+        // The CLI shows its own terminal prompt when the IDE's review fails.
+        if (error instanceof UnreadableFileError) return errorResult(`No review opened: ${error.message}`);
+        throw error;
+      }
       const decision = await review.review({
         filePath: args.new_file_path,
         originalText,

@@ -8,6 +8,7 @@ import { promises as fs } from 'fs';
 import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
 import { BINARY_SNIFF_BYTES } from '../util/binaryDetection';
+import { openRegularFile, UnreadableFileError } from '../util/readTextIfExists';
 import { displayPath } from './searchFiles';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
@@ -61,9 +62,9 @@ function closeLine(open: OpenLine, isFirstLineOfFile: boolean): string {
  * Line breaks are `\n` (a `\r` before it is dropped); a last line without a break counts.
  * Stops early, with `binary: true`, when a NUL byte is among the first 8 KB.
  */
-export async function readLineWindow(filePath: string, firstLine: number, maxLines: number): Promise<LineWindow> {
+export async function readLineWindow(filePath: string, firstLine: number, maxLines: number, shown: string = filePath): Promise<LineWindow> {
   const lastLine = firstLine + maxLines - 1;
-  const handle = await fs.open(filePath, 'r');
+  const handle = await openRegularFile(filePath, shown, Number.POSITIVE_INFINITY); // read in chunks: no size cap
   try {
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     const lines: string[] = [];
@@ -167,12 +168,13 @@ export function readFileTool(host: WorkspaceHost): ToolDefinition<typeof inputSc
       const shown = displayPath(target.folder, target.relative, folders.length);
       const stat = await fs.stat(target.realPath);
       if (stat.isDirectory()) return errorResult(`"${shown || input}" is a folder, not a file. Use list_files to see what is in it.`);
-      if (!stat.isFile()) return errorResult(`"${shown}" is not a regular file (a device, socket or pipe) and cannot be read.`);
+      if (!stat.isFile()) return errorResult(`"${shown}" is not a regular file (a device, socket or pipe), so it is not read (reading it could block or never end). Use a regular file's path.`);
 
       let window: LineWindow;
       try {
-        window = await readLineWindow(target.realPath, offset, limit);
+        window = await readLineWindow(target.realPath, offset, limit, shown);
       } catch (error) {
+        if (error instanceof UnreadableFileError) return errorResult(error.message); // swapped for a pipe after the stat
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EACCES' || code === 'EPERM') return errorResult(`"${shown}" cannot be read: permission denied.`);
         throw error;

@@ -378,6 +378,9 @@ export function searchFilesTool(host: WorkspaceHost): ToolDefinition<typeof inpu
       const target = await workspaceTarget(host, input, { mustExist: true });
       if ('error' in target) return errorResult(target.error);
       const stat = await fs.stat(target.realPath);
+      if (!stat.isDirectory() && !stat.isFile()) {
+        return errorResult(`"${input}" is not a regular file or folder (a device, socket or pipe), so it is not searched (reading it could block or never end). Search a folder or a regular file.`);
+      }
       if (stat.isDirectory() && isForbiddenListingRoot(target.realPath)) {
         return errorResult(`Searching "${input}" is refused: it is the file system root or the home folder. Search a project folder inside it instead.`);
       }

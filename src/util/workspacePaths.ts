@@ -43,7 +43,7 @@ export interface WorkspacePath {
   exists: boolean;
 }
 
-export type WorkspacePathErrorCode = 'NO_WORKSPACE' | 'INVALID_PATH' | 'OUTSIDE_WORKSPACE' | 'NOT_FOUND';
+export type WorkspacePathErrorCode = 'NO_WORKSPACE' | 'INVALID_PATH' | 'OUTSIDE_WORKSPACE' | 'NOT_FOUND' | 'CHANGED';
 
 export class WorkspacePathError extends Error {
   override readonly name = 'WorkspacePathError';
@@ -214,18 +214,12 @@ export async function resolveInWorkspace(
     candidates.push(candidate);
   }
 
+  // A candidate that exists outside, or that a symbolic link inside a folder leads outside (even a
+  // dangling one), is what the path names: refuse it rather than fall back to a new file of the same
+  // name in another workspace folder.
+  const taken = candidates.find((c) => !c.root && (c.exists || containingRoot(c.absolute, roots, ignoreCase) !== undefined));
   const inside = candidates.find((c) => c.root);
-  if (!inside) {
-    const first = candidates[0];
-    const viaLink = containingRoot(first.absolute, roots, ignoreCase) !== undefined;
-    throw new WorkspacePathError(
-      'OUTSIDE_WORKSPACE',
-      `"${input}" is outside the workspace: it resolves to "${first.real}"` +
-        (viaLink ? ' through a symbolic link' : '') +
-        `. Only paths inside the workspace folders can be used: ${folderList(roots)}. ` +
-        'Use a path relative to a workspace folder, or an absolute path inside one.',
-    );
-  }
+  if (!inside || taken) throw outsideError(input, taken ?? candidates[0], roots, ignoreCase);
   if (options.mustExist) {
     throw new WorkspacePathError(
       'NOT_FOUND',
@@ -233,6 +227,32 @@ export async function resolveInWorkspace(
     );
   }
   return toWorkspacePath(inside, inside.root!);
+}
+
+/**
+ * Resolves a checked path again, at the moment of writing: throws CHANGED when it no longer leads
+ * to the real path that was checked (a folder or the file was replaced by a symbolic link meanwhile).
+ */
+export async function confirmWorkspacePath(target: WorkspacePath): Promise<void> {
+  const now = await realpathAllowingMissing(target.absolute);
+  if (now.real !== target.realPath) {
+    throw new WorkspacePathError(
+      'CHANGED',
+      `"${target.relative}" now resolves to "${now.real}" instead of "${target.realPath}" (a symbolic link was put in its path after it was checked), ` +
+        'so nothing was written. Check the folder, then retry.',
+    );
+  }
+}
+
+function outsideError(input: string, candidate: Candidate, roots: readonly Root[], ignoreCase: boolean): WorkspacePathError {
+  const viaLink = containingRoot(candidate.absolute, roots, ignoreCase) !== undefined;
+  return new WorkspacePathError(
+    'OUTSIDE_WORKSPACE',
+    `"${input}" is outside the workspace: it resolves to "${candidate.real}"` +
+      (viaLink ? ' through a symbolic link' : '') +
+      `. Only paths inside the workspace folders can be used: ${folderList(roots)}. ` +
+      'Use a path relative to a workspace folder, or an absolute path inside one.',
+  );
 }
 
 function toWorkspacePath(candidate: Candidate, root: Root): WorkspacePath {

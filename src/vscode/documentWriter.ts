@@ -1,7 +1,6 @@
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DocumentWriter } from '../host/documents';
+import { assertNoLinkSwappedIn, writeWithoutFollowing } from '../util/noFollowWrite';
 import { stripBom } from '../util/textFormat';
 
 /**
@@ -15,16 +14,14 @@ export class VsCodeDocumentWriter implements DocumentWriter {
 
   async write(absolutePath: string, text: string): Promise<{ savedText: string }> {
     const uri = vscode.Uri.file(absolutePath);
-    const exists = await fs.stat(absolutePath).then(() => true, () => false);
-    if (!exists) {
-      // Created only now, after acceptance: a rejected new file leaves no file and no folders.
-      await fs.mkdir(path.dirname(absolutePath), { recursive: true });
-      await fs.writeFile(absolutePath, '', { flag: 'wx' });
-    }
+    // Created only now, after acceptance: a rejected new file leaves no file and no folders. Neither
+    // the creation nor the save may follow a symbolic link swapped in since the path was checked.
+    if (!(await assertNoLinkSwappedIn(absolutePath))) await writeWithoutFollowing(absolutePath, '');
     const document = await vscode.workspace.openTextDocument(uri);
     const edit = new vscode.WorkspaceEdit();
     edit.replace(uri, new vscode.Range(document.lineAt(0).range.start, document.lineAt(document.lineCount - 1).rangeIncludingLineBreak.end), stripBom(text));
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code refused the edit to ${absolutePath}`);
+    await assertNoLinkSwappedIn(absolutePath); // right before VS Code writes the file
     if (!(await document.save())) throw new Error(`VS Code could not save ${absolutePath}`);
     return { savedText: document.getText() };
   }

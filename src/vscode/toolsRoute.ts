@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { ClaudeMcpCommand } from '../route/claudeMcpCommand';
+import { ClaudeUserConfig } from '../route/claudeUserConfig';
 import { ToolsConsent } from '../route/toolsConsent';
 
 /** The tools-route consent with VS Code's notifications as its UI (the logic is in src/route/toolsConsent.ts). */
@@ -7,5 +9,11 @@ export function createToolsConsent(state: vscode.Memento, log: vscode.LogOutputC
     ask: (question, ...choices) => vscode.window.showInformationMessage(question, ...choices),
     inform: (message) => void vscode.window.showInformationMessage(message),
     fail: (message) => void vscode.window.showErrorMessage(message, 'Show Log').then((c) => c && log.show()),
-  }, log);
+  }, log, new ClaudeMcpCommand(new ClaudeUserConfig(), { executable: claudeExecutable(), log: (m) => log.info(m) }));
+}
+
+/** The `claudeCommand` setting when it names one program (it may also be a shell command line for the terminal). */
+function claudeExecutable(): string {
+  const command = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude').trim();
+  return command !== '' && !/\s/.test(command) ? command : 'claude';
 }

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as lockfile from 'proper-lockfile';
 import { ClaudeUserConfig, UnreadableConfigError, claudeUserConfigPath } from '../../src/route/claudeUserConfig';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
 
@@ -14,8 +15,77 @@ describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
   afterEach(() => fs.rm(dir, { recursive: true, force: true }));
 
   test('location: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json', () => {
-    expect(claudeUserConfigPath({ CLAUDE_CONFIG_DIR: '/c' }, '/h')).toBe('/c/.claude.json');
-    expect(claudeUserConfigPath({}, '/h')).toBe('/h/.claude.json');
+    expect(claudeUserConfigPath({ CLAUDE_CONFIG_DIR: '/c' }, '/h', () => undefined)).toBe('/c/.claude.json');
+    expect(claudeUserConfigPath({}, '/h', () => undefined)).toBe('/h/.claude.json');
+    expect(claudeUserConfigPath({ CLAUDE_CODE_CUSTOM_OAUTH_URL: 'https://x' }, '/h', () => undefined)).toBe('/h/.claude-custom-oauth.json');
+  });
+
+  test('location: the legacy <config dir>/.config.json while it holds data, as the CLI decides', async () => {
+    const home = dir;
+    await fs.mkdir(path.join(home, '.claude'));
+    const legacy = path.join(home, '.claude', '.config.json');
+    expect(claudeUserConfigPath({}, home)).toBe(path.join(home, '.claude.json'));
+    await fs.writeFile(legacy, '{"numStartups":1}');
+    expect(claudeUserConfigPath({}, home)).toBe(legacy);
+    await fs.writeFile(path.join(home, '.claude.json'), '{}');
+    expect(claudeUserConfigPath({}, home)).toBe(legacy); // data in the legacy file wins
+    await fs.writeFile(legacy, '');
+    expect(claudeUserConfigPath({}, home)).toBe(path.join(home, '.claude.json')); // empty legacy, current exists
+    await fs.rm(path.join(home, '.claude.json'));
+    expect(claudeUserConfigPath({}, home)).toBe(legacy); // empty writable legacy, no current file
+    const configDir = path.join(home, 'cfg');
+    await fs.mkdir(configDir);
+    await fs.writeFile(path.join(configDir, '.config.json'), '{"a":1}');
+    expect(claudeUserConfigPath({ CLAUDE_CONFIG_DIR: configDir }, home)).toBe(path.join(configDir, '.config.json'));
+  });
+
+  test('an empty file is never taken for {}: left as it is, with what to do', async () => {
+    await fs.writeFile(file, '');
+    const config = new ClaudeUserConfig(file, { unreadableGraceMs: 50 });
+    await expect(config.setServer('vscode', toolsRouteEntry())).rejects.toThrow(/is empty, so it was left unchanged.*Run claude once.*backup/);
+    await expect(config.removeServer('vscode')).rejects.toThrow(UnreadableConfigError);
+    await expect(config.getServer('vscode')).rejects.toThrow(UnreadableConfigError);
+    expect(await fs.readFile(file, 'utf8')).toBe('');
+  });
+
+  test('a symlinked file (dotfile managers) stays a link; the write goes to its target with its mode', async () => {
+    const dotfiles = path.join(dir, 'dotfiles');
+    await fs.mkdir(dotfiles);
+    const target = path.join(dotfiles, 'claude.json');
+    await fs.writeFile(target, JSON.stringify({ keep: true }), { mode: 0o640 });
+    await fs.chmod(target, 0o640);
+    await fs.symlink(target, file);
+    await new ClaudeUserConfig(file).setServer('vscode', toolsRouteEntry());
+    expect((await fs.lstat(file)).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(await fs.readFile(target, 'utf8'))).toEqual({ keep: true, mcpServers: { vscode: toolsRouteEntry() } });
+    expect((await fs.stat(target)).mode & 0o777).toBe(0o640);
+    expect((await fs.readdir(dotfiles)).sort()).toEqual(['claude.json']); // no temp file left
+    expect((await fs.readdir(dir)).sort()).toEqual(['.claude.json', 'dotfiles']); // the lock is gone too
+  });
+
+  test('waits for the CLI\'s lock (<file>.lock, proper-lockfile) and writes on what is there when it gets it', async () => {
+    await fs.writeFile(file, JSON.stringify({ a: 1 }));
+    const release = await lockfile.lock(file, { lockfilePath: `${file}.lock`, realpath: false });
+    const config = new ClaudeUserConfig(file);
+    let done = false;
+    const pending = config.setServer('vscode', toolsRouteEntry()).then((r) => ((done = true), r));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(done).toBe(false); // held back by the lock
+    await fs.writeFile(file, JSON.stringify({ a: 1, b: 2 })); // what the lock holder wrote
+    await release();
+    await expect(pending).resolves.toBe(true);
+    expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual({ a: 1, b: 2, mcpServers: { vscode: toolsRouteEntry() } });
+  });
+
+  test('a lock held longer than the wait is reported, nothing written', async () => {
+    await fs.writeFile(file, '{"a":1}');
+    const release = await lockfile.lock(file, { lockfilePath: `${file}.lock`, realpath: false });
+    try {
+      await expect(new ClaudeUserConfig(file, { lockWaitMs: 200 }).setServer('vscode', toolsRouteEntry())).rejects.toThrow(/is locked by another program.*nothing was changed/);
+      expect(await fs.readFile(file, 'utf8')).toBe('{"a":1}');
+    } finally {
+      await release();
+    }
   });
 
   test('adds the entry and keeps everything else, including other servers and the file mode', async () => {

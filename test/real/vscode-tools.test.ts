@@ -144,6 +144,7 @@ describe('vscode-tools', () => {
         'dirty-refused',
         'eol-bom-accept',
         'format-on-save',
+        'link-swapped',
         'list',
         'new-diagnostics',
         'partial',
@@ -171,6 +172,14 @@ describe('vscode-tools', () => {
       expectInnerPassed('reject-close');
       expect(fs.readFileSync(abs('crlf-bom.txt'))).toEqual(Buffer.from('\uFEFFone\r\ntwo\r\nthree', 'utf8'));
       expect(fs.existsSync(abs('fresh'))).toBe(false);
+    });
+
+    it('a folder or the file swapped for a link to outside during the review: the accepted write is refused, nothing lands outside', () => {
+      const d = expectInnerPassed('link-swapped');
+      expect(d.folderAnswer).toMatchObject({ error: expect.stringMatching(/symbolic link/), path: 'swap/new.txt' });
+      expect(d.fileAnswer).toMatchObject({ error: expect.stringMatching(/symbolic link/), path: 'swapfile.txt' });
+      expect(d.outsideNow).toEqual(['secret.txt']);
+      expect(d.secret).toBe('outside\n');
     });
 
     it('an accepted apply_diff keeps BOM, CRLF and the missing final newline', () => {

@@ -1,5 +1,4 @@
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import { writeWithoutFollowing } from '../../src/util/noFollowWrite';
 import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics } from '../../src/host/diagnostics';
 import type { DocumentWriter } from '../../src/host/documents';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../../src/host/review';
@@ -71,8 +70,7 @@ export class DiskDocumentWriter implements DocumentWriter {
   async write(absolutePath: string, text: string): Promise<{ savedText: string }> {
     if (this.failWith) throw new Error(this.failWith);
     const saved = this.format ? this.format(text) : text;
-    await fs.mkdir(path.dirname(absolutePath), { recursive: true });
-    await fs.writeFile(absolutePath, saved);
+    await writeWithoutFollowing(absolutePath, saved); // as VsCodeDocumentWriter: no link swapped in is followed
     this.written.push(absolutePath);
     return { savedText: saved };
   }

@@ -235,6 +235,14 @@ describe('resolveInWorkspace: multi-root', () => {
     expect(await resolveInWorkspace(path.join(inner, 'a.ts'), [ws, inner])).toMatchObject({ folder: inner, relative: 'a.ts' });
   });
 
+  it('a link in the first folder leading outside is refused, not replaced by a new file of that name in the second', async () => {
+    for (const p of ['link-out', 'link-out/secret.txt', 'link-out/sub/new.txt', 'file-out', 'dangling']) {
+      const err = await expectCode(resolveInWorkspace(p, [ws, ws2]), 'OUTSIDE_WORKSPACE');
+      expect(err.message).toContain('through a symbolic link');
+    }
+    await expectCode(resolveInWorkspace('../outside/secret.txt', [ws, ws2]), 'OUTSIDE_WORKSPACE');
+  });
+
   it('names every folder when refusing', async () => {
     const err = await expectCode(resolveInWorkspace(path.join(outside, 'secret.txt'), [ws, ws2]), 'OUTSIDE_WORKSPACE');
     expect(err.message).toContain(`${ws}, ${ws2}`);

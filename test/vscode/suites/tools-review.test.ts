@@ -5,6 +5,7 @@
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, describe, it } from '../bdd';
@@ -115,6 +116,39 @@ describe('write_file / apply_diff reviewed in VS Code', function () {
     assert.deepStrictEqual(answer.json, { status: 'rejected', path: 'fresh/deeper/new.txt' });
     assert.strictEqual(fs.existsSync(abs('fresh')), false, 'fresh/ was created');
     assert.strictEqual(proposalTabs().length, 0);
+    assert.strictEqual(t.api.pendingReviews(), 0);
+  });
+
+  it('[link-swapped] a folder, or the file, replaced by a link to outside while the review is open: the accepted write is refused, nothing lands outside', async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-outside-'));
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'outside\n');
+    write('swap/keep.txt', 'k\n');
+    write('swapfile.txt', 'inside\n');
+
+    let call = t.call('write_file', { path: 'swap/new.txt', content: 'payload\n' });
+    let review = await openedReview('new.txt');
+    fs.rmSync(abs('swap'), { recursive: true });
+    fs.symlinkSync(outside, abs('swap'));
+    await vscode.commands.executeCommand('nativeClaude.acceptReview', review.input.modified);
+    const folderAnswer = await call;
+
+    call = t.call('write_file', { path: 'swapfile.txt', content: 'overwritten\n' });
+    review = await openedReview('swapfile.txt');
+    fs.rmSync(abs('swapfile.txt'));
+    fs.symlinkSync(path.join(outside, 'secret.txt'), abs('swapfile.txt'));
+    await vscode.commands.executeCommand('nativeClaude.acceptReview', review.input.modified);
+    const fileAnswer = await call;
+
+    const outsideNow = fs.readdirSync(outside).sort();
+    const secret = fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8');
+    record('link-swapped', { folderAnswer: folderAnswer.json ?? folderAnswer.text, fileAnswer: fileAnswer.json ?? fileAnswer.text, outsideNow, secret });
+    fs.rmSync(abs('swap'));
+    fs.rmSync(abs('swapfile.txt'));
+    fs.rmSync(outside, { recursive: true });
+    assert.match(String((folderAnswer.json as { error?: string } | undefined)?.error), /accepted but not written.*symbolic link/s, folderAnswer.text);
+    assert.match(String((fileAnswer.json as { error?: string } | undefined)?.error), /accepted but not written.*symbolic link/s, fileAnswer.text);
+    assert.deepStrictEqual(outsideNow, ['secret.txt']);
+    assert.strictEqual(secret, 'outside\n');
     assert.strictEqual(t.api.pendingReviews(), 0);
   });
 
