@@ -2,7 +2,8 @@
 # The whole test suite, installing what it needs: `npm test` runs this (README, .ci/run).
 #   1. npm dependencies when missing or stale
 #   2. the real peers: Debian chromium/tmux, code-server (built with Node 24), the pinned claude CLI
-#   3. type check, then unit + integration tests (parallel), then the real-client tests (serial)
+#   3. type check, then unit + integration tests (parallel), the fast hardening subset, then the
+#      real-client tests (serial)
 # Ends with one line "N passed, N failed" summed over every jest run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,8 @@ npx tsc --noEmit -p test/vscode/tsconfig.json || exit 1
 status=0
 say "unit + integration"
 npx jest --selectProjects unit integration --json --outputFile=.test-runs/jest-fast.json || status=1
+say "hardening (fast subset: npm run harden runs it all)"
+HARDEN_FAST=1 npx jest --selectProjects harden --runInBand --json --outputFile=.test-runs/jest-harden.json || status=1
 say "real claude CLI and real VS Code (code-server)"
 # One real-client run at a time on a machine (code-server + Chromium + claude need the cores to themselves).
 real_lock=(); command -v flock >/dev/null && real_lock=(flock /tmp/native-claude-real.lock)
@@ -35,7 +38,7 @@ real_lock=(); command -v flock >/dev/null && real_lock=(flock /tmp/native-claude
 
 node -e '
   let passed = 0, failed = 0, skipped = 0;
-  for (const f of [".test-runs/jest-fast.json", ".test-runs/jest-real.json"]) {
+  for (const f of [".test-runs/jest-fast.json", ".test-runs/jest-harden.json", ".test-runs/jest-real.json"]) {
     try {
       const r = require(require("path").resolve(f));
       passed += r.numPassedTests; failed += r.numFailedTests + r.numRuntimeErrorTestSuites; skipped += r.numPendingTests + r.numTodoTests;
