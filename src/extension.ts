@@ -5,6 +5,16 @@ import { createSessionFactory } from './server/mcpSession';
 import { ideTools, workspaceTools, type ToolHosts } from './tools/registry';
 import { RecentEdits } from './review/recentEdits';
 import { bridgeSessionSource } from './selection/ideSessions';
+import { SessionTerminals } from './selection/sessionTerminals';
+import { parentPidReaderFor } from './selection/processAncestry';
+import type { SessionPolicy } from './server/ideServer';
+import { TOOLS_SERVER_NAME } from './route/toolsRouteEntry';
+import { ClaudeUserConfig } from './route/claudeUserConfig';
+import { registerPendingReviews } from './vscode/pendingReviews';
+import { vscodeTerminalDirectory } from './vscode/terminalDirectory';
+import { describeSession } from './vscode/statusBar';
+import type { PendingReviewInfo, ReviewPlacement } from './vscode/diffReviewHost';
+import type { SessionLabel } from './vscode/statusBar';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/atMention';
@@ -30,6 +40,10 @@ let bridge: IdeBridge | undefined;
 export interface NativeClaudeApi {
   status(): ReturnType<IdeBridge['status']>;
   pendingReviews(): number;
+  /** The connected claude sessions and the terminal each runs in. */
+  sessions(): SessionLabel[];
+  /** The reviews waiting for a decision. */
+  reviews(): PendingReviewInfo[];
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<NativeClaudeApi> {
@@ -38,7 +52,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const config = () => vscode.workspace.getConfiguration('nativeClaude');
   const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection);
   const statusBar = new StatusBar();
-  const review = new DiffReviewHost(log);
+  const review = new DiffReviewHost(log, {
+    placement: () => config().get<ReviewPlacement>('reviewPlacement', 'active'),
+    describePath: (filePath) => vscode.workspace.asRelativePath(filePath, false),
+  });
   const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
   const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot });
@@ -60,6 +77,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     runningInWindows: process.platform === 'win32',
     identity: workspaceIdentityStore(context.workspaceState),
     maxMessageBytes: config().get<number>('maxMessageBytes'),
+    sessionPolicy: () => config().get<SessionPolicy>('multipleSessions', 'all'),
     log: serverLog,
     createSession: createSessionFactory({
       toolsFor: (route) => toolsByRoute[route],
@@ -70,15 +88,32 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   });
   bridge = ideBridge;
   const toolsRoute = createToolsConsent(context.globalState, log);
-  const ideSessions = bridgeSessionSource(ideBridge);
+  // Which terminal each claude runs in: selections and at-mentions go to the one in front (else all).
+  const bridgeSessions = bridgeSessionSource(ideBridge);
+  const ideSessions = new SessionTerminals(bridgeSessions, vscodeTerminalDirectory(), parentPidReaderFor());
   const selection = new SelectionTracker(ideSessions, log);
+  const sessionLabels = () => ideSessions.sessionPlaces().map((p) => ({ id: p.session.id, cliPid: p.session.cliPid, terminalName: p.terminalName }));
+  const updateStatus = () => statusBar.update(ideBridge.status(), sessionLabels());
   ideBridge.on('change', () => {
-    const status = ideBridge.status();
-    statusBar.update(status);
+    updateStatus();
     // The tools route is offered once, when the user first actually uses claude with this window.
-    if (status.ideSessions > 0) void toolsRoute.offerOnce();
+    if (ideBridge.status().ideSessions > 0) void toolsRoute.offerOnce();
   });
-  statusBar.update(ideBridge.status());
+  updateStatus();
+  const whoAsked = (connectionId: number) => {
+    const place = ideSessions.sessionPlaces().find((p) => p.session.id === connectionId);
+    if (place) return `claude in ${describeSession({ id: place.session.id, cliPid: place.session.cliPid, terminalName: place.terminalName })}`;
+    return ideBridge.ideServer?.connections().some((c) => c.id === connectionId && c.route === 'tools') ? 'VS Code tools' : undefined;
+  };
+  const launch = {
+    connectedTerminal: async () => {
+      await ideSessions.settled();
+      const active = vscode.window.activeTerminal;
+      const terminals = ideSessions.sessionPlaces().flatMap((p) => (p.terminal ? [p.terminal] : []));
+      return terminals.find((t) => t === active) ?? terminals[terminals.length - 1];
+    },
+    toolsEnabled: async () => (await new ClaudeUserConfig().getServer(TOOLS_SERVER_NAME).catch(() => undefined)) !== undefined,
+  };
 
   const controls = {
     start: async () => {
@@ -101,10 +136,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     statusBar,
     review,
     terminalRunner,
+    bridgeSessions,
     ideSessions,
+    ideSessions.onDidChangeTargets(updateStatus),
     selection,
+    registerPendingReviews(review, statusBar, whoAsked),
     registerMentionCommand(ideSessions, log),
-    ...registerServerCommands(ideBridge, controls, log),
+    ...registerServerCommands(ideBridge, controls, log, launch, () => sessionLabels().map(describeSession)),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable()),
     vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
@@ -117,7 +155,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
       void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Show Log').then((c) => c && log.show());
     });
   }
-  return { status: () => ideBridge.status(), pendingReviews: () => review.pendingCount };
+  return { status: () => ideBridge.status(), pendingReviews: () => review.pendingCount, sessions: sessionLabels, reviews: () => review.pendingReviews() };
 }
 
 export async function deactivate(): Promise<void> {
