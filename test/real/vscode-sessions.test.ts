@@ -50,6 +50,7 @@ describe('vscode-sessions', () => {
   let results: Record<string, { state?: string; error?: string; data?: Record<string, unknown> }> = {};
   const prompts: Array<{ prompt: string; fresh: string }> = [];
   const screenshots: string[] = [];
+  const proposed = new Set<string>();
 
   const router = (request: MessagesRequest): Reply => {
     const fresh = freshMessages(request);
@@ -60,9 +61,12 @@ describe('vscode-sessions', () => {
       prompts.push({ prompt: sel[1], fresh: JSON.stringify(fresh) });
       return { text: `answered ${sel[1]}` };
     }
+    // The first request naming edit:<name> proposes the Edit; any later one (the tool's result, which
+    // after a rejection comes in the same message as the next prompt) ends that turn.
     const edit = /edit:(\w+)/.exec(typed) ?? (afterTool ? [...JSON.stringify(request.messages).matchAll(/edit:(\w+)/g)].pop() : null);
     if (!edit) return { text: 'ok' };
-    if (afterTool) return { text: `done ${edit[1]}` };
+    if (proposed.has(edit[1])) return { text: `done ${edit[1]}` };
+    proposed.add(edit[1]);
     return { toolUse: { name: 'Edit', input: { file_path: path.join(workspace, `${edit[1]}.txt`), old_string: 'one', new_string: 'two' } } };
   };
 
@@ -122,6 +126,7 @@ describe('vscode-sessions', () => {
           notifications: async (page) => {
             const shot = await saveScreenshot(page, 'vscode-sessions-notifications');
             if (shot) screenshots.push(shot);
+            // Toasts and the notification center (the inner test opens it: toasts may be hidden).
             return page.evaluate(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`);
           },
         },

@@ -81,6 +81,19 @@ class ScriptedClaude {
     this.terminal.sendText('\r', false);
   }
 
+  /** Ends claude (as a crash or `kill` would; its socket closes) and closes its terminal. */
+  async kill(): Promise<void> {
+    const pids = await this.processes();
+    for (const pid of pids.slice(1).reverse()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    this.terminal.dispose();
+  }
+
   /** The processes running under this terminal's shell (claude among them). */
   async processes(): Promise<number[]> {
     const shell = await this.terminal.processId;
@@ -121,6 +134,8 @@ function proposalTabs(): Array<{ tab: vscode.Tab; group: vscode.TabGroup; input:
       .map((tab) => ({ tab, group, input: tab.input as vscode.TabInputTextDiff })),
   );
 }
+
+const TWO_LINES = /\b2 lines\b/;
 
 const setting = (key: string, value: unknown) => vscode.workspace.getConfiguration('nativeClaude').update(key, value, vscode.ConfigurationTarget.Global);
 
@@ -196,19 +211,23 @@ describe('several claude sessions in one window', function () {
     await waitFor('claude-b to be the terminal in front', () => vscode.window.activeTerminal === b.terminal, 5_000);
     const doc = await vscode.workspace.openTextDocument(path.join(workspace, 'sel.ts'));
     const editor = await vscode.window.showTextDocument(doc, { preview: false });
+    const markA = a.output().length;
+    const markB = b.output().length;
     editor.selection = new vscode.Selection(1, 0, 2, doc.lineAt(2).text.length);
-    await b.waitFor('2 lines selected', 10_000);
+    // The CLI redraws only what changed ("In sel.ts" → "2 lines selected" keeps the "s"), so look for "2 lines".
+    await b.waitFor(TWO_LINES, 10_000, markB);
     await sleep(1000);
-    d.aShowsSelection = /lines selected/.test(a.output());
-    assert.ok(!/lines selected/.test(a.output()), 'claude-a (terminal behind) got no selection');
+    d.aShowsSelection = TWO_LINES.test(a.output().slice(markA));
+    assert.ok(!TWO_LINES.test(a.output().slice(markA)), 'claude-a (terminal behind) got no selection');
     // Both ask the model something: the outer test checks which prompt carried the selection.
     await b.submit('prompt sel-b');
     await b.waitFor('answered sel-b', 30_000);
     await a.submit('prompt sel-a');
     await a.waitFor('answered sel-a', 30_000);
     // claude-a's terminal comes forward: it gets the selection now.
+    const markA2 = a.output().length;
     a.terminal.show(true);
-    await a.waitFor('2 lines selected', 10_000);
+    await a.waitFor(TWO_LINES, 10_000, markA2);
     await a.submit('prompt sel-a2');
     await a.waitFor('answered sel-a2', 30_000);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -266,8 +285,8 @@ describe('several claude sessions in one window', function () {
     }, 15_000, 500);
     d.statusBar = entries.filter((e) => /claude/i.test(e.id + e.text));
 
-    // claude-b goes away (its terminal is closed): only its review goes with it.
-    b.terminal.dispose();
+    // claude-b goes away (its process ends): only its review goes with it.
+    await b.kill();
     await waitFor('claude-b to disconnect', () => api.status().ideSessions === 1, 15_000);
     await waitFor("claude-b's review to be withdrawn", () => !api.reviews().some((r) => r.id === rb.id), 10_000);
     assert.deepStrictEqual(api.reviews().map((r) => r.id), [ra.id], "claude-a's review is still pending");
@@ -276,11 +295,14 @@ describe('several claude sessions in one window', function () {
     // Closing claude-a's review tab rejects it, and a notification names the file.
     await vscode.window.tabGroups.close(proposalTabs().find((t) => t.input.modified.path.endsWith('/routea.txt'))!.tab);
     await waitFor('the review to end', () => api.reviews().length === 0, 10_000);
+    await vscode.commands.executeCommand('notifications.showList');
     const toasts = await waitFor('the rejection notification', async () => {
       const texts = await probe<string[]>('notifications');
       return texts.some((t) => /Rejected Claude's change to routea\.txt/.test(t)) ? texts : undefined;
     }, 10_000, 500);
     d.notifications = toasts;
+    await vscode.commands.executeCommand('notifications.clearAll');
+    await vscode.commands.executeCommand('notifications.hideList');
     await a.waitFor(/rejected|User rejected/i, 15_000, markA);
     assert.strictEqual(fs.readFileSync(path.join(workspace, 'routea.txt'), 'utf8'), 'one\n');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -297,11 +319,13 @@ describe('several claude sessions in one window', function () {
     d.review = api.reviews();
     assert.strictEqual(proposalTabs().length, 0, 'no diff tab opened');
     assert.strictEqual(api.reviews()[0].shown, false);
+    await vscode.commands.executeCommand('notifications.showList');
     const texts = await waitFor('the proposal notification', async () => {
       const all = await probe<string[]>('notifications');
       return all.some((t) => /Claude proposes a change to bg\.txt/.test(t)) ? all : undefined;
     }, 10_000, 500);
     d.notifications = texts;
+    await vscode.commands.executeCommand('notifications.hideList');
     await vscode.commands.executeCommand('nativeClaude.showPendingReviews', review.id);
     const tab = await waitFor('the diff of bg.txt', () => proposalTabs().find((t) => t.input.modified.path.endsWith('/bg.txt')), 10_000);
     await sleep(500);
@@ -326,7 +350,7 @@ describe('several claude sessions in one window', function () {
     await waitFor("claude-a's terminal in front", () => vscode.window.activeTerminal === a.terminal, 5_000);
 
     // No claude running: a new terminal, and with the tools entry enabled, the tools on the command line.
-    a.terminal.dispose();
+    await a.kill();
     await waitFor('claude-a to disconnect', () => api.status().ideSessions === 0, 15_000);
     await vscode.commands.executeCommand('nativeClaude.enableTools');
     await setting('claudeCommand', path.join(process.env.NC_CLAUDE_BIN_DIR!, 'claude'));
