@@ -4,17 +4,11 @@ import { IdeBridge } from './server/ideBridge';
 import { createSessionFactory } from './server/mcpSession';
 import { ideTools, workspaceTools, type ToolHosts } from './tools/registry';
 import { RecentEdits } from './review/recentEdits';
-import { bridgeSessionSource } from './selection/ideSessions';
-import { SessionTerminals } from './selection/sessionTerminals';
-import { parentPidReaderFor } from './selection/processAncestry';
 import type { SessionPolicy } from './server/ideServer';
-import { TOOLS_SERVER_NAME } from './route/toolsRouteEntry';
-import { ClaudeUserConfig } from './route/claudeUserConfig';
 import { registerPendingReviews } from './vscode/pendingReviews';
-import { vscodeTerminalDirectory } from './vscode/terminalDirectory';
-import { describeSession } from './vscode/statusBar';
+import { describeSession, type SessionLabel } from './vscode/statusBar';
 import type { PendingReviewInfo, ReviewPlacement } from './vscode/diffReviewHost';
-import type { SessionLabel } from './vscode/statusBar';
+import { WindowSessions } from './vscode/windowSessions';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/atMention';
@@ -89,10 +83,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   bridge = ideBridge;
   const toolsRoute = createToolsConsent(context.globalState, log);
   // Which terminal each claude runs in: selections and at-mentions go to the one in front (else all).
-  const bridgeSessions = bridgeSessionSource(ideBridge);
-  const ideSessions = new SessionTerminals(bridgeSessions, vscodeTerminalDirectory(), parentPidReaderFor());
+  const windowSessions = new WindowSessions(ideBridge);
+  const ideSessions = windowSessions.sessions;
   const selection = new SelectionTracker(ideSessions, log);
-  const sessionLabels = () => ideSessions.sessionPlaces().map((p) => ({ id: p.session.id, cliPid: p.session.cliPid, terminalName: p.terminalName }));
+  const sessionLabels = () => windowSessions.labels();
   const updateStatus = () => statusBar.update(ideBridge.status(), sessionLabels());
   ideBridge.on('change', () => {
     updateStatus();
@@ -100,20 +94,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     if (ideBridge.status().ideSessions > 0) void toolsRoute.offerOnce();
   });
   updateStatus();
-  const whoAsked = (connectionId: number) => {
-    const place = ideSessions.sessionPlaces().find((p) => p.session.id === connectionId);
-    if (place) return `claude in ${describeSession({ id: place.session.id, cliPid: place.session.cliPid, terminalName: place.terminalName })}`;
-    return ideBridge.ideServer?.connections().some((c) => c.id === connectionId && c.route === 'tools') ? 'VS Code tools' : undefined;
-  };
-  const launch = {
-    connectedTerminal: async () => {
-      await ideSessions.settled();
-      const active = vscode.window.activeTerminal;
-      const terminals = ideSessions.sessionPlaces().flatMap((p) => (p.terminal ? [p.terminal] : []));
-      return terminals.find((t) => t === active) ?? terminals[terminals.length - 1];
-    },
-    toolsEnabled: async () => (await new ClaudeUserConfig().getServer(TOOLS_SERVER_NAME).catch(() => undefined)) !== undefined,
-  };
 
   const controls = {
     start: async () => {
@@ -136,13 +116,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     statusBar,
     review,
     terminalRunner,
-    bridgeSessions,
-    ideSessions,
+    windowSessions,
     ideSessions.onDidChangeTargets(updateStatus),
     selection,
-    registerPendingReviews(review, statusBar, whoAsked),
+    registerPendingReviews(review, statusBar, (id) => windowSessions.whoAsked(id)),
     registerMentionCommand(ideSessions, log),
-    ...registerServerCommands(ideBridge, controls, log, launch, () => sessionLabels().map(describeSession)),
+    ...registerServerCommands(ideBridge, controls, log, windowSessions.launch, () => sessionLabels().map(describeSession)),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable()),
     vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
