@@ -22,8 +22,8 @@ const ACTIVE_CONTEXT_KEY = 'nativeClaude.reviewActive';
  * Where a review opens (setting `nativeClaude.reviewPlacement`). In every case keyboard focus stays
  * where the user was typing (the terminal keeps it if it had it).
  * - `active`: a tab in the active editor group;
- * - `beside`: a group beside the active one, so the file being edited (or a terminal in the editor
- *   area) stays visible;
+ * - `beside`: another group than the active one and than any showing a terminal (claude's terminal
+ *   may be an editor tab), so the file being edited and the terminal stay visible;
  * - `background`: no tab; a notification and the pending-reviews status item open it on demand.
  */
 export type ReviewPlacement = 'active' | 'beside' | 'background';
@@ -97,7 +97,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     this.changed.fire();
     try {
       if (placement === 'background') this.announce(id);
-      else await this.show(id, placement === 'beside' ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active, true);
+      else await this.show(id, placement === 'beside' ? besideColumn() : vscode.ViewColumn.Active, true);
     } catch (error) {
       if (this.registry.settle(id, { kind: 'rejected', reason: 'user' })) this.forget(original, proposal);
       this.changed.fire();
@@ -298,4 +298,18 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const active = !!uri && !!this.reviewFor(uri);
     void vscode.commands.executeCommand('setContext', ACTIVE_CONTEXT_KEY, active);
   }
+}
+
+/**
+ * For `beside`: an existing group that is neither the active one nor showing a terminal; else the
+ * group beside the active one (created if needed), or a new group when that one shows a terminal.
+ */
+function besideColumn(): vscode.ViewColumn {
+  const groups = vscode.window.tabGroups.all;
+  const active = vscode.window.tabGroups.activeTabGroup;
+  const showsTerminal = (g: vscode.TabGroup) => g.activeTab?.input instanceof vscode.TabInputTerminal;
+  const other = groups.find((g) => g !== active && !showsTerminal(g));
+  if (other) return other.viewColumn;
+  if (!groups.some((g) => g !== active && showsTerminal(g))) return vscode.ViewColumn.Beside;
+  return Math.max(...groups.map((g) => g.viewColumn)) + 1;
 }

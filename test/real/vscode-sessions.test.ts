@@ -11,7 +11,8 @@
  * - each review belongs to the claude that asked; closing one claude closes only its review; closing a
  *   review tab rejects with a notification naming the file; reviews wait in the status bar;
  * - `background` placement opens no tab, and the reviews command reopens it;
- * - Launch reuses the terminal running claude; a new launch with the tools enabled gets `--mcp-config`.
+ * - Launch reuses the terminal running claude; a new launch with the tools enabled gets `--mcp-config`;
+ * - `beside` keeps clear of the active group and of a terminal in the editor area (a write_file review).
  *
  * Needs test/setup/install-real-clients.sh. Run:
  *   npx jest --selectProjects real --runInBand -- test/real/vscode-sessions.test.ts
@@ -184,5 +185,9 @@ describe('vscode-sessions', () => {
 
   it('Launch claude reuses the terminal running claude; a new launch with the tools enabled gets them through --mcp-config', () => {
     expectInnerPassed('launch');
+  });
+
+  it('beside: a review opens in a group that is neither the active one nor the one showing a terminal', () => {
+    expectInnerPassed('beside-terminal');
   });
 });

@@ -15,6 +15,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, afterEach, before, describe, it } from '../bdd';
+import { tools } from '../toolsClient';
 import { installedExtension, probe, sleep, terminalWithShellIntegration, waitFor } from '../util';
 
 interface NativeClaudeApi {
@@ -374,5 +375,34 @@ describe('several claude sessions in one window', function () {
     launched.dispose();
     other.dispose();
     await setting('claudeCommand', undefined);
+  });
+
+  it('[beside-terminal] beside: a review avoids the active group and a group showing a terminal', async () => {
+    started = Date.now();
+    const d = (data['beside-terminal'] = {} as Record<string, unknown>);
+    await setting('reviewPlacement', 'beside');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const doc = await vscode.workspace.openTextDocument(path.join(workspace, 'sel.ts'));
+    await vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.One });
+    // A terminal in the editor area, in the group beside the file (where `Beside` alone would go).
+    const terminal = vscode.window.createTerminal({ name: 'editor-terminal', location: { viewColumn: vscode.ViewColumn.Two } });
+    const terminalGroup = () => vscode.window.tabGroups.all.find((g) => g.activeTab?.input instanceof vscode.TabInputTerminal);
+    await waitFor('the terminal in editor group 2', () => terminalGroup()?.viewColumn === vscode.ViewColumn.Two, 10_000);
+    await vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.One });
+    const t = await tools();
+    const answer = t.call('write_file', { path: 'beside.txt', content: 'proposed\n' });
+    const tab = await waitFor('the review of beside.txt', () => proposalTabs().find((p) => p.input.modified.path.endsWith('/beside.txt')), 20_000);
+    await sleep(500);
+    d.layout = vscode.window.tabGroups.all.map((g) => ({ viewColumn: g.viewColumn, active: g.activeTab?.label }));
+    assert.notStrictEqual(tab.group.viewColumn, vscode.ViewColumn.One, 'not over the file');
+    assert.notStrictEqual(tab.group.viewColumn, vscode.ViewColumn.Two, 'not over the terminal');
+    assert.strictEqual(terminalGroup()?.viewColumn, vscode.ViewColumn.Two, 'the terminal is still shown');
+    assert.ok(vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === doc.uri.toString()), 'sel.ts is still visible');
+    await vscode.commands.executeCommand('nativeClaude.rejectReview', tab.input.modified);
+    const result = await answer;
+    d.result = result.json;
+    assert.strictEqual(result.json?.status, 'rejected');
+    terminal.dispose();
+    await setting('reviewPlacement', undefined);
   });
 });
