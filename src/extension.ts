@@ -4,7 +4,11 @@ import { IdeBridge } from './server/ideBridge';
 import { createSessionFactory } from './server/mcpSession';
 import { ideTools, workspaceTools, type ToolHosts } from './tools/registry';
 import { RecentEdits } from './review/recentEdits';
-import { bridgeSessionSource } from './selection/ideSessions';
+import type { SessionPolicy } from './server/ideServer';
+import { registerPendingReviews } from './vscode/pendingReviews';
+import { describeSession, type SessionLabel } from './vscode/statusBar';
+import type { PendingReviewInfo, ReviewPlacement } from './vscode/diffReviewHost';
+import { WindowSessions } from './vscode/windowSessions';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/atMention';
@@ -30,6 +34,10 @@ let bridge: IdeBridge | undefined;
 export interface NativeClaudeApi {
   status(): ReturnType<IdeBridge['status']>;
   pendingReviews(): number;
+  /** The connected claude sessions and the terminal each runs in. */
+  sessions(): SessionLabel[];
+  /** The reviews waiting for a decision. */
+  reviews(): PendingReviewInfo[];
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<NativeClaudeApi> {
@@ -38,7 +46,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const config = () => vscode.workspace.getConfiguration('nativeClaude');
   const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection);
   const statusBar = new StatusBar();
-  const review = new DiffReviewHost(log);
+  const review = new DiffReviewHost(log, {
+    placement: () => config().get<ReviewPlacement>('reviewPlacement', 'active'),
+    describePath: (filePath) => vscode.workspace.asRelativePath(filePath, false),
+  });
   const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
   const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot });
@@ -60,6 +71,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     runningInWindows: process.platform === 'win32',
     identity: workspaceIdentityStore(context.workspaceState),
     maxMessageBytes: config().get<number>('maxMessageBytes'),
+    sessionPolicy: () => config().get<SessionPolicy>('multipleSessions', 'all'),
     log: serverLog,
     createSession: createSessionFactory({
       toolsFor: (route) => toolsByRoute[route],
@@ -70,15 +82,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   });
   bridge = ideBridge;
   const toolsRoute = createToolsConsent(context.globalState, log);
-  const ideSessions = bridgeSessionSource(ideBridge);
+  // Which terminal each claude runs in: selections and at-mentions go to the one in front (else all).
+  const windowSessions = new WindowSessions(ideBridge);
+  const ideSessions = windowSessions.sessions;
   const selection = new SelectionTracker(ideSessions, log);
+  const sessionLabels = () => windowSessions.labels();
+  const updateStatus = () => statusBar.update(ideBridge.status(), sessionLabels());
   ideBridge.on('change', () => {
-    const status = ideBridge.status();
-    statusBar.update(status);
+    updateStatus();
     // The tools route is offered once, when the user first actually uses claude with this window.
-    if (status.ideSessions > 0) void toolsRoute.offerOnce();
+    if (ideBridge.status().ideSessions > 0) void toolsRoute.offerOnce();
   });
-  statusBar.update(ideBridge.status());
+  updateStatus();
 
   const controls = {
     start: async () => {
@@ -101,10 +116,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     statusBar,
     review,
     terminalRunner,
-    ideSessions,
+    windowSessions,
+    ideSessions.onDidChangeTargets(updateStatus),
     selection,
+    registerPendingReviews(review, statusBar, (id) => windowSessions.whoAsked(id)),
     registerMentionCommand(ideSessions, log),
-    ...registerServerCommands(ideBridge, controls, log),
+    ...registerServerCommands(ideBridge, controls, log, windowSessions.launch, () => sessionLabels().map(describeSession)),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable()),
     vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
@@ -117,7 +134,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
       void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Show Log').then((c) => c && log.show());
     });
   }
-  return { status: () => ideBridge.status(), pendingReviews: () => review.pendingCount };
+  return { status: () => ideBridge.status(), pendingReviews: () => review.pendingCount, sessions: sessionLabels, reviews: () => review.pendingReviews() };
 }
 
 export async function deactivate(): Promise<void> {

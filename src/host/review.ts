@@ -24,10 +24,13 @@ export type ReviewDecision =
 export interface ReviewHost {
   /** Opens the diff and resolves when the user (or the client) decides. */
   review(request: ReviewRequest): Promise<ReviewDecision>;
-  /** Closes the review with this title, if any, settling it as withdrawn. Idempotent. */
-  closeByTitle(title: string): Promise<boolean>;
-  /** Closes every review diff this extension opened (never the user's own diff tabs). */
-  closeAll(): Promise<number>;
+  /** Closes the review with this title, if any, settling it as withdrawn. Idempotent. With `connectionId`, only that session's. */
+  closeByTitle(title: string, connectionId?: number): Promise<boolean>;
+  /**
+   * Closes the review diffs this extension opened (never the user's own diff tabs). With
+   * `connectionId`, only that session's pending reviews (and tabs no pending review owns).
+   */
+  closeAll(connectionId?: number): Promise<number>;
   /** Settles and closes the pending reviews of a connection that went away. */
   withdrawForConnection(connectionId: number): void;
 }

@@ -43,8 +43,9 @@ export class ReviewRegistry<Extra> {
     return true;
   }
 
-  byTitle(title: string): PendingReview<Extra>[] {
-    return [...this.pending.values()].filter((r) => r.title === title);
+  /** With `connectionId`, only that connection's: one CLI session never closes another's review. */
+  byTitle(title: string, connectionId?: number): PendingReview<Extra>[] {
+    return [...this.pending.values()].filter((r) => r.title === title && (connectionId === undefined || r.connectionId === connectionId));
   }
 
   byConnection(connectionId: number): PendingReview<Extra>[] {

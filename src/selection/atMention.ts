@@ -80,7 +80,8 @@ export class MentionDispatcher implements Disposable {
   }
 
   async mention(mentions: readonly AtMentionParams[]): Promise<MentionOutcome> {
-    const sessions = this.options.sessions.sessions();
+    // The session(s) the user means: the one whose terminal is in front, else all.
+    const sessions = this.options.sessions.targets?.() ?? this.options.sessions.sessions();
     const now = this.now();
     const ready = sessions.filter((s) => (this.readyAt.get(s.id) ?? 0) <= now);
     if (ready.length === 0) {

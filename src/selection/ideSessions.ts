@@ -18,6 +18,18 @@ export interface IdeSession {
 export interface IdeSessionSource {
   sessions(): IdeSession[];
   onDidConnect(listener: (session: IdeSession) => void): Disposable;
+  /**
+   * The sessions the user means right now (the one whose terminal is in front, else all); selections
+   * and at-mentions go to these. Absent: all of `sessions()`.
+   */
+  targets?(): IdeSession[];
+  /** `targets()` may have changed (another terminal came to the front, a session came or went). */
+  onDidChangeTargets?(listener: () => void): Disposable;
+}
+
+/** Sessions come and go (also the ones that never sent `ide_connected` leave through this). */
+export interface IdeSessionChanges {
+  onDidChange(listener: () => void): Disposable;
 }
 
 type SessionConnection = Pick<Connection, 'id' | 'cliPid' | 'session'>;
@@ -40,7 +52,7 @@ export interface SessionBridge {
  * Follows the bridge's current server (a restart builds a new `IdeServer`) so listeners attached once
  * keep hearing about new CLI sessions.
  */
-export function bridgeSessionSource(bridge: SessionBridge): IdeSessionSource & Disposable {
+export function bridgeSessionSource(bridge: SessionBridge): IdeSessionSource & IdeSessionChanges & Disposable {
   const listeners = new Set<(session: IdeSession) => void>();
   let server: SessionServer | undefined;
   const onIdeSession = (connection: Connection) => {
@@ -60,6 +72,10 @@ export function bridgeSessionSource(bridge: SessionBridge): IdeSessionSource & D
     onDidConnect: (listener) => {
       listeners.add(listener);
       return { dispose: () => listeners.delete(listener) };
+    },
+    onDidChange: (listener) => {
+      bridge.on('change', listener);
+      return { dispose: () => bridge.off('change', listener) };
     },
     dispose: () => {
       bridge.off('change', follow);

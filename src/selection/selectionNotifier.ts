@@ -69,12 +69,15 @@ export class SelectionNotifier implements Disposable {
   private pending?: unknown;
   private readonly welcomeTimers = new Set<unknown>();
   private readonly subscription: Disposable;
+  private readonly targetsSubscription?: Disposable;
   private readonly timers: Timers;
   private disposed = false;
 
   constructor(private readonly options: SelectionNotifierOptions) {
     this.timers = options.timers ?? realTimers;
     this.subscription = options.sessions.onDidConnect((session) => this.welcome(session));
+    // Another terminal came to the front: its claude gets the current selection if it lacks it.
+    this.targetsSubscription = options.sessions.onDidChangeTargets?.(() => this.flush());
   }
 
   /** The state a newly connected session would get, if any editor state is known. */
@@ -104,7 +107,8 @@ export class SelectionNotifier implements Disposable {
     const sessions = this.options.sessions.sessions();
     const live = new Set(sessions.map((s) => s.id));
     for (const id of this.sentTo.keys()) if (!live.has(id)) this.sentTo.delete(id);
-    for (const session of sessions) {
+    // Only the session(s) the user means (the terminal in front, else all); the others catch up when theirs is.
+    for (const session of this.options.sessions.targets?.() ?? sessions) {
       if (this.sentTo.get(session.id) !== latest.key) this.send(session, latest);
     }
   }
@@ -115,6 +119,7 @@ export class SelectionNotifier implements Disposable {
     for (const handle of this.welcomeTimers) this.timers.clearTimeout(handle);
     this.welcomeTimers.clear();
     this.subscription.dispose();
+    this.targetsSubscription?.dispose();
   }
 
   private set(params: SelectionChangedParams): void {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { createAuthToken } from './auth';
-import { IdeServer, type SessionFactory } from './ideServer';
+import { IdeServer, type SessionFactory, type SessionPolicy } from './ideServer';
 import { LockFile, lockFileDirectory, resolveWorkspaceFolders } from './lockFile';
 import type { Logger } from '../util/logger';
 
@@ -25,6 +25,8 @@ export interface IdeBridgeOptions {
   createSession: SessionFactory;
   log: Logger;
   maxMessageBytes?: number;
+  /** Several CLI sessions at once (`all`, the default) or the newest only. */
+  sessionPolicy?: () => SessionPolicy;
   /** Defaults to `<CLAUDE_CONFIG_DIR or ~/.claude>/ide`. */
   lockDirectory?: string;
 }
@@ -79,6 +81,7 @@ export class IdeBridge extends EventEmitter<{ change: [] }> {
       createSession: this.options.createSession,
       log,
       maxMessageBytes: this.options.maxMessageBytes,
+      sessionPolicy: this.options.sessionPolicy,
     });
     server.on('change', () => this.emit('change'));
     const port = await server.start();

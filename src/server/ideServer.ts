@@ -10,6 +10,12 @@ import type { Logger } from '../util/logger';
 export const SUPERSEDED_CLOSE_CODE = 4001;
 export const SUPERSEDED_CLOSE_REASON = 'Another Claude Code session connected to this IDE';
 
+/**
+ * What a new `ide_connected` does to the window's other CLI sessions: `all` keeps every one (each
+ * `claude` in its own terminal stays connected), `newest-wins` closes the older ones with 4001.
+ */
+export type SessionPolicy = 'all' | 'newest-wins';
+
 /** One accepted WebSocket connection and the MCP session that serves it. */
 export interface Connection {
   readonly id: number;
@@ -44,6 +50,8 @@ export interface IdeServerOptions {
   /** Port to re-bind (the window's previous port) so the CLI's reconnect finds us; 0 = random. */
   preferredPort?: number;
   maxMessageBytes?: number;
+  /** Read at every `ide_connected`, so a settings change applies to the next session. Default `all`. */
+  sessionPolicy?: () => SessionPolicy;
   /** How often to ping; a peer that missed the previous pong is dropped. */
   heartbeatMs?: number;
   host?: string;
@@ -58,7 +66,7 @@ export interface IdeServerEvents {
 
 /**
  * The window's WebSocket server: loopback only, token checked before the upgrade, one MCP session
- * per connection, newest Claude Code IDE session wins.
+ * per connection; several Claude Code IDE sessions at once, or the newest only (see {@link SessionPolicy}).
  */
 export class IdeServer extends EventEmitter<IdeServerEvents> {
   private http?: http.Server;
@@ -174,12 +182,16 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     }
   }
 
-  /** Newest wins: earlier IDE sessions are told, with the code the CLI recognises, not to reconnect. */
+  /**
+   * Under `newest-wins`, earlier IDE sessions are told, with the code the CLI recognises, not to
+   * reconnect. Under `all` they stay.
+   */
   private onIdeConnected(connection: Connection, pid: number | undefined): void {
     connection.cliPid = pid ?? 0;
     this.options.log.info(`Connection #${connection.id} is a Claude Code session (CLI pid ${pid ?? 'unknown'})`);
+    const policy = this.options.sessionPolicy?.() ?? 'all';
     for (const other of this.live.values()) {
-      if (other !== connection && other.cliPid !== undefined) {
+      if (policy === 'newest-wins' && other !== connection && other.cliPid !== undefined) {
         this.options.log.info(`Closing connection #${other.id}: superseded by #${connection.id}`);
         other.close(SUPERSEDED_CLOSE_CODE, SUPERSEDED_CLOSE_REASON);
       }

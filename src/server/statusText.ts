@@ -1,7 +1,7 @@
 import type { BridgeStatus } from './ideBridge';
 
 /** The words the status bar and the status command use; plain so it is testable. */
-export function describeStatus(status: BridgeStatus): { short: string; long: string } {
+export function describeStatus(status: BridgeStatus, sessionPlaces: readonly string[] = []): { short: string; long: string } {
   if (!status.running) {
     return { short: 'Claude: off', long: 'Claude Code IDE server is stopped. Click to start it.' };
   }
@@ -11,6 +11,7 @@ export function describeStatus(status: BridgeStatus): { short: string; long: str
   const long = [
     `Claude Code IDE server on 127.0.0.1:${status.port}`,
     status.ideSessions > 0 ? `${sessions} connected` : 'No claude session connected. Run `claude` in an integrated terminal.',
+    ...sessionPlaces.map((place) => `  · claude in ${place}`),
     extra > 0 ? `${extra} other connection${extra === 1 ? '' : 's'} (tools)` : undefined,
     status.lockFilePath ? `Lock file: ${status.lockFilePath}` : undefined,
   ]

@@ -62,23 +62,27 @@ export function closeTabTool(review: ReviewHost) {
     inputSchema: z.looseObject({ tab_name: z.string() }),
     annotations: { readOnlyHint: true },
     internal: true,
-    handle: async ({ tab_name }) => {
-      const closed = await review.closeByTitle(tab_name);
+    handle: async ({ tab_name }, context) => {
+      // Only the asking session's review: another claude may have a review with the same tab name.
+      const closed = await review.closeByTitle(tab_name, context.connectionId);
       return { content: [{ type: 'text', text: closed ? 'TAB_CLOSED' : 'TAB_NOT_FOUND' }] };
     },
   });
 }
 
-/** closeAllDiffTabs (§3.1): sent at the start of every turn; closes only the diffs this extension opened. */
+/**
+ * closeAllDiffTabs (§3.1): sent at the start of every turn; closes only the diffs this extension opened
+ * for this session (another claude in the window keeps its pending reviews).
+ */
 export function closeAllDiffTabsTool(review: ReviewHost) {
   return defineTool({
     name: 'closeAllDiffTabs',
-    description: 'Internal to the Claude Code IDE integration: closes every review diff this extension opened.',
+    description: 'Internal to the Claude Code IDE integration: closes every review diff this extension opened for this session.',
     inputSchema: z.looseObject({}),
     annotations: { readOnlyHint: true },
     internal: true,
-    handle: async () => {
-      const count = await review.closeAll();
+    handle: async (_args, context) => {
+      const count = await review.closeAll(context.connectionId);
       return { content: [{ type: 'text', text: `CLOSED_${count}_DIFF_TABS` }] };
     },
   });

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { IdeBridge } from '../server/ideBridge';
 import { describeStatus } from '../server/statusText';
+import { claudeLaunchCommand } from '../route/launchCommand';
 
 export interface ServerControls {
   start(): Promise<void>;
@@ -8,17 +9,36 @@ export interface ServerControls {
   restart(): Promise<void>;
 }
 
-/** Opens a terminal at the workspace root running `claude`; the terminal's env points it at this window. */
-export function launchClaudeInTerminal(): vscode.Terminal {
-  const command = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
+export interface LaunchOptions {
+  /** The terminal of a connected claude, if one runs in this window (the one in front preferred). */
+  connectedTerminal(): Promise<vscode.Terminal | undefined>;
+  /** Whether the user enabled VS Code's tools (the entry is in the CLI's user config). */
+  toolsEnabled(): Promise<boolean>;
+}
+
+/**
+ * Brings forward the terminal already running a connected claude; else opens a terminal at the
+ * workspace root running `claude` (its env points it at this window; with the tools enabled, the
+ * tools entry goes on its command line so they are there at once).
+ */
+export async function launchClaudeInTerminal(options: LaunchOptions, log: vscode.LogOutputChannel): Promise<vscode.Terminal> {
+  const running = await options.connectedTerminal().catch(() => undefined);
+  if (running) {
+    log.info(`Launch: claude already runs in terminal "${running.name}"; bringing it forward`);
+    running.show(false);
+    return running;
+  }
+  const base = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
+  const command = claudeLaunchCommand(base, { toolsEnabled: await options.toolsEnabled().catch(() => false) });
   const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri;
   const terminal = vscode.window.createTerminal({ name: 'Claude', cwd, iconPath: new vscode.ThemeIcon('sparkle') });
   terminal.show();
   terminal.sendText(command, true);
+  log.info(`Launch: ${command === base ? base : `${base} --mcp-config <the VS Code tools entry>`} in a new terminal`);
   return terminal;
 }
 
-export function registerServerCommands(bridge: IdeBridge, controls: ServerControls, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerServerCommands(bridge: IdeBridge, controls: ServerControls, log: vscode.LogOutputChannel, launch: LaunchOptions, sessionPlaces: () => string[] = () => []): vscode.Disposable[] {
   const run = (what: string, action: () => Promise<void>) => async () => {
     try {
       await action();
@@ -32,11 +52,11 @@ export function registerServerCommands(bridge: IdeBridge, controls: ServerContro
     vscode.commands.registerCommand('nativeClaude.startServer', run('start', controls.start)),
     vscode.commands.registerCommand('nativeClaude.stopServer', run('stop', controls.stop)),
     vscode.commands.registerCommand('nativeClaude.restartServer', run('restart', controls.restart)),
-    vscode.commands.registerCommand('nativeClaude.launchClaude', () => launchClaudeInTerminal()),
+    vscode.commands.registerCommand('nativeClaude.launchClaude', () => launchClaudeInTerminal(launch, log)),
     vscode.commands.registerCommand('nativeClaude.showLog', () => log.show()),
     vscode.commands.registerCommand('nativeClaude.showStatus', async () => {
       const status = bridge.status();
-      const { long } = describeStatus(status);
+      const { long } = describeStatus(status, sessionPlaces());
       const actions: Array<vscode.QuickPickItem & { command?: string }> = [
         ...long.split('\n').map((line) => ({ label: line, kind: vscode.QuickPickItemKind.Separator })),
         status.running

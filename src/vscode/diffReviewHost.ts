@@ -19,6 +19,32 @@ interface ReviewSides {
 const ACTIVE_CONTEXT_KEY = 'nativeClaude.reviewActive';
 
 /**
+ * Where a review opens (setting `nativeClaude.reviewPlacement`). In every case keyboard focus stays
+ * where the user was typing (the terminal keeps it if it had it).
+ * - `active`: a tab in the active editor group;
+ * - `beside`: another group than the active one and than any showing a terminal (claude's terminal
+ *   may be an editor tab), so the file being edited and the terminal stay visible;
+ * - `background`: no tab; a notification and the pending-reviews status item open it on demand.
+ */
+export type ReviewPlacement = 'active' | 'beside' | 'background';
+
+/** A pending review as the status bar and its quick pick show it. */
+export interface PendingReviewInfo {
+  id: string;
+  filePath: string;
+  title: string;
+  connectionId: number;
+  /** Its tab is open (false for a background review not opened yet, or one whose tab was moved away). */
+  shown: boolean;
+}
+
+export interface DiffReviewOptions {
+  placement?: () => ReviewPlacement;
+  /** How the file is named in messages (VS Code: relative to the workspace). */
+  describePath?: (filePath: string) => string;
+}
+
+/**
  * Shows proposals in VS Code's diff editor and turns the user's answer into a ReviewDecision.
  * Accept: the title-bar button, the keybinding, or saving the right side by hand (Ctrl+S).
  * Reject: the button, the keybinding, closing the tab, or the window closing.
@@ -31,9 +57,16 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   /** Save reasons seen in onWillSave, consumed by onDidSave; keyed by uri.toString() (pitfall 7). */
   private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when a review starts or ends (for the pending-reviews status item). */
+  readonly onDidChangePending = this.changed.event;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly options: DiffReviewOptions = {},
+  ) {
     this.disposables.push(
+      this.changed,
       vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, this.proposals, { isCaseSensitive: true }),
       vscode.workspace.registerFileSystemProvider(ORIGINAL_SCHEME, this.originals, { isCaseSensitive: true, isReadonly: true }),
       vscode.commands.registerCommand('nativeClaude.acceptReview', (uri?: vscode.Uri) => this.decideFromUi(uri, 'accept')),
@@ -59,15 +92,15 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     this.proposals.set(proposal, stripBom(request.proposedText));
     const sides: ReviewSides = { original, proposal, request, shown: false };
     const pending = this.registry.add(id, request.title, request.connectionId, sides);
-    this.log.info(`Review opened: ${request.title} (${request.filePath}${request.originalText === undefined ? ', new file' : ''})`);
+    const placement = this.options.placement?.() ?? 'active';
+    this.log.info(`Review opened (${placement}): ${request.title} (${request.filePath}${request.originalText === undefined ? ', new file' : ''})`);
+    this.changed.fire();
     try {
-      await vscode.commands.executeCommand('vscode.diff', original, proposal, request.title, { preview: false });
-      // A decision can come before the tab is reported open (a quick click, close_tab): then stop waiting.
-      await Promise.race([this.waitForTab(proposal, 5000), pending.decision]);
-      sides.shown = true;
-      this.updateContextKey();
+      if (placement === 'background') this.announce(id);
+      else await this.show(id, placement === 'beside' ? besideColumn() : vscode.ViewColumn.Active, true);
     } catch (error) {
       if (this.registry.settle(id, { kind: 'rejected', reason: 'user' })) this.forget(original, proposal);
+      this.changed.fire();
       throw new Error(`Could not open the review diff: ${(error as Error).message}`);
     }
     const decision = await pending.decision;
@@ -75,19 +108,33 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     return decision;
   }
 
-  async closeByTitle(title: string): Promise<boolean> {
-    const matches = this.registry.byTitle(title);
+  async closeByTitle(title: string, connectionId?: number): Promise<boolean> {
+    const matches = this.registry.byTitle(title, connectionId);
     for (const review of matches) await this.finish(review.id, { kind: 'withdrawn', reason: 'close-tab' });
     return matches.length > 0;
   }
 
-  async closeAll(): Promise<number> {
-    const reviews = this.registry.all();
+  async closeAll(connectionId?: number): Promise<number> {
+    const reviews = connectionId === undefined ? this.registry.all() : this.registry.byConnection(connectionId);
     for (const review of reviews) await this.finish(review.id, { kind: 'withdrawn', reason: 'close-tab' });
-    // Also close stale tabs of ours that have no pending review (e.g. left from an earlier session).
-    const stale = this.ourTabs();
+    // Also close stale tabs of ours that no pending review owns (e.g. left from an earlier session);
+    // another session's pending reviews keep theirs.
+    const owned = new Set(this.registry.all().map((r) => r.extra.proposal.toString()));
+    const stale = this.ourTabs().filter((tab) => !owned.has((tab.input as vscode.TabInputTextDiff).modified.toString()));
     if (stale.length) await vscode.window.tabGroups.close(stale);
     return reviews.length + stale.length;
+  }
+
+  /** The reviews waiting for a decision, oldest first. */
+  pendingReviews(): PendingReviewInfo[] {
+    return this.registry.all().map((r) => ({ id: r.id, filePath: r.extra.request.filePath, title: r.title, connectionId: r.connectionId, shown: r.extra.shown }));
+  }
+
+  /** Brings a pending review's diff to the front (opening it if it was in the background), with focus. */
+  async reveal(id: string): Promise<boolean> {
+    if (!this.registry.get(id)) return false;
+    await this.show(id, vscode.ViewColumn.Active, false);
+    return true;
   }
 
   withdrawForConnection(connectionId: number): void {
@@ -98,6 +145,37 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   dispose(): void {
     for (const review of this.registry.all()) this.registry.settle(review.id, { kind: 'rejected', reason: 'window-closed' });
     for (const d of this.disposables) d.dispose();
+  }
+
+  /**
+   * Opens (or reveals) the diff of a pending review and waits for its tab. `preserveFocus`: the
+   * keyboard stays where the user was typing; only an explicit "show me" takes focus.
+   */
+  private async show(id: string, viewColumn: vscode.ViewColumn, preserveFocus: boolean): Promise<void> {
+    const review = this.registry.get(id);
+    if (!review) return;
+    const { original, proposal, request } = review.extra;
+    await vscode.commands.executeCommand('vscode.diff', original, proposal, request.title, { preview: false, preserveFocus, viewColumn });
+    // A decision can come before the tab is reported open (a quick click, close_tab): then stop waiting.
+    await Promise.race([this.waitForTab(proposal, 5000), review.decision]);
+    review.extra.shown = true;
+    this.updateContextKey();
+    this.changed.fire();
+  }
+
+  /** A background review: say so once, with a way to open it (the status item lists it too). */
+  private announce(id: string): void {
+    const review = this.registry.get(id);
+    if (!review) return;
+    const file = this.describe(review.extra.request.filePath);
+    void vscode.window.showInformationMessage(`Claude proposes a change to ${file}.`, 'Review', 'Reject').then(async (choice) => {
+      if (choice === 'Review') await this.reveal(id).catch((e: Error) => this.log.warn(`Could not open the review of ${file}: ${e.message}`));
+      else if (choice === 'Reject') await this.finish(id, { kind: 'rejected', reason: 'user' });
+    });
+  }
+
+  private describe(filePath: string): string {
+    return this.options.describePath?.(filePath) ?? path.basename(filePath);
   }
 
   /** How many reviews are waiting; for status and tests. */
@@ -136,7 +214,12 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     setTimeout(() => {
       const open = new Set(this.ourTabs().map((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString()));
       for (const review of this.registry.all()) {
-        if (review.extra.shown && !open.has(review.extra.proposal.toString())) void this.finish(review.id, { kind: 'rejected', reason: 'tab-closed' });
+        if (!review.extra.shown || open.has(review.extra.proposal.toString())) continue;
+        void this.finish(review.id, { kind: 'rejected', reason: 'tab-closed' });
+        // Closing the tab is the CLI's "reject" (the CLI reads only accept or reject): say so, naming the file.
+        const file = this.describe(review.extra.request.filePath);
+        this.log.info(`Review of ${file} rejected: its tab was closed`);
+        void vscode.window.showWarningMessage(`Rejected Claude's change to ${file}: its review tab was closed.`);
       }
     }, 50);
   }
@@ -152,6 +235,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     if (tabs.length) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
     this.forget(original, proposal);
     this.updateContextKey();
+    this.changed.fire();
     if (decision.kind === 'accepted') void this.revealWhenWritten(review.extra.request.filePath);
   }
 
@@ -214,4 +298,18 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const active = !!uri && !!this.reviewFor(uri);
     void vscode.commands.executeCommand('setContext', ACTIVE_CONTEXT_KEY, active);
   }
+}
+
+/**
+ * For `beside`: an existing group that is neither the active one nor showing a terminal; else the
+ * group beside the active one (created if needed), or a new group when that one shows a terminal.
+ */
+function besideColumn(): vscode.ViewColumn {
+  const groups = vscode.window.tabGroups.all;
+  const active = vscode.window.tabGroups.activeTabGroup;
+  const showsTerminal = (g: vscode.TabGroup) => g.activeTab?.input instanceof vscode.TabInputTerminal;
+  const other = groups.find((g) => g !== active && !showsTerminal(g));
+  if (other) return other.viewColumn;
+  if (!groups.some((g) => g !== active && showsTerminal(g))) return vscode.ViewColumn.Beside;
+  return Math.max(...groups.map((g) => g.viewColumn)) + 1;
 }

@@ -124,7 +124,9 @@ describe('IdeServer over real sockets', () => {
     await expect(done).resolves.toMatchObject({ code: 1001 });
   });
 
-  test('a new ide_connected supersedes the previous IDE session with 4001 and the exact reason', async () => {
+  test('newest-wins: a new ide_connected supersedes the previous IDE session with 4001 and the exact reason', async () => {
+    await fixture.server.stop();
+    fixture = await startTestServer({ sessionPolicy: () => 'newest-wins' });
     const first = await connectClient(fixture.url, { announce: true, pid: 111 });
     await waitFor(() => fixture.server.ideSessions().length === 1, 2000, 'first session');
     const plain = await connectClient(fixture.url); // never announces: not an IDE session
@@ -137,6 +139,23 @@ describe('IdeServer over real sockets', () => {
     expect(plain.transport.socket!.readyState).toBe(WebSocket.OPEN);
     expect(tools.transport.socket!.readyState).toBe(WebSocket.OPEN);
     await Promise.all([second.client.close(), plain.client.close(), tools.client.close()]);
+  });
+
+  test('all (the default): every ide_connected is kept, each session gets its own notifications', async () => {
+    const first = await connectClient(fixture.url, { announce: true, pid: 111 });
+    const second = await connectClient(fixture.url, { announce: true, pid: 222 });
+    await waitFor(() => fixture.server.ideSessions().length === 2, 2000, 'two sessions');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(first.transport.socket!.readyState).toBe(WebSocket.OPEN);
+    expect(fixture.server.ideSessions().map((c) => c.cliPid)).toEqual([111, 222]);
+    expect(fixture.log.join('\n')).not.toMatch(/superseded/);
+    const seen: unknown[] = [];
+    first.client.fallbackNotificationHandler = async (n) => void seen.push(['first', n.method]);
+    second.client.fallbackNotificationHandler = async (n) => void seen.push(['second', n.method]);
+    await fixture.server.ideSessions()[1].session!.notify('at_mentioned', { filePath: '/x' });
+    await waitFor(() => seen.length === 1);
+    expect(seen).toEqual([['second', 'at_mentioned']]);
+    await Promise.all([first.client.close(), second.client.close()]);
   });
 
   test('ide_connected on the tools route does not make it an IDE session', async () => {

@@ -117,6 +117,26 @@ describe('review tools over the real socket', () => {
       expect(texts(await one)).toEqual(['TAB_CLOSED']);
     });
 
+    test('two sessions: closeAllDiffTabs and close_tab from one leave the other session\'s review pending', async () => {
+      const first = await connectClient(url, { announce: true, pid: 111 });
+      const second = await connectClient(url, { announce: true, pid: 222 });
+      const mine = call(first.client, 'openDiff', args('first\n', 'T'));
+      let theirsSettled = false;
+      const theirs = call(second.client, 'openDiff', args('second\n', 'T')).then((r) => ((theirsSettled = true), r));
+      await review.waitForPending(2);
+      expect(texts(await call(second.client, 'closeAllDiffTabs', {}))).toEqual(['CLOSED_1_DIFF_TABS']);
+      expect(texts(await theirs)).toEqual(['TAB_CLOSED']);
+      expect(review.registry.all().map((r) => r.extra.proposedText)).toEqual(['first\n']);
+      expect(texts(await call(second.client, 'close_tab', { tab_name: 'T' }))).toEqual(['TAB_NOT_FOUND']);
+      expect(review.registry.size).toBe(1);
+      await second.client.close();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(review.registry.size).toBe(1); // closing a session closes only its own reviews
+      expect(texts(await call(first.client, 'close_tab', { tab_name: 'T' }))).toEqual(['TAB_CLOSED']);
+      expect(texts(await mine)).toEqual(['TAB_CLOSED']);
+      expect(theirsSettled).toBe(true);
+    });
+
     test('a client that disconnects has its pending diffs settled', async () => {
       const { client } = await connectClient(url, { announce: true });
       void call(client, 'openDiff', args('x\n')).catch(() => undefined);

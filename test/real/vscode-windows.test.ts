@@ -5,7 +5,8 @@
  * One code-server, three workbench windows on three folders:
  * - A and B at the same time (two browsers): each window has its own extension host, its own server and
  *   lock file; claude typed into A connects to A only, then B's to B only; then a second claude in
- *   another terminal of B takes over ("newest session wins", close 4001) and the first one stays away.
+ *   another terminal of B takes over ("newest session wins", close 4001, with `nativeClaude.multipleSessions`
+ *   set to `newest-wins`) and the first one stays away.
  * - R: claude connects, the test runs `workbench.action.restartExtensionHost`; VS Code re-runs the inner
  *   suite in the new extension host, which checks the same port/token and the CLI's own reconnect.
  *
@@ -110,7 +111,8 @@ describe('vscode-windows', () => {
       workspace: folders.a,
       vsixPaths: [vsix],
       env: ic.env,
-      userSettings: { 'git.enabled': false, 'files.autoSave': 'off' },
+      // Window B's scenario is the "newest wins" policy (several sessions per window is the default).
+      userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'nativeClaude.multipleSessions': 'newest-wins' },
     });
     const srv = server;
     const run = (name: string, folder: string, grep: string) =>

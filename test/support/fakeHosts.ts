@@ -18,14 +18,14 @@ export class ScriptedReviewHost implements ReviewHost {
     return pending.decision;
   }
 
-  async closeByTitle(title: string): Promise<boolean> {
-    const matches = this.registry.byTitle(title);
+  async closeByTitle(title: string, connectionId?: number): Promise<boolean> {
+    const matches = this.registry.byTitle(title, connectionId);
     matches.forEach((r) => this.registry.settle(r.id, { kind: 'withdrawn', reason: 'close-tab' }));
     return matches.length > 0;
   }
 
-  async closeAll(): Promise<number> {
-    const all = this.registry.all();
+  async closeAll(connectionId?: number): Promise<number> {
+    const all = connectionId === undefined ? this.registry.all() : this.registry.byConnection(connectionId);
     all.forEach((r) => this.registry.settle(r.id, { kind: 'withdrawn', reason: 'close-tab' }));
     return all.length;
   }

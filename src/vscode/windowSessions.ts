@@ -1,0 +1,51 @@
+import * as vscode from 'vscode';
+import { ClaudeUserConfig } from '../route/claudeUserConfig';
+import { TOOLS_SERVER_NAME } from '../route/toolsRouteEntry';
+import { bridgeSessionSource } from '../selection/ideSessions';
+import { parentPidReaderFor } from '../selection/processAncestry';
+import { SessionTerminals } from '../selection/sessionTerminals';
+import type { IdeBridge } from '../server/ideBridge';
+import type { LaunchOptions } from './commands';
+import { describeSession, type SessionLabel } from './statusBar';
+import { vscodeTerminalDirectory } from './terminalDirectory';
+
+/**
+ * The window's claude sessions with the terminal each runs in: the session source selections and
+ * at-mentions use (the claude in front, else all), the status bar's labels, who asked for a review,
+ * and which terminal **Launch claude** brings forward.
+ */
+export class WindowSessions implements vscode.Disposable {
+  private readonly bridgeSessions;
+  readonly sessions: SessionTerminals<vscode.Terminal>;
+
+  constructor(private readonly bridge: IdeBridge) {
+    this.bridgeSessions = bridgeSessionSource(bridge);
+    this.sessions = new SessionTerminals(this.bridgeSessions, vscodeTerminalDirectory(), parentPidReaderFor());
+  }
+
+  labels(): SessionLabel[] {
+    return this.sessions.sessionPlaces().map((p) => ({ id: p.session.id, cliPid: p.session.cliPid, terminalName: p.terminalName }));
+  }
+
+  /** Who a review belongs to, for the pending-reviews list. */
+  whoAsked(connectionId: number): string | undefined {
+    const label = this.labels().find((l) => l.id === connectionId);
+    if (label) return `claude in ${describeSession(label)}`;
+    return this.bridge.ideServer?.connections().some((c) => c.id === connectionId && c.route === 'tools') ? 'VS Code tools' : undefined;
+  }
+
+  readonly launch: LaunchOptions = {
+    // The terminal in front if it runs a connected claude, else the newest such terminal.
+    connectedTerminal: async () => {
+      await this.sessions.settled();
+      const terminals = this.sessions.sessionPlaces().flatMap((p) => (p.terminal ? [p.terminal] : []));
+      return terminals.find((t) => t === vscode.window.activeTerminal) ?? terminals[terminals.length - 1];
+    },
+    toolsEnabled: async () => (await new ClaudeUserConfig().getServer(TOOLS_SERVER_NAME).catch(() => undefined)) !== undefined,
+  };
+
+  dispose(): void {
+    this.sessions.dispose();
+    this.bridgeSessions.dispose();
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * End to end, several sessions in one window: two real `claude` CLIs (2.1.328) typed into two integrated
+ * terminals of real VS Code (code-server 4.139.1) with the packaged extension, a scripted fake model.
+ *
+ * The inner suite (test/vscode/suites/sessions-claude.test.ts) drives VS Code; this outer test scripts the
+ * model, answers the inner suite's questions about the workbench (status bar, keyboard focus,
+ * notifications, a key press as the user's keyboard) and checks what reached the model:
+ * - both claude stay connected, each session matched to its terminal, the status bar says 2 sessions;
+ * - a selection reaches the claude whose terminal is in front, and the other once its terminal comes forward;
+ * - a review opens without taking focus: Enter typed next goes to claude's permission prompt in the terminal;
+ * - each review belongs to the claude that asked; closing one claude closes only its review; closing a
+ *   review tab rejects with a notification naming the file; reviews wait in the status bar;
+ * - `background` placement opens no tab, and the reviews command reopens it;
+ * - Launch reuses the terminal running claude; a new launch with the tools enabled gets `--mcp-config`;
+ * - `beside` keeps clear of the active group and of a terminal in the editor area (a write_file review).
+ *
+ * Needs test/setup/install-real-clients.sh. Run:
+ *   npx jest --selectProjects real --runInBand -- test/real/vscode-sessions.test.ts
+ * NC_SESSIONS_DEBUG=1 prints the inner results and the extension's log.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, saveScreenshot, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { startFakeModel, type FakeModel, type Message, type MessagesRequest, type Reply } from './harness/fakeModel';
+import { prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
+import { ensureVsix } from './harness/vsix';
+
+const FILES = ['focus', 'routea', 'routeb', 'bg'];
+
+function textOf(m: Message): string {
+  if (typeof m.content === 'string') return m.content;
+  return m.content.map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
+}
+
+/** The messages after the last assistant message: what is new in this request. */
+function freshMessages(request: MessagesRequest): Message[] {
+  const msgs = request.messages ?? [];
+  let i = msgs.length - 1;
+  while (i >= 0 && msgs[i].role !== 'assistant') i--;
+  return msgs.slice(i + 1);
+}
+
+describe('vscode-sessions', () => {
+  let model: FakeModel;
+  let workspace = '';
+  let ic: IntegratedClaude | undefined;
+  let server: CodeServer | undefined;
+  let suite: SuiteResult | undefined;
+  let suiteError: Error | undefined;
+  let results: Record<string, { state?: string; error?: string; data?: Record<string, unknown> }> = {};
+  const prompts: Array<{ prompt: string; fresh: string }> = [];
+  const screenshots: string[] = [];
+  const proposed = new Set<string>();
+
+  const router = (request: MessagesRequest): Reply => {
+    const fresh = freshMessages(request);
+    const typed = fresh.filter((m) => m.role === 'user').map(textOf).join('\n');
+    const afterTool = fresh.some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result'));
+    const sel = /prompt (sel-\w+)/.exec(typed);
+    if (sel) {
+      prompts.push({ prompt: sel[1], fresh: JSON.stringify(fresh) });
+      return { text: `answered ${sel[1]}` };
+    }
+    // The first request naming edit:<name> proposes the Edit; any later one (the tool's result, which
+    // after a rejection comes in the same message as the next prompt) ends that turn.
+    const edit = /edit:(\w+)/.exec(typed) ?? (afterTool ? [...JSON.stringify(request.messages).matchAll(/edit:(\w+)/g)].pop() : null);
+    if (!edit) return { text: 'ok' };
+    if (proposed.has(edit[1])) return { text: `done ${edit[1]}` };
+    proposed.add(edit[1]);
+    return { toolUse: { name: 'Edit', input: { file_path: path.join(workspace, `${edit[1]}.txt`), old_string: 'one', new_string: 'two' } } };
+  };
+
+  const expectInnerPassed = (key: string) => {
+    const r = results[key];
+    const context = r?.state === 'passed' ? {} : { suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-60), final: results._final };
+    expect({ key, state: r?.state, error: r?.error, ...context }).toEqual({ key, state: 'passed', error: undefined });
+    return r!.data ?? {};
+  };
+
+  beforeAll(async () => {
+    if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
+    const [vsix] = await Promise.all([ensureVsix(), compileInnerSuites()]);
+    model = await startFakeModel();
+    model.respond(...Array.from({ length: 80 }, () => router));
+    workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-sessions-ws-')));
+    fs.writeFileSync(path.join(workspace, 'sel.ts'), 'const line1 = 1;\nconst line2 = 2;\nconst line3 = 3;\nconst line4 = 4;\n');
+    for (const f of FILES) fs.writeFileSync(path.join(workspace, `${f}.txt`), 'one\n');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-sessions-'));
+    const logDir = path.join(root, 'logs');
+    fs.mkdirSync(logDir);
+    const specPath = path.join(root, 'spec.json');
+    const resultsPath = path.join(root, 'results.json');
+    ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_SESSIONS_SPEC: specPath } });
+    fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, logDir }));
+    try {
+      server = await startCodeServer({
+        workspace,
+        vsixPaths: [vsix],
+        env: ic.env,
+        userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'workbench.startupEditor': 'none' },
+      });
+      suite = await runSuiteInVsCode({
+        server,
+        folder: workspace,
+        suite: INNER_SUITES.product,
+        developmentPath: DRIVER_EXTENSION_PATH,
+        files: ['sessions-claude'],
+        timeout: 120_000,
+        timeoutMs: 480_000,
+        probeDir: ic.probeDir,
+        probes: {
+          statusbar: (page) => statusBarEntries(page),
+          // Where the keyboard is: inside a terminal, or an editor.
+          focus: async (page) => {
+            const shot = await saveScreenshot(page, 'vscode-sessions-review-focus');
+            if (shot) screenshots.push(shot);
+            return page.evaluate(`(() => {
+              const el = document.activeElement;
+              return { tag: el && el.tagName, inTerminal: !!(el && el.closest('.terminal-wrapper, .xterm')), inEditor: !!(el && el.closest('.monaco-editor')) };
+            })()`);
+          },
+          press: async (page, key) => {
+            await page.keyboard.press(String(key));
+            return true;
+          },
+          notifications: async (page) => {
+            const shot = await saveScreenshot(page, 'vscode-sessions-notifications');
+            if (shot) screenshots.push(shot);
+            // Toasts and the notification center (the inner test opens it: toasts may be hidden).
+            return page.evaluate(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`);
+          },
+        },
+        name: 'vscode-sessions',
+      });
+    } catch (e) {
+      suiteError = e as Error;
+    } finally {
+      if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
+    }
+    if (process.env.NC_SESSIONS_DEBUG) {
+      console.log(JSON.stringify({ exitCode: suite?.exitCode, results, prompts: prompts.map((p) => ({ ...p, fresh: p.fresh.slice(0, 2000) })), screenshots }, null, 2));
+      for (const f of server ? findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/) : []) console.log(`--- ${f}\n${fs.readFileSync(f, 'utf8').slice(-15000)}`);
+    }
+    fs.rmSync(root, { recursive: true, force: true });
+  }, 600_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await model?.close();
+    await ic?.cleanup();
+    if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
+  }, 60_000);
+
+  it('two claude in two terminals both stay connected; each session is matched to its terminal; the status bar says 2 sessions', () => {
+    const d = expectInnerPassed('connect');
+    expect((d.sessions as Array<{ terminalName: string }>).map((s) => s.terminalName)).toEqual(['claude-a', 'claude-b']);
+  });
+
+  it('a selection goes to the claude in front only; the other gets it when its terminal comes forward', () => {
+    expectInnerPassed('selection');
+    const carried = (name: string) => {
+      const p = prompts.find((x) => x.prompt === name);
+      expect(p).toBeDefined();
+      return /selected the lines 2 to 3 from [^"]*\/sel\.ts/.test(p!.fresh);
+    };
+    expect({ b: carried('sel-b'), a: carried('sel-a'), aAfterFront: carried('sel-a2') }).toEqual({ b: true, a: false, aAfterFront: true });
+  });
+
+  it('a review opens without taking the keyboard: Enter typed next answers claude in its terminal, which writes the file', () => {
+    const d = expectInnerPassed('review-focus');
+    expect(d.focus).toMatchObject({ inTerminal: true, inEditor: false });
+  });
+
+  it('each review belongs to its claude; closing one claude withdraws only its review; closing a tab rejects and names the file', () => {
+    const d = expectInnerPassed('review-routing');
+    expect(d.notifications).toEqual(expect.arrayContaining([expect.stringMatching(/Rejected Claude's change to routea\.txt/)]));
+    expect(fs.readFileSync(path.join(workspace, 'routeb.txt'), 'utf8')).toBe('one\n');
+  });
+
+  it('background placement: no tab; a notification and the reviews command open it', () => {
+    expectInnerPassed('background');
+    expect(fs.readFileSync(path.join(workspace, 'bg.txt'), 'utf8')).toBe('two\n');
+  });
+
+  it('Launch claude reuses the terminal running claude; a new launch with the tools enabled gets them through --mcp-config', () => {
+    expectInnerPassed('launch');
+  });
+
+  it('beside: a review opens in a group that is neither the active one nor the one showing a terminal', () => {
+    expectInnerPassed('beside-terminal');
+  });
+});
