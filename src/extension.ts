@@ -66,6 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
       serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
       log: serverLog,
       onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId),
+      traceCalls: () => log.logLevel <= vscode.LogLevel.Debug,
     }),
   });
   bridge = ideBridge;
