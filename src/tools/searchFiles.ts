@@ -101,19 +101,19 @@ export function runRipgrep(
       resolve(run);
     };
 
+    // Lines are cut from each chunk as it comes; only a line split across chunks is joined.
     const feed = (text: string): void => {
-      pending += text;
       let start = 0;
-      for (let nl = pending.indexOf('\n', start); nl !== -1; nl = pending.indexOf('\n', start)) {
-        const line = pending.slice(start, nl);
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        const line = pending === '' ? text.slice(start, nl) : pending + text.slice(start, nl);
+        pending = '';
         start = nl + 1;
         if (options.onLine(line) === false) {
           stop('limit');
-          pending = '';
           return;
         }
       }
-      pending = pending.slice(start);
+      pending += text.slice(start);
     };
 
     child.stdout.on('data', (chunk: Buffer) => {
