@@ -7,8 +7,9 @@
 // Run: npx ts-node --transpile-only bench/transport.bench.ts  (or npm run bench)
 //   BENCH_ROUNDS=n (default 7)   BENCH_CPU_PROF=<dir>: the servers write --cpu-prof profiles there.
 //
-// The servers are bundled with webpack first (as the extension ships), so they run as plain Node
-// without a TypeScript loader inflating their memory.
+// The servers are bundled with webpack first (as the extension ships, the real server's session code
+// in a chunk loaded on the first connection), so they run as plain Node without a TypeScript loader
+// inflating their memory.
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
@@ -41,10 +42,10 @@ async function bundleServers(outDir: string): Promise<string> {
     target: 'node',
     mode: 'none',
     entry: Object.fromEntries(KINDS.map((kind) => [kind, path.join(__dirname, 'transport', `${kind}Server.ts`)])),
-    output: { path: outDir, filename: '[name].js', libraryTarget: 'commonjs2', pathinfo: true },
+    output: { path: outDir, filename: '[name].js', chunkFilename: '[name].[id].js', libraryTarget: 'commonjs2', pathinfo: true },
     externals: { bufferutil: 'commonjs bufferutil', 'utf-8-validate': 'commonjs utf-8-validate' },
     resolve: { extensions: ['.ts', '.js'], conditionNames: ['require', 'node', 'default'] },
-    module: { rules: [{ test: /\.ts$/, exclude: /node_modules/, use: [{ loader: 'ts-loader', options: { transpileOnly: true, configFile: path.join(__dirname, '..', 'tsconfig.build.json') } }] }] },
+    module: { rules: [{ test: /\.ts$/, exclude: /node_modules/, use: [{ loader: 'ts-loader', options: { transpileOnly: true, configFile: path.join(__dirname, '..', 'tsconfig.build.json'), compilerOptions: { module: 'es2020', moduleResolution: 'node10' } } }] }] },
     optimization: { splitChunks: false },
     infrastructureLogging: { level: 'error' },
   };

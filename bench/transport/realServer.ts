@@ -1,12 +1,12 @@
 // This project's server as the extension runs it, minus VS Code: IdeBridge → IdeServer → one
 // McpServer per connection with every tool of both routes, scripted hosts (test/support/fakeHosts).
+// As in src/extension.ts, the SDK, zod and the tools are imported on the first connection.
 import { promises as fs, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { IdeBridge, type ServerIdentity } from '../../src/server/ideBridge';
-import { createSessionFactory } from '../../src/server/mcpSession';
+import { lazySessionFactory } from '../../src/server/lazySessionFactory';
 import { RecentEdits } from '../../src/review/recentEdits';
-import { ideTools, workspaceTools, type ToolHosts } from '../../src/tools/registry';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { memoryLogger } from '../../src/util/logger';
 import { DiskDocumentWriter, ScriptedReviewHost } from '../../test/support/fakeHosts';
@@ -17,16 +17,15 @@ import { BENCH_TOKEN, selectionParams } from './shared';
 serve(async () => {
   const root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-transport-bench-')));
   process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-  const hosts: ToolHosts = {
+  const hosts = {
     review: new ScriptedReviewHost(),
     diagnostics: benchPanel(),
     workspace: { folders: () => [root], ripgrepPath: () => undefined },
     documents: new DiskDocumentWriter(),
-    approvalMode: () => 'write-only',
+    approvalMode: () => 'write-only' as const,
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
   };
-  const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
   let saved: ServerIdentity | undefined = { port: 0, token: BENCH_TOKEN };
   const log = memoryLogger(); // drops every line, as a channel at the default level drops debug
   const bridge = new IdeBridge({
@@ -36,7 +35,14 @@ serve(async () => {
     lockDirectory: path.join(root, 'ide'),
     identity: { load: () => saved, save: async (identity) => void (saved = identity) },
     log,
-    createSession: createSessionFactory({ toolsFor: (route) => toolsByRoute[route], serverInfo: { name: 'native-claude', version: 'bench' }, log }),
+    createSession: lazySessionFactory(async () => {
+      const [{ createSessionFactory }, { ideTools, workspaceTools }] = await Promise.all([
+        import(/* webpackChunkName: "session" */ '../../src/server/mcpSession'),
+        import(/* webpackChunkName: "session" */ '../../src/tools/registry'),
+      ]);
+      const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
+      return createSessionFactory({ toolsFor: (route) => toolsByRoute[route], serverInfo: { name: 'native-claude', version: 'bench' }, log });
+    }),
   });
   const { port } = await bridge.start([root]);
   return {

@@ -49,14 +49,13 @@ export class WebSocketServerTransport implements Transport {
     if (this.socket.readyState === WebSocket.CLOSED) this.fireClose();
   }
 
-  send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.socket.readyState !== WebSocket.OPEN) {
-        reject(new Error('Not connected: the WebSocket is closed'));
-        return;
-      }
-      this.socket.send(JSON.stringify(message), (error) => (error ? reject(error) : resolve()));
-    });
+  /**
+   * Resolves once the frame is queued on the socket, as the SDK's own WebSocket transport does: a
+   * write that fails later surfaces as the socket's 'error'/'close', which end the session anyway.
+   */
+  async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    if (this.socket.readyState !== WebSocket.OPEN) throw new Error('Not connected: the WebSocket is closed');
+    this.socket.send(JSON.stringify(message));
   }
 
   async close(): Promise<void> {
