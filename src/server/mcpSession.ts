@@ -57,7 +57,9 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
     await mcp.connect(connection.transport);
     dispatchWithoutReclassifying(mcp.server, connection.transport);
     return {
-      notify: (method, params) => mcp.server.notification({ method, params }),
+      // The CLI's own notifications (selection_changed, at_mentioned) have no capability to check,
+      // no debouncing and no task: the SDK's notification() would only add an object copy and a promise.
+      notify: (method, params) => connection.transport.send({ jsonrpc: '2.0', method, params }),
     };
   };
 }

@@ -2,6 +2,7 @@
 // SDK's own functions show the work is not repeated, while the answers stay the SDK's.
 import * as ajvProvider from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import * as jsonSchemaCompat from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as sdkTypes from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
 import { z } from 'zod';
@@ -62,6 +63,19 @@ describe('per-connection cost', () => {
     // The test's Client shares these functions (for the responses it receives); the server must not
     // have called them on the requests it received.
     for (const spy of reparsed) expect(spy.mock.calls.filter(([message]) => 'method' in (message as object))).toEqual([]);
+  });
+
+  test('a notification to the CLI goes straight to the socket, not through the SDK notification() bookkeeping', async () => {
+    const { client } = await connectClient(fixture.url, { announce: true });
+    const seen: unknown[] = [];
+    client.fallbackNotificationHandler = async (n) => void seen.push(n);
+    await new Promise((r) => setTimeout(r, 50)); // the server has handled ide_connected
+    const viaSdk = jest.spyOn(Protocol.prototype, 'notification');
+    await expect(fixture.server.notifyIdeSessions('selection_changed', { text: 'x' })).resolves.toBe(1);
+    while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
+    expect(seen).toEqual([{ method: 'selection_changed', params: { text: 'x' }, jsonrpc: '2.0' }]);
+    expect(viaSdk.mock.calls.filter(([n]) => n.method === 'selection_changed')).toEqual([]);
+    await client.close();
   });
 
   test('the SDK still answers bad requests with its own error shapes', async () => {
