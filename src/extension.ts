@@ -120,8 +120,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   );
 
   if (config().get<boolean>('autoStart', true)) {
+    const setUp = performance.now();
     await controls.start().then(
-      () => log.info(`Listening, lock file written ${Math.round(performance.now() - activated)} ms after activation began`),
+      () => log.info(`Listening, lock file written ${Math.round(performance.now() - activated)} ms after activation began (${Math.round(setUp - activated)} ms of it setting up)`),
       (error: Error) => {
         log.error(`Could not start the Claude Code IDE server: ${error.message}`);
         void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Show Log').then((c) => c && log.show());

@@ -54,16 +54,26 @@ function byPath(a: string, b: string): number {
 /**
  * Collects a recursive listing while rg streams its file paths (relative to the listed folder,
  * `/`-separated, each file once, as `rg --files` prints them), so the work overlaps rg's own walk.
- * Files are kept by depth and never hashed; only folders are. rg prints a folder's files together,
- * so most files share the previous file's folder and cost one comparison.
+ * Only folders are hashed. Files are kept by depth, and only at depths that can still be shown:
+ * once more than `limit` entries sit at or above some depth, deeper files are only counted (keeping
+ * all 50,000 paths of a big tree alive made garbage collection most of the tool's cost). rg prints
+ * a folder's files together, so most files share the previous file's folder and cost one comparison.
  */
 export class RecursiveListingBuilder {
-  /** Files by depth (number of `/` in the path). */
+  /** Files by depth (number of `/` in the path), for depths up to `keepDepth`. */
   private readonly filesByDepth: string[][] = [];
+  /** Files by depth, all of them. */
+  private readonly fileCounts: number[] = [];
   /** Folders (ending in `/`) and their depth. */
   private readonly folders = new Map<string, number>();
+  private readonly folderCounts: number[] = [];
+  /** Deeper files cannot be shown whatever comes later. */
+  private keepDepth = Infinity;
+  private sinceCheck = 0;
   private lastFolder = '';
   private lastFolderDepth = -1;
+
+  constructor(private readonly limit = LIST_LIMIT) {}
 
   add(file: string): void {
     if (file === '') return;
@@ -79,29 +89,53 @@ export class RecursiveListingBuilder {
       this.lastFolder = folder;
       this.lastFolderDepth = depth - 1;
     }
-    (this.filesByDepth[depth] ??= []).push(file);
+    this.fileCounts[depth] = (this.fileCounts[depth] ?? 0) + 1;
+    if (depth <= this.keepDepth) (this.filesByDepth[depth] ??= []).push(file);
+    if (++this.sinceCheck === 1024) this.narrow();
   }
 
   /** Adds a folder and the ancestors not seen yet, from the deepest up. */
   private addFolder(folder: string, depth: number): void {
     this.folders.set(folder, depth);
+    this.folderCounts[depth] = (this.folderCounts[depth] ?? 0) + 1;
     let d = depth - 1;
     for (let slash = folder.lastIndexOf('/', folder.length - 2); slash > 0; slash = folder.lastIndexOf('/', slash - 1), d--) {
       const parent = folder.slice(0, slash + 1);
       if (this.folders.has(parent)) break;
       this.folders.set(parent, d);
+      this.folderCounts[d] = (this.folderCounts[d] ?? 0) + 1;
+    }
+  }
+
+  private perDepth(): number[] {
+    const counts: number[] = [];
+    for (let d = 0; d < Math.max(this.fileCounts.length, this.folderCounts.length); d++) counts.push((this.fileCounts[d] ?? 0) + (this.folderCounts[d] ?? 0));
+    return counts;
+  }
+
+  /** Counts only grow, so the depth where the cap falls can only move up: drop what lies below it. */
+  private narrow(): void {
+    this.sinceCheck = 0;
+    let entries = 0;
+    const counts = this.perDepth();
+    for (let d = 0; d < counts.length && d < this.keepDepth; d++) {
+      entries += counts[d];
+      if (entries > this.limit) {
+        this.keepDepth = d;
+        this.filesByDepth.length = Math.min(this.filesByDepth.length, d + 1);
+        return;
+      }
     }
   }
 
   /** When there are more than `limit` entries, keeps the shallowest ones (by depth, then path). */
-  finish(limit = LIST_LIMIT): Listing {
-    const perDepth = this.filesByDepth.map((files) => files?.length ?? 0);
-    for (const depth of this.folders.values()) perDepth[depth] = (perDepth[depth] ?? 0) + 1;
-    const total = perDepth.reduce((a, b) => a + (b ?? 0), 0);
+  finish(): Listing {
+    const perDepth = this.perDepth();
+    const total = perDepth.reduce((a, b) => a + b, 0);
     // The depth where the cap falls: everything above it is kept, that level is filled in path order.
     let cutoff = 0;
     let kept = 0;
-    while (cutoff < perDepth.length && kept + (perDepth[cutoff] ?? 0) <= limit) kept += perDepth[cutoff++] ?? 0;
+    while (cutoff < perDepth.length && kept + perDepth[cutoff] <= this.limit) kept += perDepth[cutoff++];
     const chosen: string[] = [];
     for (let d = 0; d < cutoff; d++) if (this.filesByDepth[d]) chosen.push(...this.filesByDepth[d]);
     const atCutoff: string[] = cutoff < perDepth.length ? [...(this.filesByDepth[cutoff] ?? [])] : [];
@@ -109,8 +143,8 @@ export class RecursiveListingBuilder {
       if (depth < cutoff) chosen.push(folder);
       else if (depth === cutoff) atCutoff.push(folder);
     }
-    chosen.push(...atCutoff.sort(byPath).slice(0, limit - kept));
-    return { entries: chosen.sort(byPath), total, truncated: total > limit };
+    chosen.push(...atCutoff.sort(byPath).slice(0, this.limit - kept));
+    return { entries: chosen.sort(byPath), total, truncated: total > this.limit };
   }
 }
 
@@ -119,9 +153,9 @@ export class RecursiveListingBuilder {
  * When there are more than `limit` entries, keeps the shallowest ones (by depth, then path).
  */
 export function buildRecursiveListing(files: Iterable<string>, limit = LIST_LIMIT): Listing {
-  const builder = new RecursiveListingBuilder();
+  const builder = new RecursiveListingBuilder(limit);
   for (const file of new Set(files)) builder.add(file);
-  return builder.finish(limit);
+  return builder.finish();
 }
 
 /** The listing as the model reads it: one entry a line, paths relative to the workspace folder. */
