@@ -311,6 +311,10 @@ async function main(): Promise<void> {
 
     // Paired ratio per round (kind / echo of the same round), then the median over rounds.
     const ratio = (kind: Kind, key: keyof RoundFigures) => median(rounds.map((r) => r[kind][key] / r.echo[key]));
+    const spread = (kind: Kind, key: keyof RoundFigures) => {
+      const all = rounds.map((r) => r[kind][key] / r.echo[key]);
+      return `${Math.min(...all).toFixed(2)}–${Math.max(...all).toFixed(2)}`;
+    };
     const abs = (kind: Kind, key: keyof RoundFigures) => median(rounds.map((r) => r[kind][key]));
     const cpuPerCall = (i: number, which: 'sequential' | 'parallel') =>
       which === 'sequential' ? totals[i].sequentialCpu / totals[i].sequentialCalls : totals[i].parallelCpu / totals[i].parallelCalls;
@@ -323,7 +327,7 @@ async function main(): Promise<void> {
         unit,
         echo: `${fmt(abs('echo', key))} ${unit}`,
         floor: x(ratio('floor', key)),
-        real: x(real),
+        real: `${x(real)} (rounds ${spread('real', key)})`,
         target,
         pass: ok(real),
       });

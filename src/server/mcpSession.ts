@@ -54,8 +54,15 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
     });
     mcp.server.onclose = () => options.onSessionClosed?.(connection.id);
 
-    await mcp.connect(connection.transport);
-    dispatchWithoutReclassifying(mcp.server, connection.transport);
+    // Installed as the SDK starts the transport (its handlers are set by then), so the messages
+    // that queued up during the upgrade (initialize, tools/list) are dispatched directly too.
+    const { transport } = connection;
+    const start = transport.start.bind(transport);
+    transport.start = () => {
+      dispatchWithoutReclassifying(mcp.server, transport);
+      return start();
+    };
+    await mcp.connect(transport);
     return {
       // The CLI's own notifications (selection_changed, at_mentioned) have no capability to check,
       // no debouncing and no task: the SDK's notification() would only add an object copy and a promise.
