@@ -76,13 +76,18 @@ export class RecursiveListingBuilder {
   constructor(private readonly limit = LIST_LIMIT) {}
 
   add(file: string): void {
-    if (file === '') return;
-    const slash = file.lastIndexOf('/');
+    this.addRange(file, 0, file.length);
+  }
+
+  /** Adds the path `text[from, to)`; only what is kept is cut out of `text`. */
+  addRange(text: string, from: number, to: number): void {
+    if (to <= from) return;
+    const slash = text.lastIndexOf('/', to - 1);
     let depth: number;
-    if (slash === -1) depth = 0;
-    else if (slash + 1 === this.lastFolder.length && file.startsWith(this.lastFolder)) depth = this.lastFolderDepth + 1;
+    if (slash < from) depth = 0;
+    else if (slash + 1 - from === this.lastFolder.length && text.startsWith(this.lastFolder, from)) depth = this.lastFolderDepth + 1;
     else {
-      const folder = file.slice(0, slash + 1);
+      const folder = text.slice(from, slash + 1);
       const known = this.folders.get(folder);
       depth = (known ?? slashCount(folder) - 1) + 1;
       if (known === undefined) this.addFolder(folder, depth - 1);
@@ -90,7 +95,7 @@ export class RecursiveListingBuilder {
       this.lastFolderDepth = depth - 1;
     }
     this.fileCounts[depth] = (this.fileCounts[depth] ?? 0) + 1;
-    if (depth <= this.keepDepth) (this.filesByDepth[depth] ??= []).push(file);
+    if (depth <= this.keepDepth) (this.filesByDepth[depth] ??= []).push(text.slice(from, to));
     if (++this.sinceCheck === 1024) this.narrow();
   }
 
@@ -228,15 +233,17 @@ async function listRecursive(rg: string, target: WorkspacePath, prefix: string, 
   const base = target.relative === '' ? '' : `${target.relative}/`;
   const listing = new RecursiveListingBuilder();
   let files = 0;
-  const run = await runRipgrep(rg, ['--files', ...commonRipgrepArgs(), '--', start], {
+  // `/` on every platform, so paths need no rewriting; each line is read in place (50k lines, few kept).
+  const run = await runRipgrep(rg, ['--files', '--path-separator', '/', ...commonRipgrepArgs(), '--', start], {
     cwd,
     signal,
     timeoutMs: LIST_TIMEOUT_MS,
-    onLine: (line) => {
-      if (line !== '') {
-        listing.add(stripPrefix(cleanRipgrepPath(line), base));
-        files++;
-      }
+    onLineRange: (text, from, to) => {
+      if (to === from) return true;
+      files++;
+      if (text.startsWith('./', from)) from += 2;
+      if (base !== '' && text.startsWith(base, from)) from += base.length;
+      listing.addRange(text, from, to);
       return files < LIST_SCAN_LIMIT;
     },
   });
