@@ -72,7 +72,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
         serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
         log: serverLog,
         onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId),
-        traceCalls: () => log.logLevel <= vscode.LogLevel.Debug,
+        traceCalls: () => log.logLevel !== vscode.LogLevel.Off && log.logLevel <= vscode.LogLevel.Debug,
       });
     }),
   });
