@@ -41,7 +41,8 @@ serve(async () => {
         import(/* webpackChunkName: "session" */ '../../src/tools/registry'),
       ]);
       const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
-      return createSessionFactory({ toolsFor: (route) => toolsByRoute[route], serverInfo: { name: 'native-claude', version: 'bench' }, log });
+      // traceCalls off: VS Code's default log level (Info) does not show the per-call debug line.
+      return createSessionFactory({ toolsFor: (route) => toolsByRoute[route], serverInfo: { name: 'native-claude', version: 'bench' }, log, traceCalls: () => false });
     }),
   });
   const { port } = await bridge.start([root]);

@@ -22,7 +22,7 @@ export interface SessionFactoryOptions {
   log: Logger;
   /** Called when a connection's session ends, so pending work tied to it (diffs, commands) is settled. */
   onSessionClosed?(connectionId: number): void;
-  /** Whether each call's duration goes to the log (VS Code's level is Debug or Trace); off, it costs nothing. */
+  /** Whether each call's duration goes to the log (in VS Code: the level is Debug or Trace); off, it costs nothing. Default: on. */
   traceCalls?(): boolean;
 }
 
@@ -76,7 +76,7 @@ function registerTool(mcp: McpServer, tool: ToolDefinition, connection: Connecti
     tool.name,
     { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations },
     async (args: unknown, extra) => {
-      const started = traceCalls?.() ? performance.now() : undefined;
+      const started = (traceCalls?.() ?? true) ? performance.now() : undefined;
       try {
         const result = await tool.handle(args as never, { connectionId: connection.id, signal: extra.signal });
         if (started !== undefined) log.debug(`#${connection.id} ${tool.name} answered in ${(performance.now() - started).toFixed(1)} ms${result.isError ? ' (error)' : ''}`);
