@@ -7,7 +7,9 @@ import * as sdkTypes from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
 import { z } from 'zod';
 import { AUTH_HEADER } from '../../src/server/auth';
+import { createSessionFactory } from '../../src/server/mcpSession';
 import { defineTool, textResult } from '../../src/tools/toolDefinition';
+import { memoryLogger } from '../../src/util/logger';
 import { TEST_TOKEN, connectClient, startTestServer } from '../support/serverFixture';
 
 const echo = defineTool({
@@ -99,5 +101,26 @@ describe('per-connection cost', () => {
     expect(byId.get(4)).toMatchObject({ id: 4, error: { code: -32603, message: expect.stringMatching(/name/) } }); // the SDK's own shape for a request its schema rejects
     expect(byId.get(6)).toEqual({ jsonrpc: '2.0', id: 6, result: {} });
     expect(sdkTypes.JSONRPCMessageSchema.safeParse(byId.get(1)).success).toBe(true);
+  });
+
+  test('call timing is not even formatted when the log level does not show it', async () => {
+    for (const trace of [false, true]) {
+      const lines: string[] = [];
+      let asked = 0;
+      const traced = await startTestServer({
+        createSession: createSessionFactory({
+          toolsFor: () => [echo],
+          serverInfo: { name: 'native-claude', version: 'test' },
+          log: memoryLogger(lines),
+          traceCalls: () => (asked++, trace),
+        }),
+      });
+      const { client } = await connectClient(traced.url);
+      await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+      await client.close();
+      await traced.server.stop();
+      expect(asked).toBe(1);
+      expect(lines.filter((l) => /echo answered in/.test(l))).toHaveLength(trace ? 1 : 0);
+    }
   });
 });
