@@ -1,5 +1,7 @@
-// Bundles the extension into dist/extension.js. `vscode` is provided by the host; `bufferutil` and
-// `utf-8-validate` are optional native speed-ups of `ws` that we do not ship (vscode-pitfalls.md 28).
+// Bundles the extension into dist/extension.js (what activation loads: the server and the lock file)
+// and dist/session.js (the MCP SDK, zod and the tools, loaded by `import()` on the first connection).
+// `vscode` is provided by the host; `bufferutil` and `utf-8-validate` are optional native speed-ups
+// of `ws` that we do not ship (vscode-pitfalls.md 28).
 const path = require('node:path');
 
 /** @type {import('webpack').Configuration} */
@@ -10,14 +12,28 @@ module.exports = {
   output: {
     path: path.resolve(__dirname, 'dist'),
     filename: '[name].js',
+    chunkFilename: '[name].js',
+    // Chunks are loaded with require() from next to extension.js (target node's default, made explicit).
+    chunkLoading: 'require',
+    chunkFormat: 'commonjs',
     libraryTarget: 'commonjs2',
     clean: { keep: /\.vsix$/ },
   },
   externals: { vscode: 'commonjs vscode', bufferutil: 'commonjs bufferutil', 'utf-8-validate': 'commonjs utf-8-validate' },
   resolve: { extensions: ['.ts', '.js'], conditionNames: ['require', 'node', 'default'] },
   module: {
-    rules: [{ test: /\.ts$/, exclude: /node_modules/, use: [{ loader: 'ts-loader', options: { configFile: 'tsconfig.build.json' } }] }],
+    rules: [{ test: /\.ts$/, exclude: /node_modules/, use: [
+          {
+            loader: 'ts-loader',
+            // ES module output so webpack sees `import()` and splits there (commonjs output would turn it into require()).
+            options: { configFile: 'tsconfig.build.json', compilerOptions: { module: 'es2020', moduleResolution: 'node10' } },
+          },
+        ],
+      },
+    ],
   },
+  // One lazy chunk (named by the imports' webpackChunkName), not per-package vendor chunks.
+  optimization: { splitChunks: false },
   devtool: 'nosources-source-map',
   infrastructureLogging: { level: 'log' },
 };

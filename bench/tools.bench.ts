@@ -1,8 +1,9 @@
 // Workspace tools against the raw operation they wrap, on a 50,000-file tree.
 // Run: npx ts-node --transpile-only bench/tools.bench.ts   (NATIVE_CLAUDE_RG=/path/to/rg to pick rg)
 //
-// Each row is the median of several runs of the tool's handler (as the server calls it) and of the
-// raw operation with the same inputs; the ratio is tool / raw (1.00x = no overhead).
+// Each row runs the tool's handler (as the server calls it) and the raw operation with the same
+// inputs back to back, several times; the ratio is the median of the per-pair ratios tool / raw
+// (1.00x = no overhead), so load from other processes hits both sides of each pair alike.
 
 import { spawn } from 'child_process';
 import { mkdirSync, promises as fs, writeFileSync } from 'fs';
@@ -17,7 +18,7 @@ import { locateRipgrep } from '../test/support/ripgrep';
 
 const FOLDERS = 500;
 const FILES_PER_FOLDER = 100;
-const RUNS = 7;
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 
 function buildTree(root: string): number {
   let files = 0;
@@ -52,17 +53,28 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 const medianOf = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
 
-/** Runs the two alternately, so drift (disk writeback, CPU frequency) hits both alike. */
-async function compare(tool: () => Promise<unknown>, raw: () => Promise<unknown>): Promise<[number, number]> {
+/** Runs the two alternately (which goes first alternates too), so drift hits both alike. */
+async function compare(tool: () => Promise<unknown>, raw: () => Promise<unknown>): Promise<[number, number, number]> {
   await tool(); // warm the page cache and the code paths
   await raw();
   const toolTimes: number[] = [];
   const rawTimes: number[] = [];
+  const ratios: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    toolTimes.push(await timed(tool));
-    rawTimes.push(await timed(raw));
+    let toolMs: number;
+    let rawMs: number;
+    if (i % 2 === 0) {
+      toolMs = await timed(tool);
+      rawMs = await timed(raw);
+    } else {
+      rawMs = await timed(raw);
+      toolMs = await timed(tool);
+    }
+    toolTimes.push(toolMs);
+    rawTimes.push(rawMs);
+    ratios.push(toolMs / rawMs);
   }
-  return [medianOf(toolTimes), medianOf(rawTimes)];
+  return [medianOf(toolTimes), medianOf(rawTimes), medianOf(ratios)];
 }
 
 async function main(): Promise<void> {
@@ -76,7 +88,7 @@ async function main(): Promise<void> {
     writeFileSync(big, line.repeat(Math.ceil((10 * 1024 * 1024) / line.length)));
     const bigLines = Math.ceil((10 * 1024 * 1024) / line.length);
     console.log(`tree: ${fileCount} files in ${FOLDERS} folders + a 10 MB file, built in ${((Date.now() - started) / 1000).toFixed(1)} s; rg: ${rg}`);
-    console.log(`median of ${RUNS} runs after one warm-up; ratio = tool / raw\n`);
+    console.log(`${RUNS} pairs after one warm-up; times are medians, ratio = median of the per-pair tool / raw\n`);
 
     const host: WorkspaceHost = { folders: () => [root], ripgrepPath: () => rg };
     const context: ToolContext = { connectionId: 0, signal: new AbortController().signal };
@@ -88,10 +100,10 @@ async function main(): Promise<void> {
       return result;
     };
 
-    const rows: [string, number, number, string][] = [];
+    const rows: [string, number, number, number, string][] = [];
     const row = async (name: string, tool: () => Promise<unknown>, raw: () => Promise<unknown>, rawName: string) => {
-      const [toolMs, rawMs] = await compare(tool, raw);
-      rows.push([name, toolMs, rawMs, rawName]);
+      const [toolMs, rawMs, ratio] = await compare(tool, raw);
+      rows.push([name, toolMs, rawMs, ratio, rawName]);
     };
 
     await row(
@@ -133,8 +145,8 @@ async function main(): Promise<void> {
 
     const pad = (s: string, n: number) => s.padEnd(n);
     console.log(`${pad('operation', 44)}${pad('tool ms', 10)}${pad('raw ms', 10)}${pad('ratio', 8)}raw operation`);
-    for (const [name, tool, raw, rawName] of rows) {
-      console.log(`${pad(name, 44)}${pad(tool.toFixed(1), 10)}${pad(raw.toFixed(1), 10)}${pad(`${(tool / raw).toFixed(2)}x`, 8)}${rawName}`);
+    for (const [name, tool, raw, ratio, rawName] of rows) {
+      console.log(`${pad(name, 44)}${pad(tool.toFixed(1), 10)}${pad(raw.toFixed(1), 10)}${pad(`${ratio.toFixed(2)}x`, 8)}${rawName}`);
     }
     console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {

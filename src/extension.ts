@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import type { ApprovalMode } from './host/documents';
 import { IdeBridge } from './server/ideBridge';
-import { createSessionFactory } from './server/mcpSession';
-import { ideTools, workspaceTools, type ToolHosts } from './tools/registry';
+import { lazySessionFactory } from './server/lazySessionFactory';
 import { RecentEdits } from './review/recentEdits';
 import type { SessionPolicy } from './server/ideServer';
 import { registerPendingReviews } from './vscode/pendingReviews';
@@ -25,7 +24,6 @@ import { createWorkspaceHost } from './vscode/workspaceHost';
 import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
 import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
-import { executeCommandTool } from './tools/executeCommand';
 import { modalCommandApprover } from './vscode/commandApprover';
 
 let bridge: IdeBridge | undefined;
@@ -41,6 +39,7 @@ export interface NativeClaudeApi {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<NativeClaudeApi> {
+  const activated = performance.now();
   const log = vscode.window.createOutputChannel('Native Claude', { log: true });
   const serverLog = safeLogger(log); // used during shutdown, when the channel may be gone
   const config = () => vscode.workspace.getConfiguration('nativeClaude');
@@ -53,7 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
   const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot });
-  const hosts: ToolHosts = {
+  const hosts = {
     review,
     diagnostics: new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p)),
     workspace,
@@ -61,9 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     approvalMode,
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
-    extraWorkspaceTools: [executeCommandTool(terminalRunner, workspace, { mode: approvalMode, approver: modalCommandApprover })],
   };
-  const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
 
   const ideBridge = new IdeBridge({
     ideName: vscode.env.appName,
@@ -73,11 +70,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     maxMessageBytes: config().get<number>('maxMessageBytes'),
     sessionPolicy: () => config().get<SessionPolicy>('multipleSessions', 'all'),
     log: serverLog,
-    createSession: createSessionFactory({
-      toolsFor: (route) => toolsByRoute[route],
-      serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
-      log: serverLog,
-      onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId),
+    // The SDK, zod and the tools load with the first connection (webpack chunk dist/session.js).
+    createSession: lazySessionFactory(async () => {
+      const [{ createSessionFactory }, { ideTools, workspaceTools }, { executeCommandTool }] = await Promise.all([
+        import(/* webpackChunkName: "session" */ './server/mcpSession'),
+        import(/* webpackChunkName: "session" */ './tools/registry'),
+        import(/* webpackChunkName: "session" */ './tools/executeCommand'),
+      ]);
+      const extraWorkspaceTools = [executeCommandTool(terminalRunner, workspace, { mode: approvalMode, approver: modalCommandApprover })];
+      const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools({ ...hosts, extraWorkspaceTools }) };
+      return createSessionFactory({
+        toolsFor: (route) => toolsByRoute[route],
+        serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
+        log: serverLog,
+        onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId),
+        traceCalls: () => log.logLevel !== vscode.LogLevel.Off && log.logLevel <= vscode.LogLevel.Debug,
+      });
     }),
   });
   bridge = ideBridge;
@@ -129,10 +137,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   );
 
   if (config().get<boolean>('autoStart', true)) {
-    await controls.start().catch((error: Error) => {
-      log.error(`Could not start the Claude Code IDE server: ${error.message}`);
-      void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Show Log').then((c) => c && log.show());
-    });
+    const setUp = performance.now();
+    await controls.start().then(
+      () => log.info(`Listening, lock file written ${Math.round(performance.now() - activated)} ms after activation began (${Math.round(setUp - activated)} ms of it setting up)`),
+      (error: Error) => {
+        log.error(`Could not start the Claude Code IDE server: ${error.message}`);
+        void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Show Log').then((c) => c && log.show());
+      },
+    );
   }
   return { status: () => ideBridge.status(), pendingReviews: () => review.pendingCount, sessions: sessionLabels, reviews: () => review.pendingReviews() };
 }

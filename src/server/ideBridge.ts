@@ -88,13 +88,16 @@ export class IdeBridge extends EventEmitter<{ change: [] }> {
     this.server = server;
     this.token = token;
     this.lockFile = new LockFile(port, this.options.lockDirectory ?? lockFileDirectory());
-    await this.options.identity.save({ port, token });
+    // Saved while the lock file is written: the CLI needs the lock file now, the identity only at the next reload.
+    const saving = this.options.identity.save({ port, token });
     try {
       await this.writeLockFile(workspaceFolders);
     } catch (error) {
+      await saving.catch(() => undefined);
       await this.stop();
       throw new Error(`Could not write the lock file ${this.lockFile?.path ?? ''}: ${(error as Error).message}`);
     }
+    await saving;
     this.emit('change');
     return { port, token };
   }

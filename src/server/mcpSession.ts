@@ -1,5 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { ListToolsRequestSchema, type JSONRPCMessage, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import type { Route } from './auth';
 import type { Connection, SessionEvents, SessionFactory, SessionHandle } from './ideServer';
@@ -19,37 +22,64 @@ export interface SessionFactoryOptions {
   log: Logger;
   /** Called when a connection's session ends, so pending work tied to it (diffs, commands) is settled. */
   onSessionClosed?(connectionId: number): void;
+  /** Whether each call's duration goes to the log (in VS Code: the level is Debug or Trace); off, it costs nothing. Default: on. */
+  traceCalls?(): boolean;
 }
+
+/**
+ * The SDK builds an Ajv instance (meta-schemas, formats) in every `Server` for elicitation results,
+ * which these sessions never ask for: one shared validator, built on first use, serves all of them.
+ */
+let ajv: AjvJsonSchemaValidator | undefined;
+const sharedSchemaValidator: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
+
+/**
+ * `tools/list` answers, per tool set: the SDK converts every zod schema to JSON Schema on each call,
+ * and the tools of a route are the same for every connection, so the first answer is kept.
+ */
+const toolLists = new WeakMap<readonly ToolDefinition[], Promise<ListToolsResult>>();
 
 /** One `McpServer` per connection (the SDK refuses a second transport on one server). */
 export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
   return async (connection: Connection, events: SessionEvents): Promise<SessionHandle> => {
-    const mcp = new McpServer(options.serverInfo, { capabilities: { tools: {} } });
+    const mcp = new McpServer(options.serverInfo, { capabilities: { tools: {} }, jsonSchemaValidator: sharedSchemaValidator });
     const tools = options.toolsFor(connection.route);
-    for (const tool of tools) registerTool(mcp, tool, connection, options.log);
-    hideInternalTools(mcp, new Set(tools.filter((t) => t.internal).map((t) => t.name)));
+    for (const tool of tools) registerTool(mcp, tool, connection, options);
+    serveToolListOnce(mcp, tools);
 
     mcp.server.setNotificationHandler(IdeConnectedNotification, (notification) => {
       if (connection.route === 'ide') events.ideConnected(notification.params?.pid);
     });
     mcp.server.onclose = () => options.onSessionClosed?.(connection.id);
 
-    await mcp.connect(connection.transport);
+    // Installed as the SDK starts the transport (its handlers are set by then), so the messages
+    // that queued up during the upgrade (initialize, tools/list) are dispatched directly too.
+    const { transport } = connection;
+    const start = transport.start.bind(transport);
+    transport.start = () => {
+      dispatchWithoutReclassifying(mcp.server, transport);
+      return start();
+    };
+    await mcp.connect(transport);
     return {
-      notify: (method, params) => mcp.server.notification({ method, params }),
+      // The CLI's own notifications (selection_changed, at_mentioned) have no capability to check,
+      // no debouncing and no task: the SDK's notification() would only add an object copy and a promise.
+      notify: (method, params) => connection.transport.send({ jsonrpc: '2.0', method, params }),
     };
   };
 }
 
-function registerTool(mcp: McpServer, tool: ToolDefinition, connection: Connection, log: Logger): void {
+function registerTool(mcp: McpServer, tool: ToolDefinition, connection: Connection, { log, traceCalls }: SessionFactoryOptions): void {
   mcp.registerTool(
     tool.name,
     { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations },
     async (args: unknown, extra) => {
-      const started = Date.now();
+      const started = (traceCalls?.() ?? true) ? performance.now() : undefined;
       try {
         const result = await tool.handle(args as never, { connectionId: connection.id, signal: extra.signal });
-        log.debug(`#${connection.id} ${tool.name} answered in ${Date.now() - started} ms${result.isError ? ' (error)' : ''}`);
+        if (started !== undefined) log.debug(`#${connection.id} ${tool.name} answered in ${(performance.now() - started).toFixed(1)} ms${result.isError ? ' (error)' : ''}`);
         return result;
       } catch (error) {
         // An unexpected failure still reaches the caller as a readable result, never a dead socket.
@@ -61,18 +91,51 @@ function registerTool(mcp: McpServer, tool: ToolDefinition, connection: Connecti
   );
 }
 
+type RequestHandler = (request: unknown, extra: unknown) => Promise<ListToolsResult>;
+
 /**
- * Leaves the CLI's internal calls out of `tools/list` while keeping them callable. McpServer has no
- * option for that, so its own list handler is wrapped; if a future SDK moves it, everything is
- * listed as before (integration test "lists only getDiagnostics on the IDE route" catches it).
+ * Answers `tools/list` from the first answer for this tool set, and leaves the CLI's internal calls
+ * out of it while keeping them callable. McpServer has no option for either, so its own list handler
+ * is wrapped; if a future SDK moves it, everything is listed as before (integration test "lists only
+ * getDiagnostics on the IDE route" catches it).
  */
-function hideInternalTools(mcp: McpServer, hidden: ReadonlySet<string>): void {
-  if (hidden.size === 0) return;
-  const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<ListToolsResult>> })._requestHandlers;
+function serveToolListOnce(mcp: McpServer, tools: readonly ToolDefinition[]): void {
+  const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
   const listTools = handlers?.get('tools/list');
   if (!listTools) return;
-  mcp.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-    const result = await listTools(request, extra);
-    return { ...result, tools: result.tools.filter((tool) => !hidden.has(tool.name)) };
+  const hidden = new Set(tools.filter((t) => t.internal).map((t) => t.name));
+  mcp.server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
+    let list = toolLists.get(tools);
+    if (!list) {
+      list = listTools(request, extra).then((result) => ({ ...result, tools: result.tools.filter((tool) => !hidden.has(tool.name)) }));
+      toolLists.set(tools, list);
+      list.catch(() => toolLists.delete(tools));
+    }
+    return list;
   });
+}
+
+interface ProtocolInternals {
+  _onrequest?(message: JSONRPCMessage, extra?: unknown): void;
+  _onnotification?(message: JSONRPCMessage): void;
+  _onresponse?(message: JSONRPCMessage): void;
+}
+
+/**
+ * The transport hands over only messages that passed the SDK's own `JSONRPCMessageSchema`, whose
+ * four members are strict objects told apart by their keys. The SDK's `connect` re-classifies each
+ * one with up to four more zod parses, the first two of which fail for every request (~10 µs and
+ * most of the garbage of a call). Knowing the kind already, this hands each message straight to
+ * the SDK's own handler for that kind, in the SDK's order (responses, requests, notifications).
+ * If a future SDK renames those handlers, its own dispatch stays in place.
+ */
+function dispatchWithoutReclassifying(server: object, transport: Transport): void {
+  const protocol = server as ProtocolInternals;
+  const { _onrequest, _onnotification, _onresponse } = protocol;
+  if (typeof _onrequest !== 'function' || typeof _onnotification !== 'function' || typeof _onresponse !== 'function') return;
+  transport.onmessage = (message, extra) => {
+    if ('result' in message || 'error' in message) _onresponse.call(protocol, message);
+    else if ('id' in message) _onrequest.call(protocol, message, extra);
+    else _onnotification.call(protocol, message);
+  };
 }

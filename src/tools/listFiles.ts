@@ -52,40 +52,115 @@ function byPath(a: string, b: string): number {
 }
 
 /**
+ * Collects a recursive listing while rg streams its file paths (relative to the listed folder,
+ * `/`-separated, each file once, as `rg --files` prints them), so the work overlaps rg's own walk.
+ * Only folders are hashed. Files are kept by depth, and only at depths that can still be shown:
+ * once more than `limit` entries sit at or above some depth, deeper files are only counted (keeping
+ * all 50,000 paths of a big tree alive made garbage collection most of the tool's cost). rg prints
+ * a folder's files together, so most files share the previous file's folder and cost one comparison.
+ */
+export class RecursiveListingBuilder {
+  /** Files by depth (number of `/` in the path), for depths up to `keepDepth`. */
+  private readonly filesByDepth: string[][] = [];
+  /** Files by depth, all of them. */
+  private readonly fileCounts: number[] = [];
+  /** Folders (ending in `/`) and their depth. */
+  private readonly folders = new Map<string, number>();
+  private readonly folderCounts: number[] = [];
+  /** Deeper files cannot be shown whatever comes later. */
+  private keepDepth = Infinity;
+  private sinceCheck = 0;
+  private lastFolder = '';
+  private lastFolderDepth = -1;
+
+  constructor(private readonly limit = LIST_LIMIT) {}
+
+  add(file: string): void {
+    this.addRange(file, 0, file.length);
+  }
+
+  /** Adds the path `text[from, to)`; only what is kept is cut out of `text`. */
+  addRange(text: string, from: number, to: number): void {
+    if (to <= from) return;
+    const slash = text.lastIndexOf('/', to - 1);
+    let depth: number;
+    if (slash < from) depth = 0;
+    else if (slash + 1 - from === this.lastFolder.length && text.startsWith(this.lastFolder, from)) depth = this.lastFolderDepth + 1;
+    else {
+      const folder = text.slice(from, slash + 1);
+      const known = this.folders.get(folder);
+      depth = (known ?? slashCount(folder) - 1) + 1;
+      if (known === undefined) this.addFolder(folder, depth - 1);
+      this.lastFolder = folder;
+      this.lastFolderDepth = depth - 1;
+    }
+    this.fileCounts[depth] = (this.fileCounts[depth] ?? 0) + 1;
+    if (depth <= this.keepDepth) (this.filesByDepth[depth] ??= []).push(text.slice(from, to));
+    if (++this.sinceCheck === 1024) this.narrow();
+  }
+
+  /** Adds a folder and the ancestors not seen yet, from the deepest up. */
+  private addFolder(folder: string, depth: number): void {
+    this.folders.set(folder, depth);
+    this.folderCounts[depth] = (this.folderCounts[depth] ?? 0) + 1;
+    let d = depth - 1;
+    for (let slash = folder.lastIndexOf('/', folder.length - 2); slash > 0; slash = folder.lastIndexOf('/', slash - 1), d--) {
+      const parent = folder.slice(0, slash + 1);
+      if (this.folders.has(parent)) break;
+      this.folders.set(parent, d);
+      this.folderCounts[d] = (this.folderCounts[d] ?? 0) + 1;
+    }
+  }
+
+  private perDepth(): number[] {
+    const counts: number[] = [];
+    for (let d = 0; d < Math.max(this.fileCounts.length, this.folderCounts.length); d++) counts.push((this.fileCounts[d] ?? 0) + (this.folderCounts[d] ?? 0));
+    return counts;
+  }
+
+  /** Counts only grow, so the depth where the cap falls can only move up: drop what lies below it. */
+  private narrow(): void {
+    this.sinceCheck = 0;
+    let entries = 0;
+    const counts = this.perDepth();
+    for (let d = 0; d < counts.length && d < this.keepDepth; d++) {
+      entries += counts[d];
+      if (entries > this.limit) {
+        this.keepDepth = d;
+        this.filesByDepth.length = Math.min(this.filesByDepth.length, d + 1);
+        return;
+      }
+    }
+  }
+
+  /** When there are more than `limit` entries, keeps the shallowest ones (by depth, then path). */
+  finish(): Listing {
+    const perDepth = this.perDepth();
+    const total = perDepth.reduce((a, b) => a + b, 0);
+    // The depth where the cap falls: everything above it is kept, that level is filled in path order.
+    let cutoff = 0;
+    let kept = 0;
+    while (cutoff < perDepth.length && kept + perDepth[cutoff] <= this.limit) kept += perDepth[cutoff++];
+    const chosen: string[] = [];
+    for (let d = 0; d < cutoff; d++) if (this.filesByDepth[d]) chosen.push(...this.filesByDepth[d]);
+    const atCutoff: string[] = cutoff < perDepth.length ? [...(this.filesByDepth[cutoff] ?? [])] : [];
+    for (const [folder, depth] of this.folders) {
+      if (depth < cutoff) chosen.push(folder);
+      else if (depth === cutoff) atCutoff.push(folder);
+    }
+    chosen.push(...atCutoff.sort(byPath).slice(0, this.limit - kept));
+    return { entries: chosen.sort(byPath), total, truncated: total > this.limit };
+  }
+}
+
+/**
  * Turns file paths (relative to the listed folder, `/`-separated) into a listing with their folders.
  * When there are more than `limit` entries, keeps the shallowest ones (by depth, then path).
  */
 export function buildRecursiveListing(files: Iterable<string>, limit = LIST_LIMIT): Listing {
-  const depthOf = new Map<string, number>();
-  for (const file of files) {
-    if (file === '' || depthOf.has(file)) continue;
-    const depth = slashCount(file);
-    depthOf.set(file, depth);
-    // Add the folders from the deepest up; once one is known, its ancestors are too.
-    let d = depth - 1;
-    for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1), d--) {
-      const folder = file.slice(0, slash + 1);
-      if (depthOf.has(folder)) break;
-      depthOf.set(folder, d);
-    }
-  }
-  const total = depthOf.size;
-  if (total <= limit) return { entries: [...depthOf.keys()].sort(byPath), total, truncated: false };
-
-  // Find the depth where the cap falls, then fill that level in path order.
-  const perDepth: number[] = [];
-  for (const depth of depthOf.values()) perDepth[depth] = (perDepth[depth] ?? 0) + 1;
-  let cutoff = 0;
-  let kept = 0;
-  while (kept + (perDepth[cutoff] ?? 0) <= limit) kept += perDepth[cutoff++] ?? 0;
-  const chosen: string[] = [];
-  const atCutoff: string[] = [];
-  for (const [entry, depth] of depthOf) {
-    if (depth < cutoff) chosen.push(entry);
-    else if (depth === cutoff) atCutoff.push(entry);
-  }
-  chosen.push(...atCutoff.sort(byPath).slice(0, limit - kept));
-  return { entries: chosen.sort(byPath), total, truncated: true };
+  const builder = new RecursiveListingBuilder(limit);
+  for (const file of new Set(files)) builder.add(file);
+  return builder.finish();
 }
 
 /** The listing as the model reads it: one entry a line, paths relative to the workspace folder. */
@@ -156,19 +231,25 @@ export function listFilesTool(host: WorkspaceHost): ToolDefinition<typeof inputS
 async function listRecursive(rg: string, target: WorkspacePath, prefix: string, signal: AbortSignal) {
   const { cwd, start } = await ripgrepTarget(target);
   const base = target.relative === '' ? '' : `${target.relative}/`;
-  const files: string[] = [];
-  const run = await runRipgrep(rg, ['--files', ...commonRipgrepArgs(), '--', start], {
+  const listing = new RecursiveListingBuilder();
+  let files = 0;
+  // `/` on every platform, so paths need no rewriting; each line is read in place (50k lines, few kept).
+  const run = await runRipgrep(rg, ['--files', '--path-separator', '/', ...commonRipgrepArgs(), '--', start], {
     cwd,
     signal,
     timeoutMs: LIST_TIMEOUT_MS,
-    onLine: (line) => {
-      if (line !== '') files.push(stripPrefix(cleanRipgrepPath(line), base));
-      return files.length < LIST_SCAN_LIMIT;
+    onLineRange: (text, from, to) => {
+      if (to === from) return true;
+      files++;
+      if (text.startsWith('./', from)) from += 2;
+      if (base !== '' && text.startsWith(base, from)) from += base.length;
+      listing.addRange(text, from, to);
+      return files < LIST_SCAN_LIMIT;
     },
   });
   if (run.spawnError) return errorResult(`ripgrep could not be started (${rg}): ${run.spawnError.message}`);
-  if (files.length === 0 && run.exitCode === 2) return errorResult(`The folder could not be listed: ${run.stderr.trim().replace(/^rg: /gm, '')}`);
-  return textResult(formatListing(buildRecursiveListing(files), prefix, scanNotes(run, 'the listing covers')));
+  if (files === 0 && run.exitCode === 2) return errorResult(`The folder could not be listed: ${run.stderr.trim().replace(/^rg: /gm, '')}`);
+  return textResult(formatListing(listing.finish(), prefix, scanNotes(run, 'the listing covers')));
 }
 
 /**

@@ -72,7 +72,14 @@ const STDERR_KEEP_CHARS = 4096;
 export function runRipgrep(
   rgPath: string,
   args: readonly string[],
-  options: { cwd: string; onLine(line: string): boolean | void; signal?: AbortSignal; timeoutMs?: number },
+  options: {
+    cwd: string;
+    onLine?(line: string): boolean | void;
+    /** Instead of onLine: the line is `text[from, to)`, so a caller that keeps few lines cuts no strings. */
+    onLineRange?(text: string, from: number, to: number): boolean | void;
+    signal?: AbortSignal;
+    timeoutMs?: number;
+  },
 ): Promise<RipgrepRun> {
   return new Promise<RipgrepRun>((resolve) => {
     // stdin must not be a pipe: rg searches stdin instead of the folder when it is one.
@@ -101,19 +108,23 @@ export function runRipgrep(
       resolve(run);
     };
 
+    // Lines are cut from each chunk as it comes; only a line split across chunks is joined.
     const feed = (text: string): void => {
-      pending += text;
       let start = 0;
-      for (let nl = pending.indexOf('\n', start); nl !== -1; nl = pending.indexOf('\n', start)) {
-        const line = pending.slice(start, nl);
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        let more: boolean | void;
+        if (pending !== '') {
+          const line = pending + text.slice(start, nl);
+          more = options.onLineRange ? options.onLineRange(line, 0, line.length) : options.onLine?.(line);
+        } else more = options.onLineRange ? options.onLineRange(text, start, nl) : options.onLine?.(text.slice(start, nl));
+        pending = '';
         start = nl + 1;
-        if (options.onLine(line) === false) {
+        if (more === false) {
           stop('limit');
-          pending = '';
           return;
         }
       }
-      pending = pending.slice(start);
+      pending += text.slice(start);
     };
 
     child.stdout.on('data', (chunk: Buffer) => {

@@ -24,6 +24,20 @@ describe('tools: list_files listing', () => {
     expect(buildRecursiveListing(['a', 'b', 'a', ''], 2)).toEqual({ entries: ['a', 'b'], total: 2, truncated: false });
   });
 
+  test('files of one folder need not arrive together (rg walks folders in parallel)', () => {
+    const listing = buildRecursiveListing(['a/b/1', 'a/c/1', 'a/b/2', 'x', 'a/b/d/3', 'a/2'], 6);
+    // depth 0: a/, x = 2; depth 1: a/2, a/b/, a/c/ = 3 (5 kept); depth 2: a/b/1, a/b/2, a/b/d/, a/c/1 → 1 more
+    expect(listing).toEqual({ entries: ['a/', 'a/2', 'a/b/', 'a/b/1', 'a/c/', 'x'], total: 10, truncated: true });
+  });
+
+  test('a big tree keeps only what can be shown, and still counts everything', () => {
+    // 3,000 files two levels down arrive before the shallow ones: the deep ones are dropped as soon
+    // as the cap is known to fall above them, yet the total and the shallow entries stay exact.
+    const files = [...Array.from({ length: 3000 }, (_, i) => `deep/er/f${i}`), 'top.txt', 'deep/mid.txt'];
+    const listing = buildRecursiveListing(files, 4);
+    expect(listing).toEqual({ entries: ['deep/', 'deep/er/', 'deep/mid.txt', 'top.txt'], total: 3004, truncated: true });
+  });
+
   test('handles a 100,000-file tree quickly', () => {
     const files: string[] = [];
     for (let i = 0; i < 100_000; i++) files.push(`pkg${i % 50}/src/mod${i % 700}/file${i}.ts`);
