@@ -22,6 +22,7 @@ import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
 import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
 import { executeCommandTool } from './tools/executeCommand';
+import { serverInstructions } from './tools/instructions';
 import { modalCommandApprover } from './vscode/commandApprover';
 
 let bridge: IdeBridge | undefined;
@@ -42,9 +43,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
   const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot });
+  const diagnostics = new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p), { workspace: vscode.workspace, window: vscode.window });
   const hosts: ToolHosts = {
     review,
-    diagnostics: new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p)),
+    diagnostics,
     workspace,
     documents: new VsCodeDocumentWriter(),
     approvalMode,
@@ -64,6 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     createSession: createSessionFactory({
       toolsFor: (route) => toolsByRoute[route],
       serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
+      instructionsFor: serverInstructions,
       log: serverLog,
       onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId),
     }),
@@ -98,6 +101,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
 
   context.subscriptions.push(
     log,
+    diagnostics,
     statusBar,
     review,
     terminalRunner,

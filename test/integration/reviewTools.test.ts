@@ -159,7 +159,7 @@ describe('review tools over the real socket', () => {
       expect(result).toMatchObject({ status: 'accepted', path: 'src/a.json', operation: 'created' });
       expect(result.user_edits).toContain('+// user line');
       expect(result.formatter_edits).toContain('+{ "x": 1 }');
-      expect(result.new_diagnostics).toEqual(['[Error] src/a.json:2:1 — Expected comma (test)']);
+      expect(result.new_diagnostics).toEqual(['[Error] src/a.json:2:1 — Expected comma (test 1)']);
       expect(await fs.readFile(target, 'utf8')).toBe('{ "x": 1 }\n// user line\n');
     });
 

@@ -33,7 +33,7 @@ describe('tools over the /tools route', () => {
   const diagnosticsSource: DiagnosticsSource = {
     all: () => diagnostics,
     forFile: () => [],
-    waitForChange: async () => false,
+    onDidChange: () => ({ dispose: () => undefined }),
   };
   const commands: { command: string; cwd: string; timeoutMs: number; signal?: AbortSignal }[] = [];
   let nextOutcome: (signal?: AbortSignal) => Promise<CommandOutcome>;

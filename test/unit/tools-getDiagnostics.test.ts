@@ -130,15 +130,15 @@ describe('tools: diagnostics source adapter', () => {
     expect(source.forFile('/w/none.ts')).toEqual([]);
   });
 
-  test('waitForChange matches by uri.toString() (never the Uri object), and times out with false', async () => {
+  test('onDidChange reports file paths (fsPath, other schemes dropped) and unsubscribes', () => {
     const { api, fire, listeners } = fakeLanguages([]);
     const source = new VsCodeDiagnosticsSource(api, (p) => fakeUri(p));
-    const waiting = source.waitForChange('/w/a b.ts', 1000);
-    fire([fakeUri('/w/other.ts')]);
-    fire([fakeUri('/w/a b.ts')]); // a different object for the same file
-    await expect(waiting).resolves.toBe(true);
-    expect(listeners.size).toBe(0);
-    await expect(source.waitForChange('/w/a b.ts', 20)).resolves.toBe(false);
+    const seen: (readonly string[])[] = [];
+    const subscription = source.onDidChange((paths) => seen.push(paths));
+    fire([fakeUri('/w/a b.ts'), fakeUri('Untitled-1', 'untitled')]);
+    fire([fakeUri('git-thing', 'git')]);
+    expect(seen).toEqual([['/w/a b.ts']]);
+    subscription.dispose();
     expect(listeners.size).toBe(0);
   });
 });
