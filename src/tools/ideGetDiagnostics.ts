@@ -9,7 +9,7 @@ import { settleDiagnostics } from './settleDiagnostics';
  * How long the call with a uri may wait for the file's problems: the CLI gives up at 500 ms and, after
  * three timeouts in a row, stops asking for the session (ide-protocol.md §3.4), so this stays well under.
  */
-export const URI_WAIT_MS = 350;
+export const URI_WAIT_MS = 300;
 /** Quiet period with a uri: shorter than usual, to fit the budget. */
 const URI_QUIET_MS = 150;
 /** How long the call without uri waits for the files the CLI just wrote; the CLI gives up at 2 s. */

@@ -107,7 +107,7 @@ describe('diagnostics that reflect the disk (TypeScript)', function () {
       path: 'diag/moved.ts',
       diff:
         '<<<<<<< SEARCH\nexport const m = 1;\n=======\n// one\n// two\nexport const m = 1;\n>>>>>>> REPLACE\n' +
-        '<<<<<<< SEARCH\nconst bad: number = "x";\n=======\nconst bad: number = "x";\nconst worse: string = 2;\n>>>>>>> REPLACE',
+        '<<<<<<< SEARCH\nconst bad: number = "x";\n=======\nconst bad: number = "x";\nexport const worse: string = 2;\n>>>>>>> REPLACE',
     });
     const review = await openedReview('moved.ts');
     const acceptedAt = Date.now();
@@ -115,7 +115,7 @@ describe('diagnostics that reflect the disk (TypeScript)', function () {
     const result = await answer;
     record('diag-moved', { answer: result.json ?? result.text, msAfterAccept: Date.now() - acceptedAt, problemsNow: vscode.languages.getDiagnostics(vscode.Uri.file(abs('diag/moved.ts'))).map((d) => `${d.range.start.line + 1}: ${d.message}`) });
     assert.strictEqual(result.json?.status, 'accepted', result.text);
-    assert.deepStrictEqual(result.json?.new_diagnostics, ["[Error] diag/moved.ts:5:7 — Type 'number' is not assignable to type 'string'. (ts 2322)"]);
+    assert.deepStrictEqual(result.json?.new_diagnostics, ["[Error] diag/moved.ts:5:14 — Type 'number' is not assignable to type 'string'. (ts 2322)"]);
   });
 
   it('[diag-importer] write_file renaming an export: the broken importer (open in a tab) is in new_diagnostics', async () => {
