@@ -97,6 +97,16 @@ describe('diagnostics that reflect the disk (TypeScript)', function () {
     record('diag-ide-budget', { afterMs, problemsRightAfterWrite, entry });
     assert.ok(afterMs < 2000, `the call without uri answered in ${afterMs} ms (the CLI gives up at 2000)`);
     assert.ok(entry?.diagnostics.some((d) => d.message === TYPE_ERROR && d.code === '2322' && d.range.start.line === 0), JSON.stringify(after));
+
+    // The fix, then a clean edit of a clean file (no report comes: TypeScript does not re-send "no problems").
+    for (const [step, content] of [['fixedMs', 'export const k: number = 1;\n'], ['cleanEditMs', 'export const k: number = 2;\n']] as const) {
+      await ideCall({ uri: `file://${file}` });
+      fs.writeFileSync(file, content);
+      const [answer, ms] = await timed(() => ideCall({}));
+      record('diag-ide-budget', { [step]: ms });
+      assert.ok(ms < 2000, `${step}: ${ms} ms`);
+      assert.ok(!answer.some((e) => e.uri === `file://${file}`), `${step}: no problems left for ide.ts: ${JSON.stringify(answer)}`);
+    }
   });
 
   it('[diag-moved] apply_diff inserting lines above an existing problem: only the really new problem is in new_diagnostics', async () => {
