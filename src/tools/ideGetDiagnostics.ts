@@ -48,12 +48,17 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         await settleDiagnostics(source, [filePath], { timeoutMs: URI_WAIT_MS, quietMs: URI_QUIET_MS, load: 'show' });
         result = [{ uri: `file://${filePath}`, diagnostics: source.forFile(filePath) }];
       } else {
-        const files = new Set([...(recentEdits?.take() ?? []), ...baselined, ...(source.documents?.takeChangedOnDisk('ide') ?? [])]);
+        const accepted = recentEdits?.take() ?? [];
+        const files = [...new Set([...accepted, ...baselined, ...(source.documents?.takeChangedOnDisk('ide') ?? [])])].slice(0, WORKSPACE_FILES_MAX);
         baselined.clear();
-        // Files changed on disk that VS Code has not loaded are not loaded here: the CLI keeps only files it asked about first.
-        // Without document tracking (plain-Node hosts) the only sign of a check is a report after this call.
-        const since = source.documents ? undefined : Date.now();
-        await settleDiagnostics(source, [...files].slice(0, WORKSPACE_FILES_MAX), { timeoutMs: WORKSPACE_WAIT_MS, load: 'none', since });
+        if (source.documents) {
+          // Files changed on disk that VS Code has not loaded are not loaded here: the CLI keeps only files it asked about first.
+          await settleDiagnostics(source, files, { timeoutMs: WORKSPACE_WAIT_MS, load: 'none' });
+        } else if (accepted.length) {
+          // Without document tracking (plain-Node hosts) only files accepted through openDiff are known to
+          // be written now, and the only sign of their check is a report after this call.
+          await settleDiagnostics(source, accepted, { timeoutMs: WORKSPACE_WAIT_MS, since: Date.now() });
+        }
         result = source.all();
       }
       return { content: [{ type: 'text', text: JSON.stringify(result) }] };
