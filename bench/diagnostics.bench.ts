@@ -22,7 +22,7 @@ function panel(): DiagnosticsSource {
   return {
     all: (): FileDiagnostics[] => raw.map((f) => ({ uri: `file://${f.path}`, diagnostics: convert(f.items) })),
     forFile: (p) => convert(raw.find((f) => f.path === p)?.items ?? []),
-    waitForChange: async () => false,
+    onDidChange: () => ({ dispose: () => undefined }),
   };
 }
 

@@ -52,9 +52,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
   const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot });
+  const diagnostics = new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p), {
+    workspace: vscode.workspace,
+    window: vscode.window,
+    showInBackground: (uri) => vscode.commands.executeCommand('vscode.open', uri, { preview: false, preserveFocus: true, background: true }),
+  });
   const hosts = {
     review,
-    diagnostics: new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p)),
+    diagnostics,
     workspace,
     documents: new VsCodeDocumentWriter(),
     approvalMode,
@@ -72,16 +77,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     log: serverLog,
     // The SDK, zod and the tools load with the first connection (webpack chunk dist/session.js).
     createSession: lazySessionFactory(async () => {
-      const [{ createSessionFactory }, { ideTools, workspaceTools }, { executeCommandTool }] = await Promise.all([
+      const [{ createSessionFactory }, { ideTools, workspaceTools }, { executeCommandTool }, { serverInstructions }] = await Promise.all([
         import(/* webpackChunkName: "session" */ './server/mcpSession'),
         import(/* webpackChunkName: "session" */ './tools/registry'),
         import(/* webpackChunkName: "session" */ './tools/executeCommand'),
+        import(/* webpackChunkName: "session" */ './tools/instructions'),
       ]);
       const extraWorkspaceTools = [executeCommandTool(terminalRunner, workspace, { mode: approvalMode, approver: modalCommandApprover })];
       const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools({ ...hosts, extraWorkspaceTools }) };
       return createSessionFactory({
         toolsFor: (route) => toolsByRoute[route],
         serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
+        instructionsFor: serverInstructions,
         log: serverLog,
         onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId),
         traceCalls: () => log.logLevel !== vscode.LogLevel.Off && log.logLevel <= vscode.LogLevel.Debug,
@@ -121,6 +128,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
 
   context.subscriptions.push(
     log,
+    diagnostics,
     statusBar,
     review,
     terminalRunner,

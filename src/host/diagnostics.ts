@@ -20,15 +20,55 @@ export interface FileDiagnostics {
   diagnostics: DiagnosticItem[];
 }
 
+export interface Disposable {
+  dispose(): void;
+}
+
 /** The Problems panel, as the tools see it. */
 export interface DiagnosticsSource {
   /** Every file that has problems. */
   all(): FileDiagnostics[];
   /** Problems of one file (absolute path); an empty list when it has none. */
   forFile(absolutePath: string): DiagnosticItem[];
+  /** Called with the absolute paths whose problems changed (a language server reported). */
+  onDidChange(listener: (paths: readonly string[]) => void): Disposable;
   /**
-   * Resolves after the problems of `absolutePath` next change, or after `timeoutMs`, whichever
-   * comes first (language servers report some time after a save). Resolves true if they changed.
+   * How files get checked. Absent in plain-Node fakes: the tools then answer with what the
+   * Problems panel has, after waiting for reports the same way.
    */
-  waitForChange(absolutePath: string, timeoutMs: number): Promise<boolean>;
+  readonly documents?: CheckedDocuments;
+}
+
+/** What loading a file for checking did. */
+export type LoadOutcome =
+  /** Already loaded in VS Code before this call. */
+  | 'loaded'
+  /** Loaded by this call: language servers have only now started checking it. */
+  | 'opened'
+  /** Not loadable (missing, binary, too large): nothing to wait for. */
+  | 'skipped';
+
+/**
+ * Language servers check only documents VS Code has loaded, and report some time after each change.
+ * This is what is needed to wait until the problems of a file reflect what is on disk.
+ */
+export interface CheckedDocuments {
+  /**
+   * Loads the file so language servers check it, without taking focus. `show` allows a preview tab
+   * for languages whose checker looks only at files in tabs (TypeScript/JavaScript in VS Code).
+   */
+  load(absolutePath: string, options: { show: boolean }): Promise<LoadOutcome>;
+  /**
+   * True when VS Code's copy is the file on disk; false while VS Code has not yet reloaded a change
+   * made on disk, or holds unsaved edits; undefined when the file is not loaded.
+   */
+  matchesDisk(absolutePath: string): Promise<boolean | undefined>;
+  /** Whether VS Code's copy has unsaved edits (its problems then describe those, not the disk). */
+  isDirty(absolutePath: string): boolean;
+  /** When (ms, the `now` clock) VS Code's copy last changed (opened, reloaded, typed) and its problems were last reported. */
+  lastChange(absolutePath: string): { document?: number; diagnostics?: number };
+  /** Called with the path of a loaded document whose text changed (typing, reload from disk). */
+  onDidChangeDocument(listener: (path: string) => void): Disposable;
+  /** Files created or changed on disk since this consumer's previous call, each once. */
+  takeChangedOnDisk(consumer: string): string[];
 }

@@ -1,12 +1,13 @@
 import * as path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import type { DiagnosticItem, DiagnosticsSource } from '../host/diagnostics';
+import type { DiagnosticsSource } from '../host/diagnostics';
 import type { ApprovalMode, DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
 import { matchOriginalFormat, stripBom, toLf } from '../util/textFormat';
 import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../util/workspacePaths';
 import { readTextIfExists, UnreadableFileError } from '../util/readTextIfExists';
+import { CHANGE_DIAGNOSTICS_WAIT_MS, displayPath, trackChangeDiagnostics } from '../tools/changeDiagnostics';
 
 export interface ChangeDependencies {
   review: ReviewHost;
@@ -16,8 +17,10 @@ export interface ChangeDependencies {
   lock: KeyedLock;
   /** How long a write waits for an earlier one to the same file (60 s). */
   lockTimeoutMs?: number;
-  /** How long to wait for language servers to report on the saved file. */
+  /** The most a write waits for language servers to report on the saved file and the files using it. */
   diagnosticsWaitMs?: number;
+  /** Workspace folders, to show other files' paths relative to them in new_diagnostics. */
+  workspace?: { folders(): readonly string[] };
 }
 
 export type ChangeResult =
@@ -107,8 +110,7 @@ async function reviewAndWrite(
     if (error instanceof WorkspacePathError) return { error: `The change to ${shown} was accepted but not written: ${error.message}`, path: shown };
     throw error;
   }
-  const before = deps.diagnostics.forFile(target.realPath);
-  const changed = deps.diagnostics.waitForChange(target.realPath, deps.diagnosticsWaitMs ?? 1500);
+  const problems = trackChangeDiagnostics(deps.diagnostics, target.realPath, deps.diagnosticsWaitMs ?? CHANGE_DIAGNOSTICS_WAIT_MS);
   let savedText: string;
   try {
     ({ savedText } = await deps.documents.write(target.realPath, acceptedText));
@@ -119,15 +121,14 @@ async function reviewAndWrite(
     };
   }
   if (deps.approvalMode() === 'never') await deps.documents.showApplied?.(target.realPath);
-  await changed;
-  const added = newDiagnostics(before, deps.diagnostics.forFile(target.realPath));
+  const added = await problems.finish(original ?? '', savedText, (file) => (file === target.realPath ? shown : displayPath(file, deps.workspace?.folders() ?? [])));
 
   const result: ChangeResult = { status: 'accepted', path: shown, operation: original === undefined ? 'created' : 'modified', ...extra };
   const userEdits = patch(shown, proposedText, acceptedText, 'proposed', 'accepted by the user');
   if (userEdits) result.user_edits = userEdits;
   const formatterEdits = patch(shown, acceptedText, savedText, 'accepted', 'saved (format on save)');
   if (formatterEdits) result.formatter_edits = formatterEdits;
-  if (added.length) result.new_diagnostics = added.map((d) => `[${d.severity}] ${shown}:${d.range.start.line + 1}:${d.range.start.character + 1} — ${d.message}${d.source ? ` (${d.source})` : ''}`);
+  if (added.lines.length) result.new_diagnostics = added.lines;
   return result;
 }
 
@@ -137,12 +138,4 @@ function patch(name: string, from: string, to: string, fromLabel: string, toLabe
   if (toLf(from) === toLf(to)) return undefined;
   const base = path.posix.basename(name);
   return createTwoFilesPatch(`${base} (${fromLabel})`, `${base} (${toLabel})`, toLf(from), toLf(to), undefined, undefined, { context: 2 });
-}
-
-const key = (d: DiagnosticItem) => JSON.stringify([d.message, d.severity, d.source ?? '', d.code ?? '', d.range]);
-
-/** Problems present after the write that were not there before (by message, severity, source, code, range). */
-export function newDiagnostics(before: DiagnosticItem[], after: DiagnosticItem[]): DiagnosticItem[] {
-  const seen = new Set(before.map(key));
-  return after.filter((d) => !seen.has(key(d)));
 }

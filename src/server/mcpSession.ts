@@ -19,6 +19,8 @@ export interface SessionFactoryOptions {
   /** Tools served on each route: the CLI's IDE calls on `ide`, the model's workspace tools on `tools`. */
   toolsFor(route: Route): readonly ToolDefinition[];
   serverInfo: { name: string; version: string };
+  /** MCP `instructions` per route: the CLI puts them in front of the model (src/tools/instructions.ts). */
+  instructionsFor?(route: Route): string | undefined;
   log: Logger;
   /** Called when a connection's session ends, so pending work tied to it (diffs, commands) is settled. */
   onSessionClosed?(connectionId: number): void;
@@ -44,7 +46,11 @@ const toolLists = new WeakMap<readonly ToolDefinition[], Promise<ListToolsResult
 /** One `McpServer` per connection (the SDK refuses a second transport on one server). */
 export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
   return async (connection: Connection, events: SessionEvents): Promise<SessionHandle> => {
-    const mcp = new McpServer(options.serverInfo, { capabilities: { tools: {} }, jsonSchemaValidator: sharedSchemaValidator });
+    const mcp = new McpServer(options.serverInfo, {
+      capabilities: { tools: {} },
+      instructions: options.instructionsFor?.(connection.route),
+      jsonSchemaValidator: sharedSchemaValidator,
+    });
     const tools = options.toolsFor(connection.route);
     for (const tool of tools) registerTool(mcp, tool, connection, options);
     serveToolListOnce(mcp, tools);

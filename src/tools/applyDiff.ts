@@ -14,7 +14,8 @@ export function applyDiffTool(workspace: WorkspaceHost, deps: ChangeDependencies
       '<<<<<<< SEARCH\n(exact lines currently in the file)\n=======\n(replacement lines)\n>>>>>>> REPLACE\n' +
       'Blocks apply in order, each to the result of the previous one. Each SEARCH must match whole lines in exactly one place, character for character ' +
       '(whitespace included); include enough surrounding lines to make it unique. If some blocks fail, the others are still proposed and ' +
-      'the result says partial: true with failed_blocks. Returns the same shape as write_file.',
+      'the result says partial: true with failed_blocks. Returns the same shape as write_file (user_edits, formatter_edits, new_diagnostics). ' +
+      'Use it instead of the built-in Edit when the user should review the change in VS Code.',
     inputSchema: z.strictObject({
       path: z.string().min(1).describe('File path, relative to the workspace folder or absolute inside it'),
       diff: z.string().min(1).describe('One or more SEARCH/REPLACE blocks'),

@@ -72,7 +72,8 @@ export function executeCommandTool(terminals: TerminalHost, host: WorkspaceHost,
       'The output is cleaned of colours and terminal escapes and, when long, cut in the middle (start and end kept). ' +
       'exit_code is null when unknown. output_captured is false when the terminal has no shell integration: the command still runs, but nothing can be read. ' +
       'On timeout the command keeps running and the result says so. Commands run one at a time per terminal; pagers are disabled (PAGER=cat). ' +
-      'Do not start interactive programs that wait for input.',
+      'Do not start interactive programs that wait for input. ' +
+      'Use it instead of the built-in Bash for builds, tests and long-running commands the user should see in VS Code.',
     inputSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     handle: async ({ command, cwd: input, timeout = COMMAND_DEFAULT_TIMEOUT_MS }, context) => {

@@ -12,6 +12,12 @@ import type { WorkspacePath } from '../util/workspacePaths';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 import { pathOfFileUri } from '../util/fileUri';
+import { settleDiagnostics } from './settleDiagnostics';
+
+/** The most get_diagnostics waits for fresh reports (the model's call has no short timeout; this keeps it snappy). */
+export const TOOL_WAIT_MS = 2000;
+/** The most files changed on disk that one call loads and waits for (the latest changes). */
+const CHANGED_FILES_MAX = 20;
 
 /** At most this many problems are listed; the result then says how many there are in all. */
 export const DIAGNOSTICS_LIMIT = 500;
@@ -131,16 +137,35 @@ async function folderViews(folders: readonly string[]): Promise<WorkspaceFolderV
   );
 }
 
+/**
+ * Loads what is asked about so language servers check it, and waits (bounded) until the problems
+ * reflect the disk: a file asked about by path, else the files (in scope) changed on disk since the
+ * previous call. Returns the files still being checked when the time ran out.
+ */
+async function waitForFreshProblems(diagnostics: DiagnosticsSource, target: WorkspacePath | undefined, scope: PathScope | undefined): Promise<string[]> {
+  const isFile = target ? await fs.stat(target.realPath).then((s) => s.isFile(), () => false) : false;
+  if (isFile) {
+    const report = await settleDiagnostics(diagnostics, [target!.realPath], { timeoutMs: TOOL_WAIT_MS, load: 'show' });
+    return report.unsettled;
+  }
+  const changed = (diagnostics.documents?.takeChangedOnDisk('tools') ?? []).filter((file) => !scope || inScope(file, scope));
+  // Loaded without tabs: a whole-workspace call must not open editors.
+  const report = await settleDiagnostics(diagnostics, changed.slice(-CHANGED_FILES_MAX), { timeoutMs: TOOL_WAIT_MS, load: 'load' });
+  return report.unsettled;
+}
+
 export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: WorkspaceHost): ToolDefinition<typeof inputSchema> {
   return defineTool({
     name: 'get_diagnostics',
     title: 'Get diagnostics',
     description:
-      "The problems VS Code's language servers and linters report (the Problems panel): one line each, " +
-      '"[severity] file:line — message (source code)", line numbers 1-based, paths relative to the workspace folder. ' +
-      'Filter with path (a file or a folder) and severity (error, warning, information or hint). "No problems" when there are none. ' +
-      'Problems are only known for files a language server has looked at (usually open files, or the whole project for some languages); ' +
-      'after an edit, they can take a moment to update.',
+      "The problems VS Code's language servers and linters report (the Problems panel), for the files as they are on disk: " +
+      'a file asked about is loaded so it gets checked, and the answer waits (up to 2 s) for fresh reports on it and on files changed on disk since the last call. ' +
+      'One line each, "[severity] file:line — message (source code)", line numbers 1-based, paths relative to the workspace folder; ' +
+      'a last line names files still being checked when time ran out. "No problems" when there are none. ' +
+      'Filter with path (a file or a folder) and severity (error, warning, information or hint). ' +
+      'Use it after changing code instead of running a compiler, type checker or linter in a shell: it is instant and covers every language VS Code checks. ' +
+      'Problems are known for the files language servers have checked (files asked about, open or changed ones; the whole project only for some languages).',
     inputSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ path: input, severity }) => {
@@ -156,9 +181,13 @@ export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: Workspa
       }
       const views = await folderViews(folders);
       const display = (file: string) => relativeForDisplay(file, views);
+      const unsettled = await waitForFreshProblems(diagnostics, target, scope);
       const problems = collectProblems(diagnostics.all(), { severity, scope, display });
       const label = (target ? ` in ${display(target.realPath) || '.'}` : '') + (severity ? ` with severity ${severity}` : '');
-      return textResult(formatProblems(problems, label));
+      const note = unsettled.length
+        ? `\nstill being checked (problems may be missing or out of date): ${unsettled.slice(0, 10).map(display).join(', ')}${unsettled.length > 10 ? `, and ${unsettled.length - 10} more` : ''}`
+        : '';
+      return textResult(formatProblems(problems, label) + note);
     },
   });
 }

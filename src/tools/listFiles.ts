@@ -203,7 +203,7 @@ export function listFilesTool(host: WorkspaceHost): ToolDefinition<typeof inputS
       'By default only the direct entries; recursive: true lists the whole tree below. ' +
       `At most ${LIST_LIMIT} entries are returned; a longer listing keeps the shallowest entries and ends with "truncated: true", then list a subfolder. ` +
       'Entries ignored by .gitignore, folders such as node_modules and .git, and folders with no files in them are left out. ' +
-      'The file system root and the home folder cannot be listed.',
+      'The file system root and the home folder cannot be listed. Use it instead of ls or find in a shell: .gitignore is honoured and the output is bounded.',
     inputSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ path: input, recursive = false }, context) => {

@@ -158,7 +158,8 @@ export function readFileTool(host: WorkspaceHost): ToolDefinition<typeof inputSc
     description:
       'Read a text file of the workspace. Returns its lines as "line_number | content" (line numbers are 1-based) and a last line "total_lines: N"; ' +
       `by default the first ${READ_DEFAULT_LIMIT} lines. For a longer file, the last line says which offset to pass to read on. ` +
-      `Lines longer than ${READ_LINE_CHARS} characters are cut. Binary files (a NUL byte in the first 8 KB) are refused; use a shell tool for them.`,
+      `Lines longer than ${READ_LINE_CHARS} characters are cut. Binary files (a NUL byte in the first 8 KB) are refused; use a shell tool for them. ` +
+      'It reads the file on disk, as the built-in Read does; either is fine.',
     inputSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ path: input, offset = 1, limit = READ_DEFAULT_LIMIT }) => {

@@ -381,7 +381,7 @@ export function searchFilesTool(host: WorkspaceHost): ToolDefinition<typeof inpu
       '("12:" marks a matching line, "11-" a context line, "--" a gap). ' +
       `At most ${SEARCH_MATCH_LIMIT} matching lines are returned; when there are more, the result says so and you should narrow the search ` +
       '(a subfolder path, a more specific regex, or file_pattern). Files ignored by .gitignore, binary files and folders such as node_modules and .git are skipped. ' +
-      'Paths in the result are relative to the workspace folder and can be passed to read_file.',
+      'Paths in the result are relative to the workspace folder and can be passed to read_file. It searches the files on disk with the ripgrep VS Code ships, as the built-in Grep does; either is fine.',
     inputSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ path: input, regex, file_pattern }, context) => {

@@ -24,7 +24,7 @@ const FLUSH_EVERY_CHARS = 64 * 1024;
 let loadedTerminalClass: Promise<typeof HeadlessTerminal> | undefined;
 /** Loaded on the first command run, not at activation (it is ~180 KB). */
 function loadTerminalClass(): Promise<typeof HeadlessTerminal> {
-  loadedTerminalClass ??= import('@xterm/headless').then((m) => m.Terminal);
+  loadedTerminalClass ??= import(/* webpackChunkName: "terminal" */ '@xterm/headless').then((m) => m.Terminal);
   return loadedTerminalClass;
 }
 

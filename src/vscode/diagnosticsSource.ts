@@ -1,11 +1,14 @@
 // The Problems panel as a DiagnosticsSource (src/host/diagnostics.ts), for the model's
-// get_diagnostics tool and the CLI's getDiagnostics call (ide-protocol.md §3.4).
+// get_diagnostics tool and the CLI's getDiagnostics call (ide-protocol.md §3.4), and the documents
+// VS Code's language servers check (CheckedDocuments), so the tools can wait for fresh problems.
 //
-// Only types are imported from 'vscode': the extension passes `vscode.languages` and
-// `vscode.Uri.file`, so this file also runs under plain Node with fakes.
+// Only types are imported from 'vscode': the extension passes `vscode.languages`, `vscode.workspace`,
+// `vscode.window` and `vscode.Uri.file`, so this file also runs under plain Node with fakes.
 
+import { promises as fs } from 'node:fs';
 import type * as vscode from 'vscode';
-import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics, SeverityName } from '../host/diagnostics';
+import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, Disposable, FileDiagnostics, LoadOutcome, SeverityName } from '../host/diagnostics';
+import { stripBom } from '../util/textFormat';
 
 /** The part of `vscode.languages` used here. */
 export interface DiagnosticsApi {
@@ -14,8 +17,35 @@ export interface DiagnosticsApi {
   readonly onDidChangeDiagnostics: vscode.Event<vscode.DiagnosticChangeEvent>;
 }
 
+/** The parts of `vscode.workspace` and `vscode.window` used to load and watch documents. */
+export interface DocumentsApi {
+  workspace: Pick<typeof vscode.workspace, 'textDocuments' | 'openTextDocument' | 'onDidOpenTextDocument' | 'onDidChangeTextDocument' | 'createFileSystemWatcher'>;
+  window: Pick<typeof vscode.window, 'tabGroups'>;
+  /**
+   * Adds a tab for `uri` without activating it or taking focus: `vscode.open` with
+   * `{preview: false, preserveFocus: true, background: true}`. Pinned, so it never replaces the
+   * user's own preview tab; inactive, so the editor the user is looking at stays in front.
+   */
+  showInBackground(uri: vscode.Uri): Thenable<unknown>;
+  now?: () => number;
+}
+
 // vscode.DiagnosticSeverity: Error = 0, Warning = 1, Information = 2, Hint = 3.
 const SEVERITY_NAMES = ['Error', 'Warning', 'Information', 'Hint'] as const satisfies Record<vscode.DiagnosticSeverity, SeverityName>;
+
+/**
+ * VS Code's TypeScript/JavaScript checker validates only documents shown in a tab (its
+ * bufferSyncSupport skips other open documents unless project diagnostics are on, VS Code 1.139):
+ * for these a file asked about gets a background tab (not activated, no focus, never replacing the
+ * user's preview tab). Other languages' servers
+ * (JSON, CSS, most LSP clients) check every loaded document.
+ */
+const CHECKED_ONLY_IN_TABS = new Set(['typescript', 'typescriptreact', 'javascript', 'javascriptreact']);
+/** Larger files are not loaded just to check them (VS Code's language servers skip huge files anyway). */
+const LOAD_MAX_BYTES = 2 * 1024 * 1024;
+/** Paths remembered as changed on disk; the oldest are forgotten beyond this. */
+const CHANGED_MAX = 5000;
+const NOT_WATCHED = /[\\/](?:\.git|node_modules)[\\/]/;
 
 export function severityName(severity: vscode.DiagnosticSeverity): SeverityName {
   return SEVERITY_NAMES[severity] ?? 'Information';
@@ -49,11 +79,21 @@ export function diagnosticsUri(uri: vscode.Uri): string {
   return `file://${uri.fsPath}`;
 }
 
-export class VsCodeDiagnosticsSource implements DiagnosticsSource {
+export class VsCodeDiagnosticsSource implements DiagnosticsSource, Disposable {
+  readonly documents?: CheckedDocuments;
+  private readonly disposables: Disposable[] = [];
+
   constructor(
     private readonly languages: DiagnosticsApi,
     private readonly fileUri: (absolutePath: string) => vscode.Uri,
-  ) {}
+    documentsApi?: DocumentsApi,
+  ) {
+    if (documentsApi) {
+      const documents = new VsCodeCheckedDocuments(languages, documentsApi);
+      this.documents = documents;
+      this.disposables.push(documents);
+    }
+  }
 
   all(): FileDiagnostics[] {
     const result: FileDiagnostics[] = [];
@@ -69,19 +109,120 @@ export class VsCodeDiagnosticsSource implements DiagnosticsSource {
     return this.languages.getDiagnostics(this.fileUri(absolutePath)).map(toDiagnosticItem);
   }
 
-  waitForChange(absolutePath: string, timeoutMs: number): Promise<boolean> {
-    // Compared by uri.toString(): Uri objects for the same file are different objects (pitfall 7).
-    const key = this.fileUri(absolutePath).toString();
-    return new Promise<boolean>((resolve) => {
-      const done = (changed: boolean): void => {
-        clearTimeout(timer);
-        subscription.dispose();
-        resolve(changed);
-      };
-      const subscription = this.languages.onDidChangeDiagnostics((event) => {
-        if (event.uris.some((uri) => uri.toString() === key)) done(true);
-      });
-      const timer = setTimeout(() => done(false), timeoutMs);
+  onDidChange(listener: (paths: readonly string[]) => void): Disposable {
+    return this.languages.onDidChangeDiagnostics((event) => {
+      const paths = event.uris.filter((uri) => uri.scheme === 'file').map((uri) => uri.fsPath);
+      if (paths.length) listener(paths);
     });
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+/** Loaded documents, when they last changed and were last reported on, and files changed on disk. */
+class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
+  private readonly documentChangedAt = new Map<string, number>();
+  private readonly reportedAt = new Map<string, number>();
+  /** Path → sequence number of its latest change on disk; consumers remember the last number they saw. */
+  private readonly changedOnDisk = new Map<string, number>();
+  private readonly consumers = new Map<string, number>();
+  private sequence = 0;
+  private readonly subscriptions: Disposable[] = [];
+  private readonly now: () => number;
+
+  constructor(
+    languages: DiagnosticsApi,
+    private readonly api: DocumentsApi,
+  ) {
+    this.now = api.now ?? Date.now;
+    const { workspace } = api;
+    this.subscriptions.push(
+      workspace.onDidOpenTextDocument((doc) => {
+        if (doc.uri.scheme === 'file') this.documentChangedAt.set(doc.uri.fsPath, this.now());
+      }),
+      workspace.onDidChangeTextDocument((event) => {
+        if (event.document.uri.scheme === 'file' && event.contentChanges.length > 0) this.documentChangedAt.set(event.document.uri.fsPath, this.now());
+      }),
+      languages.onDidChangeDiagnostics((event) => {
+        const at = this.now();
+        for (const uri of event.uris) if (uri.scheme === 'file') this.reportedAt.set(uri.fsPath, at);
+      }),
+    );
+    const watcher = workspace.createFileSystemWatcher('**/*', false, false, true);
+    const record = (uri: vscode.Uri) => {
+      if (uri.scheme !== 'file' || NOT_WATCHED.test(uri.fsPath)) return;
+      this.changedOnDisk.delete(uri.fsPath); // re-inserted last: the Map stays in change order
+      this.changedOnDisk.set(uri.fsPath, ++this.sequence);
+      if (this.changedOnDisk.size > CHANGED_MAX) this.changedOnDisk.delete(this.changedOnDisk.keys().next().value!);
+    };
+    this.subscriptions.push(watcher, watcher.onDidCreate(record), watcher.onDidChange(record));
+  }
+
+  private loaded(absolutePath: string): vscode.TextDocument | undefined {
+    return this.api.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath);
+  }
+
+  private inTab(uri: vscode.Uri): boolean {
+    const key = uri.toString();
+    return this.api.window.tabGroups.all.some((group) =>
+      group.tabs.some((tab) => {
+        const input = tab.input as { uri?: vscode.Uri; original?: vscode.Uri; modified?: vscode.Uri } | undefined;
+        return [input?.uri, input?.original, input?.modified].some((u) => u?.toString() === key);
+      }),
+    );
+  }
+
+  async load(absolutePath: string, options: { show: boolean }): Promise<LoadOutcome> {
+    let document = this.loaded(absolutePath);
+    const outcome: LoadOutcome = document ? 'loaded' : 'opened';
+    if (!document) {
+      const stat = await fs.stat(absolutePath).catch(() => undefined);
+      if (!stat?.isFile() || stat.size > LOAD_MAX_BYTES) return 'skipped';
+      try {
+        document = await this.api.workspace.openTextDocument(absolutePath);
+      } catch {
+        return 'skipped'; // binary, or gone meanwhile
+      }
+    }
+    if (options.show && CHECKED_ONLY_IN_TABS.has(document.languageId) && !this.inTab(document.uri)) {
+      await this.api.showInBackground(document.uri);
+    }
+    return outcome;
+  }
+
+  async matchesDisk(absolutePath: string): Promise<boolean | undefined> {
+    const document = this.loaded(absolutePath);
+    if (!document) return undefined;
+    if (document.isDirty) return false;
+    const disk = await fs.readFile(absolutePath, 'utf8').catch(() => undefined);
+    // A deleted file, or one too large to compare: nothing better to wait for.
+    if (disk === undefined || disk.length > LOAD_MAX_BYTES) return true;
+    return stripBom(disk) === document.getText();
+  }
+
+  isDirty(absolutePath: string): boolean {
+    return this.loaded(absolutePath)?.isDirty ?? false;
+  }
+
+  lastChange(absolutePath: string): { document?: number; diagnostics?: number } {
+    return { document: this.documentChangedAt.get(absolutePath), diagnostics: this.reportedAt.get(absolutePath) };
+  }
+
+  onDidChangeDocument(listener: (path: string) => void): Disposable {
+    return this.api.workspace.onDidChangeTextDocument((event) => {
+      if (event.document.uri.scheme === 'file' && event.contentChanges.length > 0) listener(event.document.uri.fsPath);
+    });
+  }
+
+  takeChangedOnDisk(consumer: string): string[] {
+    const seen = this.consumers.get(consumer) ?? 0;
+    this.consumers.set(consumer, this.sequence);
+    return [...this.changedOnDisk].filter(([, n]) => n > seen).map(([p]) => p);
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions.splice(0)) s.dispose();
   }
 }

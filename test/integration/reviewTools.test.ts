@@ -32,7 +32,7 @@ describe('review tools over the real socket', () => {
     diagnostics = new StaticDiagnostics();
     approval = 'write-only';
     const workspace = { folders: () => [root], ripgrepPath: () => undefined };
-    const deps = { review, documents, diagnostics, approvalMode: () => approval, lock: new KeyedLock(), lockTimeoutMs: 300, diagnosticsWaitMs: 10 };
+    const deps = { review, documents, diagnostics, workspace, approvalMode: () => approval, lock: new KeyedLock(), lockTimeoutMs: 300, diagnosticsWaitMs: 10 };
     server = new IdeServer({
       token: TEST_TOKEN,
       log: memoryLogger(),
@@ -179,8 +179,32 @@ describe('review tools over the real socket', () => {
       expect(result).toMatchObject({ status: 'accepted', path: 'src/a.json', operation: 'created' });
       expect(result.user_edits).toContain('+// user line');
       expect(result.formatter_edits).toContain('+{ "x": 1 }');
-      expect(result.new_diagnostics).toEqual(['[Error] src/a.json:2:1 — Expected comma (test)']);
+      expect(result.new_diagnostics).toEqual(['[Error] src/a.json:2:1 — Expected comma (test 1)']);
       expect(await fs.readFile(target, 'utf8')).toBe('{ "x": 1 }\n// user line\n');
+    });
+
+    test('new_diagnostics: a problem that only moved down is not new; a broken importer (another file) is, most severe first', async () => {
+      const lib = path.join(root, 'lib.ts');
+      const main = path.join(root, 'main.ts');
+      await fs.writeFile(lib, 'export const a = 1;\nconst bad: number = "s";\n');
+      await fs.writeFile(main, "import { a } from './lib';\n");
+      const typeError = { ...diagnostic("Type 'string' is not assignable to type 'number'.", 1), range: { start: { line: 1, character: 6 }, end: { line: 1, character: 9 } } };
+      diagnostics.set(lib, [typeError]);
+      diagnostics.set(main, [diagnostic('unused', 0, 'Hint')]);
+      documents.format = (t) => {
+        // The language server re-checks: the old problem two lines lower, and the importer breaks.
+        diagnostics.byFile.set(lib, [{ ...typeError, range: { start: { line: 3, character: 6 }, end: { line: 3, character: 9 } } }]);
+        diagnostics.byFile.set(main, [diagnostic('unused', 0, 'Hint'), diagnostic("Module './lib' has no exported member 'a'.", 0, 'Error'), diagnostic('deprecated', 0, 'Warning')]);
+        return t;
+      };
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'apply_diff', { path: 'lib.ts', diff: '<<<<<<< SEARCH\nexport const a = 1;\n=======\n// a comment\n// renamed\nexport const b = 1;\n>>>>>>> REPLACE' });
+      await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      const result = JSON.parse(texts(await answer)[0]);
+      expect(result.new_diagnostics).toEqual([
+        "[Error] main.ts:1:1 — Module './lib' has no exported member 'a'. (test 1)",
+        '[Warning] main.ts:1:1 — deprecated (test 1)',
+      ]);
     });
 
     test('rejected new file: no file and no folders left behind', async () => {

@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { IDE_INSTRUCTIONS, TOOLS_INSTRUCTIONS } from '../../src/tools/instructions';
 import type { DiagnosticsSource, FileDiagnostics } from '../../src/host/diagnostics';
 import type { CommandOutcome, TerminalHost } from '../../src/host/terminal';
 import type { WorkspaceHost } from '../../src/host/workspace';
@@ -33,7 +34,7 @@ describe('tools over the /tools route', () => {
   const diagnosticsSource: DiagnosticsSource = {
     all: () => diagnostics,
     forFile: () => [],
-    waitForChange: async () => false,
+    onDidChange: () => ({ dispose: () => undefined }),
   };
   const commands: { command: string; cwd: string; timeoutMs: number; signal?: AbortSignal }[] = [];
   let nextOutcome: (signal?: AbortSignal) => Promise<CommandOutcome>;
@@ -93,6 +94,17 @@ describe('tools over the /tools route', () => {
 
   beforeEach(() => {
     folders = [ws];
+  });
+
+  test('initialize carries the route\'s MCP instructions: short, naming each tool and the built-in it replaces', async () => {
+    const instructions = client.getInstructions();
+    expect(instructions).toBe(TOOLS_INSTRUCTIONS);
+    for (const name of ['write_file', 'apply_diff', 'get_diagnostics', 'execute_command', 'read_file', 'list_files', 'search_files']) expect(instructions).toContain(name);
+    expect(instructions).toMatch(/instead of running a compiler/);
+    expect(instructions!.length).toBeLessThan(1200);
+    const ide = await connectClient(fixture.url, { announce: true });
+    expect(ide.client.getInstructions()).toBe(IDE_INSTRUCTIONS);
+    await ide.client.close();
   });
 
   test('lists the five tools with strict schemas and honest annotations', async () => {

@@ -12,6 +12,7 @@ import { createSessionFactory } from '../../src/server/mcpSession';
 import { ideTools } from '../../src/tools/registry';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { RecentEdits } from '../../src/review/recentEdits';
+import { IDE_INSTRUCTIONS, serverInstructions } from '../../src/tools/instructions';
 import { memoryLogger } from '../../src/util/logger';
 import { ScriptedReviewHost, StaticDiagnostics, DiskDocumentWriter, diagnostic } from '../support/fakeHosts';
 import { waitFor } from '../support/serverFixture';
@@ -51,6 +52,7 @@ describe('real claude CLI ⇄ IDE server', () => {
       createSession: createSessionFactory({
         toolsFor: (route) => (route === 'ide' ? ideTools(hosts) : []),
         serverInfo: { name: 'native-claude', version: 'test' },
+        instructionsFor: serverInstructions,
         log: memoryLogger(log),
         onSessionClosed: (id) => review.withdrawForConnection(id),
       }),
@@ -191,5 +193,16 @@ describe('real claude CLI ⇄ IDE server', () => {
     setTimeout(() => diagnostics.set(file, [diagnostic('Trailing comma', 0)]), 300);
     await claude.waitForScreen('edited json', 30_000);
     expect(JSON.stringify(model.mainRequests[1].messages)).toMatch(/new-diagnostics[\s\S]*Trailing comma/);
+  });
+
+  test('the IDE server\'s MCP instructions reach the model', async () => {
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    model.respond({ text: 'hello back' });
+    await claude.submit('hello');
+    await claude.waitForScreen('hello back', 30_000);
+    // 2.1.328 puts them in the messages (its MCP-instructions attachment), not in the system prompt.
+    const request = JSON.stringify(model.mainRequests[0].messages);
+    expect(request).toContain(JSON.stringify(IDE_INSTRUCTIONS).slice(1, -1));
   });
 });

@@ -12,6 +12,7 @@ import { IdeServer } from '../../src/server/ideServer';
 import { createSessionFactory } from '../../src/server/mcpSession';
 import { executeCommandTool } from '../../src/tools/executeCommand';
 import { workspaceTools } from '../../src/tools/registry';
+import { serverInstructions, TOOLS_INSTRUCTIONS } from '../../src/tools/instructions';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { memoryLogger } from '../../src/util/logger';
 import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics, diagnostic } from '../support/fakeHosts';
@@ -63,6 +64,7 @@ describe('real claude CLI ⇄ the tools route', () => {
       createSession: createSessionFactory({
         toolsFor: (route) => (route === 'tools' ? workspaceTools(hosts) : []),
         serverInfo: { name: 'native-claude', version: 'test' },
+        instructionsFor: serverInstructions,
         log: memoryLogger(log),
       }),
     });
@@ -105,6 +107,10 @@ describe('real claude CLI ⇄ the tools route', () => {
     await cli.submit('use every vscode tool');
     await cli.waitForScreen('all seven done', 120_000);
     await accepting;
+
+    // The server's MCP instructions reach the model, in the first request already.
+    const firstRequest = JSON.stringify(model.mainRequests[0]);
+    for (const line of TOOLS_INSTRUCTIONS.split('\n')) expect(firstRequest).toContain(JSON.stringify(line).slice(1, -1));
 
     const offered = model.toolNames(model.mainRequests[0]).filter((n) => n.startsWith(`mcp__${TOOLS_SERVER_NAME}__`)).sort();
     expect(offered).toEqual(['apply_diff', 'execute_command', 'get_diagnostics', 'list_files', 'read_file', 'search_files', 'write_file'].map((t) => `mcp__${TOOLS_SERVER_NAME}__${t}`));

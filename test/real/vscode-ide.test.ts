@@ -67,6 +67,12 @@ const SCENARIOS: Record<string, ScenarioDef> = {
     proposed: '{\n  "a": 1,\n}\n',
     tool: (f) => ({ name: 'Edit', input: { file_path: f, old_string: '"a": 1', new_string: '"a": 1,' } }),
   },
+  'accept-edits': {
+    file: 'typed.ts',
+    original: 'export const count: number = 1;\n',
+    proposed: 'export const count: number = "one";\n',
+    tool: (f) => ({ name: 'Edit', input: { file_path: f, old_string: '= 1;', new_string: '= "one";' } }),
+  },
   selection: {
     file: 'sel.ts',
     original: 'const line1 = 1;\nconst line2 = 2;\nconst line3 = 3;\nconst line4 = 4;\n',
@@ -262,6 +268,13 @@ describe('vscode-ide', () => {
     expect(prompt?.fresh).toMatch(/selected the lines 2 to 3 from [^"]*\/sel\.ts/);
     expect(prompt?.fresh).toMatch(/const line2 = 2;\\nconst line3 = 3;/);
     expect(prompt?.fresh).not.toMatch(/line1 = 1|line4 = 4/);
+  });
+
+  it("accept-edits mode: the CLI writes a closed TS file itself and VS Code's type error reaches the model as <new-diagnostics>", () => {
+    expectInnerPassed('accept-edits');
+    expect(toolResult('accept-edits')).toEqual({ isError: false, text: expect.stringMatching(/has been updated successfully/) });
+    const [next] = routed('accept-edits', 'after-tool');
+    expect(next?.fresh).toMatch(/<new-diagnostics>[\s\S]*typed\.ts[\s\S]*Type 'string' is not assignable to type 'number'/);
   });
 
   it('the lock file is deleted by the extension when the window closes', async () => {

@@ -140,6 +140,10 @@ describe('vscode-tools', () => {
       [
         'autosave',
         'diagnostics',
+        'diag-closed',
+        'diag-ide-budget',
+        'diag-moved',
+        'diag-importer',
         'dirty-during-review',
         'dirty-refused',
         'eol-bom-accept',
@@ -158,6 +162,32 @@ describe('vscode-tools', () => {
         'terminal-timeout',
       ].sort(),
     );
+  });
+
+  describe('diagnostics that reflect the disk (VS Code\'s TypeScript server)', () => {
+    const figures: Record<string, unknown> = {};
+    afterAll(() => console.log(`diagnostics wait figures: ${JSON.stringify(figures, null, 2)}`));
+
+    it('a closed file with a type error is reported by get_diagnostics', () => {
+      const d = expectInnerPassed('diag-closed');
+      figures.closed = { tsServerStartMs: d.tsServerStartMs, getDiagnosticsMs: d.ms };
+    });
+
+    it("the CLI's flow: baseline (uri) answers under 500 ms, the call after a write on disk answers under 2 s with the new problem", () => {
+      const d = expectInnerPassed('diag-ide-budget');
+      figures.ideRoute = { baselineMs: d.baselineMs, afterWriteMs: d.afterMs, problemsRightAfterWrite: d.problemsRightAfterWrite, fixedMs: d.fixedMs, cleanEditMs: d.cleanEditMs };
+      expect(d.problemsRightAfterWrite).toBe(0); // without the wait the CLI would have seen nothing
+    });
+
+    it('a problem that only moved is not new; the really new one is', () => {
+      const d = expectInnerPassed('diag-moved');
+      figures.moved = { msAfterAccept: d.msAfterAccept };
+    });
+
+    it('a broken importer in another file is a new problem', () => {
+      const d = expectInnerPassed('diag-importer');
+      figures.importer = { msAfterAccept: d.msAfterAccept, newDiagnostics: (d.answer as { new_diagnostics?: unknown }).new_diagnostics };
+    });
   });
 
   describe('write_file / apply_diff review', () => {

@@ -79,14 +79,12 @@ export class DiskDocumentWriter implements DocumentWriter {
 /** A Problems panel the test fills; `afterWrite` lets a test add problems when a file is saved. */
 export class StaticDiagnostics implements DiagnosticsSource {
   readonly byFile = new Map<string, DiagnosticItem[]>();
-  private waiters: Array<{ file: string; wake: (changed: boolean) => void }> = [];
+  private readonly listeners = new Set<(paths: readonly string[]) => void>();
 
-  /** Replaces a file's problems, as a language server report would, and wakes waiters. */
+  /** Replaces a file's problems, as a language server report would, and tells the listeners. */
   set(file: string, items: DiagnosticItem[]): void {
     this.byFile.set(file, items);
-    const woken = this.waiters.filter((w) => w.file === file);
-    this.waiters = this.waiters.filter((w) => w.file !== file);
-    woken.forEach((w) => w.wake(true));
+    for (const listener of [...this.listeners]) listener([file]);
   }
 
   all(): FileDiagnostics[] {
@@ -97,15 +95,9 @@ export class StaticDiagnostics implements DiagnosticsSource {
     return this.byFile.get(absolutePath) ?? [];
   }
 
-  waitForChange(file: string, timeoutMs: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const waiter = { file, wake: resolve };
-      this.waiters.push(waiter);
-      setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-    });
+  onDidChange(listener: (paths: readonly string[]) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
   }
 }
 

@@ -4,6 +4,7 @@ import { createSessionFactory } from '../../src/server/mcpSession';
 import { AUTH_HEADER } from '../../src/server/auth';
 import type { ToolDefinition } from '../../src/tools/toolDefinition';
 import { memoryLogger } from '../../src/util/logger';
+import { serverInstructions } from '../../src/tools/instructions';
 import { HeaderWebSocketClientTransport } from './wsClientTransport';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
@@ -18,6 +19,7 @@ export async function startTestServer(opts: { tools?: { ide?: ToolDefinition[]; 
     createSession: createSessionFactory({
       toolsFor: (route) => (route === 'ide' ? opts.tools?.ide : opts.tools?.tools) ?? [],
       serverInfo: { name: 'native-claude', version: 'test' },
+      instructionsFor: serverInstructions,
       log: memoryLogger(log),
       onSessionClosed: (id) => closedSessions.push(id),
     }),

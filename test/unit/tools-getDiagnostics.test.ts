@@ -1,3 +1,6 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import type * as vscode from 'vscode';
 import type { FileDiagnostics } from '../../src/host/diagnostics';
 import {
@@ -130,19 +133,85 @@ describe('tools: diagnostics source adapter', () => {
     expect(source.forFile('/w/none.ts')).toEqual([]);
   });
 
-  test('waitForChange matches by uri.toString() (never the Uri object), and times out with false', async () => {
+  test('onDidChange reports file paths (fsPath, other schemes dropped) and unsubscribes', () => {
     const { api, fire, listeners } = fakeLanguages([]);
     const source = new VsCodeDiagnosticsSource(api, (p) => fakeUri(p));
-    const waiting = source.waitForChange('/w/a b.ts', 1000);
-    fire([fakeUri('/w/other.ts')]);
-    fire([fakeUri('/w/a b.ts')]); // a different object for the same file
-    await expect(waiting).resolves.toBe(true);
-    expect(listeners.size).toBe(0);
-    await expect(source.waitForChange('/w/a b.ts', 20)).resolves.toBe(false);
+    const seen: (readonly string[])[] = [];
+    const subscription = source.onDidChange((paths) => seen.push(paths));
+    fire([fakeUri('/w/a b.ts'), fakeUri('Untitled-1', 'untitled')]);
+    fire([fakeUri('git-thing', 'git')]);
+    expect(seen).toEqual([['/w/a b.ts']]);
+    subscription.dispose();
     expect(listeners.size).toBe(0);
   });
 });
 
 test('tools pathOfFileUri keeps raw paths raw: the CLI does not percent-encode them', () => {
   expect(pathOfFileUri('file:///w/a%20b.ts')).toBe('/w/a%20b.ts');
+});
+
+describe('tools: checked documents adapter', () => {
+  function fakeVsCode() {
+    const emitters = { open: new Set<(d: unknown) => void>(), change: new Set<(e: unknown) => void>(), created: new Set<(u: vscode.Uri) => void>(), changed: new Set<(u: vscode.Uri) => void>() };
+    const on = <T>(set: Set<T>) => (listener: T) => (set.add(listener), { dispose: () => set.delete(listener) });
+    const documents: Array<{ uri: vscode.Uri; languageId: string; isDirty: boolean; getText(): string }> = [];
+    const shown: string[] = [];
+    const tabs: vscode.Uri[] = [];
+    const api = {
+      workspace: {
+        textDocuments: documents,
+        openTextDocument: async (p: string) => {
+          const text = fs.readFileSync(p, 'utf8');
+          const doc = { uri: fakeUri(p), languageId: p.endsWith('.ts') ? 'typescript' : 'json', isDirty: false, getText: () => text };
+          documents.push(doc);
+          emitters.open.forEach((l) => l(doc));
+          return doc;
+        },
+        onDidOpenTextDocument: on(emitters.open),
+        onDidChangeTextDocument: on(emitters.change),
+        createFileSystemWatcher: () => ({ onDidCreate: on(emitters.created), onDidChange: on(emitters.changed), dispose: () => undefined }),
+      },
+      window: { tabGroups: { all: [{ tabs: tabs.map((uri) => ({ input: { uri } })) }] } },
+      showInBackground: async (uri: vscode.Uri) => void shown.push(uri.fsPath),
+    };
+    return { api: api as unknown as ConstructorParameters<typeof VsCodeDiagnosticsSource>[2], emitters, documents, shown, tabs };
+  }
+
+  test('load: TS/JS files get a background tab (checked only in tabs), JSON does not; missing files are skipped; matchesDisk compares with the disk', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-'));
+    try {
+      for (const f of ['a.ts', 'b.json']) fs.writeFileSync(path.join(dir, f), '1\n');
+      const { api, shown } = fakeVsCode();
+      const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
+      const docs = source.documents!;
+      expect(await docs.load(path.join(dir, 'a.ts'), { show: true })).toBe('opened');
+      expect(await docs.load(path.join(dir, 'a.ts'), { show: false })).toBe('loaded');
+      expect(await docs.load(path.join(dir, 'b.json'), { show: true })).toBe('opened');
+      expect(await docs.load(path.join(dir, 'gone.ts'), { show: true })).toBe('skipped');
+      expect(shown).toEqual([path.join(dir, 'a.ts')]);
+      expect(docs.lastChange(path.join(dir, 'a.ts')).document).toEqual(expect.any(Number));
+      expect(await docs.matchesDisk(path.join(dir, 'a.ts'))).toBe(true);
+      fs.writeFileSync(path.join(dir, 'a.ts'), '2\n'); // changed on disk, not reloaded yet
+      expect(await docs.matchesDisk(path.join(dir, 'a.ts'))).toBe(false);
+      expect(await docs.matchesDisk(path.join(dir, 'never-loaded.ts'))).toBeUndefined();
+      source.dispose();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('takeChangedOnDisk: each consumer gets each change once; .git and node_modules are ignored', () => {
+    const { api, emitters } = fakeVsCode();
+    const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
+    const docs = source.documents!;
+    emitters.changed.forEach((l) => l(fakeUri('/w/a.ts')));
+    emitters.created.forEach((l) => l(fakeUri('/w/node_modules/x/index.js')));
+    emitters.changed.forEach((l) => l(fakeUri('/w/.git/index')));
+    expect(docs.takeChangedOnDisk('ide')).toEqual(['/w/a.ts']);
+    expect(docs.takeChangedOnDisk('ide')).toEqual([]);
+    emitters.created.forEach((l) => l(fakeUri('/w/b.ts')));
+    expect(docs.takeChangedOnDisk('tools')).toEqual(['/w/a.ts', '/w/b.ts']);
+    expect(docs.takeChangedOnDisk('ide')).toEqual(['/w/b.ts']);
+    source.dispose();
+  });
 });

@@ -398,4 +398,25 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     const shown = await waitForScreen(new RegExp(`^❯\\s@${base}#L2-3\\s*$`, 'm'), 10_000);
     data.selection.prompt = shown.split('\n').filter((l) => l.includes('@'));
   });
+
+  it('[accept-edits] in accept-edits mode the CLI writes a TS file itself (no review); VS Code\'s type error reaches the model (the outer test checks <new-diagnostics>)', async () => {
+    const s = scenario('accept-edits');
+    const uri = vscode.Uri.file(file(s));
+    // A TypeScript project whose server already runs, as when the user works on it; the edited file itself stays closed.
+    const warm = vscode.Uri.file(path.join(workspace, 'warm-ide.ts'));
+    fs.writeFileSync(warm.fsPath, 'export const warm = 1;\n');
+    await vscode.window.showTextDocument(warm, { preview: false });
+    await waitFor('the TypeScript server', async () => ((await vscode.commands.executeCommand<unknown[]>('vscode.executeDocumentSymbolProvider', warm)) ?? []).length > 0, 90_000, 250);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    assert.ok(!vscode.window.tabGroups.all.some((g) => g.tabs.some((tab) => (tab.input as { uri?: vscode.Uri } | undefined)?.uri?.fsPath === uri.fsPath)), 'no tab shows the file');
+    // Shift+Tab: claude's permission mode from default to accept-edits.
+    await tmux('send-keys', '-t', 'main', 'BTab');
+    const mode = await waitForScreen(/accept edits on/i, 10_000);
+    data['accept-edits'] = { mode: mode.split('\n').filter((l) => /accept edits/i.test(l)) };
+    await submit('scenario:accept-edits');
+    await waitForScreen('done accept-edits', 60_000);
+    assert.strictEqual(fs.readFileSync(file(s), 'utf8'), s.proposed);
+    assert.strictEqual(api.pendingReviews(), 0, 'no review was opened');
+    data['accept-edits'].problems = vscode.languages.getDiagnostics(uri).map((d) => d.message);
+  });
 });

@@ -1,0 +1,23 @@
+// MCP server `instructions`: the CLI puts them in front of the model with the server's tools, so the
+// model knows when VS Code's tools are the better choice. Short and specific: they cost context on every request.
+
+import type { Route } from '../server/auth';
+
+/** The `/tools` route (tools seen as mcp__vscode__*). */
+export const TOOLS_INSTRUCTIONS = [
+  "These tools work in the user's VS Code window, on its workspace.",
+  '- write_file / apply_diff: prefer them to Write/Edit when the user should review a change. It opens in VS Code\'s diff viewer; the user accepts, edits or rejects it. ' +
+    "The result gives the user's edits to your proposal, format-on-save changes, and new_diagnostics: problems the change introduced, in the file and in files that use it.",
+  "- get_diagnostics: after changing code, use it instead of running a compiler, type checker or linter. It returns the problems VS Code's language servers report for the files as they are on disk.",
+  '- execute_command: runs a command in a VS Code terminal the user can see; use it for builds, tests and long-running commands the user may want to watch.',
+  '- read_file, list_files, search_files: the workspace on disk, .gitignore honoured.',
+].join('\n');
+
+/** The IDE route: of its tools the CLI shows the model only getDiagnostics (ide-protocol.md §5.1). */
+export const IDE_INSTRUCTIONS =
+  "getDiagnostics returns the problems VS Code's language servers report (the Problems panel) for one file (uri) or every file, as they are on disk. " +
+  'After changing code, use it instead of running a compiler, type checker or linter.';
+
+export function serverInstructions(route: Route): string {
+  return route === 'tools' ? TOOLS_INSTRUCTIONS : IDE_INSTRUCTIONS;
+}
