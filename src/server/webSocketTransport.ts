@@ -1,15 +1,27 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
+import { MessageScreen } from './messageGuard';
 
-/** JSON-RPC "Parse error"; sent back when a peer's message is not valid JSON-RPC. */
-const PARSE_ERROR = -32700;
+/** Default bound on bytes queued for one peer; past it the peer is not reading and is closed. */
+export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** Close code and reason for a peer that stopped reading (1008: policy violation). */
+export const NOT_READING_CLOSE_CODE = 1008;
+export const NOT_READING_CLOSE_REASON = 'Client is not reading: too much data waiting to be sent';
+/** How long a closed non-reading peer gets to take the close frame before its socket is destroyed. */
+const NOT_READING_GRACE_MS = 1000;
+
+export interface WebSocketServerTransportOptions {
+  /** Bytes that may wait unsent for this peer before it is closed (default 8 MiB). */
+  maxBufferedBytes?: number;
+}
 
 /**
  * The SDK's `Transport` over one server-side `ws` socket: one text frame carries one JSON-RPC
- * message (ide-protocol.md §2.2). A malformed message is answered with a parse error and reported
- * through `onerror`; it never throws into the socket's event loop, so a bad peer cannot take the
- * extension host down.
+ * message (ide-protocol.md §2.2). Every message is screened first (messageGuard.ts: nesting depth,
+ * shape, responses to nothing, requests before initialize); a refused one is answered with a
+ * JSON-RPC error when it is a request and reported through `onerror`. Nothing a peer sends can
+ * throw out of here into the socket's event loop: any error is contained to that one message.
  */
 export class WebSocketServerTransport implements Transport {
   onclose?: () => void;
@@ -18,19 +30,26 @@ export class WebSocketServerTransport implements Transport {
 
   private started = false;
   private closed = false;
+  private droppedAsNotReading = false;
+  private readonly screen = new MessageScreen();
+  private readonly maxBufferedBytes: number;
   /** Messages that arrived between the upgrade and `start()`; the SDK calls start asynchronously. */
   private readonly early: JSONRPCMessage[] = [];
 
-  constructor(private readonly socket: WebSocket) {
+  constructor(
+    private readonly socket: WebSocket,
+    options: WebSocketServerTransportOptions = {},
+  ) {
+    this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
     socket.on('message', (data, isBinary) => this.receive(data, isBinary));
     socket.on('close', () => this.fireClose());
-    socket.on('error', (error) => this.onerror?.(error));
+    socket.on('error', (error) => this.report(error));
   }
 
   async start(): Promise<void> {
     if (this.started) throw new Error('WebSocketServerTransport already started');
     this.started = true;
-    for (const message of this.early.splice(0)) this.onmessage?.(message);
+    for (const message of this.early.splice(0)) this.deliver(message);
     if (this.socket.readyState === WebSocket.CLOSED) this.fireClose();
   }
 
@@ -40,6 +59,13 @@ export class WebSocketServerTransport implements Transport {
         reject(new Error('Not connected: the WebSocket is closed'));
         return;
       }
+      // Backpressure: a peer that does not read would otherwise grow this process's memory without bound.
+      if (this.socket.bufferedAmount > this.maxBufferedBytes) {
+        this.dropNotReadingPeer();
+        reject(new Error(`Not sent: the client is not reading (${this.socket.bufferedAmount} bytes waiting)`));
+        return;
+      }
+      this.screen.noteSent(message);
       this.socket.send(JSON.stringify(message), (error) => (error ? reject(error) : resolve()));
     });
   }
@@ -53,24 +79,57 @@ export class WebSocketServerTransport implements Transport {
   }
 
   private receive(data: WebSocket.RawData, isBinary: boolean): void {
-    const text = rawToString(data);
-    let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(text));
+      const verdict = this.screen.screen(rawToString(data));
+      if (verdict.kind === 'refuse') {
+        this.report(new Error(`Ignored a ${isBinary ? 'binary' : 'text'} message: ${verdict.reason}`));
+        const answer = verdict.answer;
+        if (answer) {
+          void this.send({ jsonrpc: '2.0', id: answer.id, error: { code: answer.code, message: answer.message } } as unknown as JSONRPCMessage).catch(() => undefined);
+        }
+        return;
+      }
+      if (!this.started) this.early.push(verdict.message);
+      else this.deliver(verdict.message);
     } catch (error) {
-      const detail = error instanceof SyntaxError ? 'not valid JSON' : 'not a JSON-RPC 2.0 message';
-      this.onerror?.(new Error(`Ignored a ${isBinary ? 'binary' : 'text'} message that is ${detail}`));
-      void this.send({ jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: `Parse error: message is ${detail}` } } as unknown as JSONRPCMessage).catch(() => undefined);
-      return;
+      this.report(new Error(`A message could not be handled: ${(error as Error)?.message ?? String(error)}`));
     }
-    if (!this.started) this.early.push(message);
-    else this.onmessage?.(message);
+  }
+
+  /** Hands one message to the SDK; whatever it throws stays with this message. */
+  private deliver(message: JSONRPCMessage): void {
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.report(new Error(`A message could not be handled: ${(error as Error)?.message ?? String(error)}`));
+    }
+  }
+
+  private dropNotReadingPeer(): void {
+    if (this.droppedAsNotReading) return;
+    this.droppedAsNotReading = true;
+    this.report(new Error(`Closing: the client is not reading (${this.socket.bufferedAmount} bytes waiting, limit ${this.maxBufferedBytes})`));
+    this.socket.close(NOT_READING_CLOSE_CODE, NOT_READING_CLOSE_REASON);
+    // The close frame waits behind the unread data; free it all if the peer still does not read.
+    setTimeout(() => this.socket.terminate(), NOT_READING_GRACE_MS).unref();
+  }
+
+  private report(error: Error): void {
+    try {
+      this.onerror?.(error);
+    } catch {
+      // A failing error handler must not turn one bad message into a dead connection.
+    }
   }
 
   private fireClose(): void {
     if (this.closed) return;
     this.closed = true;
-    this.onclose?.();
+    try {
+      this.onclose?.();
+    } catch (error) {
+      this.report(error as Error);
+    }
   }
 }
 
