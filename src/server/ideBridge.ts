@@ -89,8 +89,9 @@ export class IdeBridge extends EventEmitter<{ change: [] }> {
     try {
       await this.writeLockFile(workspaceFolders);
     } catch (error) {
+      const lockPath = this.lockFile.path; // stop() forgets it
       await this.stop();
-      throw new Error(`Could not write the lock file ${this.lockFile?.path ?? ''}: ${(error as Error).message}`);
+      throw new Error(`Could not write the lock file ${lockPath}: ${(error as Error).message}`);
     }
     this.emit('change');
     return { port, token };
