@@ -135,7 +135,12 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
         socket.destroy();
       }
     });
-    server.on('clientError', (_error, socket) => socket.destroy());
+    // A request Node cannot parse gets a plain HTTP error, then the socket is cut.
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      if (!socket.writable) return void socket.destroy();
+      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
+    });
     // A half-sent upgrade request holds a socket; do not wait Node's default minute for it.
     server.headersTimeout = 10_000;
     server.requestTimeout = 10_000;
