@@ -27,6 +27,7 @@ const server = new IdeServer({
   token,
   log: memoryLogger(log),
   maxMessageBytes: Number(process.env.HARDEN_MAX_MESSAGE_BYTES ?? 1024 * 1024),
+  maxBufferedBytes: process.env.HARDEN_MAX_BUFFERED_BYTES ? Number(process.env.HARDEN_MAX_BUFFERED_BYTES) : undefined,
   createSession: createSessionFactory({
     toolsFor: () => [echo, blob],
     serverInfo: { name: 'native-claude', version: 'harden' },
