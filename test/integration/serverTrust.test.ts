@@ -256,3 +256,31 @@ describe('upgrade requests', () => {
     }
   });
 });
+
+describe('WebSocketServerTransport containment', () => {
+  test('an error thrown while handling one message stays with that message', async () => {
+    const { WebSocketServer } = await import('ws');
+    const { WebSocketServerTransport } = await import('../../src/server/webSocketTransport');
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((r) => wss.once('listening', r));
+    const accepted = new Promise<WebSocket>((r) => wss.once('connection', r));
+    const client = new WebSocket(`ws://127.0.0.1:${(wss.address() as import('node:net').AddressInfo).port}`);
+    const transport = new WebSocketServerTransport(await accepted);
+    const handled: unknown[] = [];
+    const errors: string[] = [];
+    transport.onerror = (error) => errors.push(error.message);
+    transport.onmessage = (message) => {
+      if ((message as { method?: string }).method === 'explode') throw new RangeError('Maximum call stack size exceeded');
+      handled.push(message);
+    };
+    await transport.start();
+    await new Promise((r) => client.once('open', r));
+    client.send(JSON.stringify(INITIALIZE));
+    client.send(JSON.stringify({ jsonrpc: '2.0', method: 'explode' }));
+    client.send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' }));
+    await waitFor(() => handled.length === 2, 2000, 'the message after the failing one');
+    expect(errors).toEqual(['A message could not be handled: Maximum call stack size exceeded']);
+    client.close();
+    await new Promise((r) => wss.close(r));
+  });
+});
