@@ -10,6 +10,8 @@ const config: Config = {
     { displayName: 'integration', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
     { displayName: 'harden', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/harden/**/*.test.ts'] },
     { displayName: 'real', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/real/**/*.test.ts'] },
+    // `npm run harden` (HARDEN_FAST=1: the subset the normal test command runs): attacks on the real server.
+    { displayName: 'harden', testEnvironment: 'node', transform: tsJest, testMatch: ['<rootDir>/test/harden/**/*.test.ts'] },
   ],
 };
 

@@ -28,7 +28,10 @@ export function tokensMatch(expected: string, provided: string | undefined): boo
 
 export type UpgradeVerdict =
   | { ok: true; route: Route }
-  | { ok: false; status: 401 | 403 | 404; reason: string };
+  | { ok: false; status: 400 | 401 | 403 | 404; reason: string };
+
+/** The WebSocket subprotocol every Claude Code client offers (ide-protocol.md §2.2). */
+export const MCP_SUBPROTOCOL = 'mcp';
 
 /**
  * Decides, from the HTTP request alone, whether a WebSocket upgrade may proceed. Runs before the
@@ -38,7 +41,7 @@ export function checkUpgradeRequest(req: Pick<IncomingMessage, 'headers' | 'url'
   // Browsers always send Origin on WebSocket requests; the CLI and the SDK's Node client never do.
   // Refusing it keeps any web page (including DNS-rebinding tricks) away from this server.
   if (req.headers.origin !== undefined) {
-    return { ok: false, status: 403, reason: `browser origin ${JSON.stringify(req.headers.origin)} refused` };
+    return { ok: false, status: 403, reason: `browser origin ${JSON.stringify(String(req.headers.origin).slice(0, 100))} refused` };
   }
   const header = req.headers[AUTH_HEADER];
   const provided = Array.isArray(header) ? header[0] : header;
@@ -46,6 +49,9 @@ export function checkUpgradeRequest(req: Pick<IncomingMessage, 'headers' | 'url'
   if (!tokensMatch(token, provided)) return { ok: false, status: 401, reason: 'wrong auth token' };
   const path = (req.url ?? '/').split('?')[0];
   const route = ROUTE_PATHS[path];
-  if (route === undefined) return { ok: false, status: 404, reason: `unknown path ${JSON.stringify(path)}` };
+  if (route === undefined) return { ok: false, status: 404, reason: `unknown path ${JSON.stringify(path.slice(0, 100))}` };
+  // The CLI (both routes) and the SDK's client always offer `mcp`; a client that does not is not one of them.
+  const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  if (!offered.includes(MCP_SUBPROTOCOL)) return { ok: false, status: 400, reason: 'upgrade request without the mcp subprotocol' };
   return { ok: true, route };
 }

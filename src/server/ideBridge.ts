@@ -94,8 +94,9 @@ export class IdeBridge extends EventEmitter<{ change: [] }> {
       await this.writeLockFile(workspaceFolders);
     } catch (error) {
       await saving.catch(() => undefined);
+      const lockPath = this.lockFile.path; // stop() forgets it
       await this.stop();
-      throw new Error(`Could not write the lock file ${this.lockFile?.path ?? ''}: ${(error as Error).message}`);
+      throw new Error(`Could not write the lock file ${lockPath}: ${(error as Error).message}`);
     }
     await saving;
     this.emit('change');

@@ -1,10 +1,10 @@
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { EventEmitter } from 'node:events';
 import WebSocket, { WebSocketServer } from 'ws';
 import { checkUpgradeRequest, type Route } from './auth';
 import { WebSocketServerTransport } from './webSocketTransport';
-import type { Logger } from '../util/logger';
+import { cappedLogger, rateLimitedLog, type Logger } from '../util/logger';
 
 /** The close code and reason the CLI reads as "superseded, do not reconnect" (ide-protocol.md §2.4). */
 export const SUPERSEDED_CLOSE_CODE = 4001;
@@ -15,6 +15,9 @@ export const SUPERSEDED_CLOSE_REASON = 'Another Claude Code session connected to
  * `claude` in its own terminal stays connected), `newest-wins` closes the older ones with 4001.
  */
 export type SessionPolicy = 'all' | 'newest-wins';
+
+/** How long `stop()` lets peers answer the close frame before their sockets are cut. */
+const STOP_GRACE_MS = 500;
 
 /** One accepted WebSocket connection and the MCP session that serves it. */
 export interface Connection {
@@ -55,6 +58,8 @@ export interface IdeServerOptions {
   /** How often to ping; a peer that missed the previous pong is dropped. */
   heartbeatMs?: number;
   host?: string;
+  /** Bytes that may wait unsent for one peer before it is closed as not reading (default 8 MiB). */
+  maxBufferedBytes?: number;
 }
 
 export interface IdeServerEvents {
@@ -76,10 +81,18 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   private readonly live = new Map<number, Connection>();
   /** Heartbeat state per connection: whether a pong came back since the last ping. */
   private readonly heartbeats = new Map<number, { ws: WebSocket; answered: boolean }>();
+  /** Every TCP socket of this server, upgraded or not, so `stop()` can cut them all. */
+  private readonly sockets = new Set<Socket>();
   private boundPort = 0;
+  /** Every line capped: a peer controls much of what is logged about it. */
+  private readonly log: Logger;
+  /** Lines a peer can trigger at will (refusals, odd messages) are rate-limited too. */
+  private readonly peerWarn: (message: string) => void;
 
   constructor(private readonly options: IdeServerOptions) {
     super();
+    this.log = cappedLogger(options.log);
+    this.peerWarn = rateLimitedLog((m) => this.log.warn(m));
   }
 
   get port(): number {
@@ -100,7 +113,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
 
   async start(): Promise<number> {
     if (this.http) throw new Error('The IDE server is already running');
-    const { log } = this.options;
+    const { log } = this;
     const wss = new WebSocketServer({
       noServer: true,
       maxPayload: this.options.maxMessageBytes ?? 16 * 1024 * 1024,
@@ -111,17 +124,34 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     const server = http.createServer((_req, res) => {
       res.writeHead(426, { 'Content-Type': 'text/plain' }).end('This is the Claude Code IDE WebSocket server; connect with a WebSocket client.\n');
     });
-    server.on('upgrade', (req, socket, head) => {
-      socket.on('error', () => socket.destroy());
-      const verdict = checkUpgradeRequest(req, this.options.token);
-      if (!verdict.ok) {
-        log.warn(`Refused a connection from ${req.socket.remoteAddress}: ${verdict.reason} (HTTP ${verdict.status})`);
-        socket.end(`HTTP/1.1 ${verdict.status} ${http.STATUS_CODES[verdict.status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-        return;
-      }
-      wss.handleUpgrade(req, socket, head, (ws) => void this.accept(ws, verdict.route));
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
     });
-    server.on('clientError', (_error, socket) => socket.destroy());
+    server.on('upgrade', (req, socket: Socket, head) => {
+      socket.on('error', () => socket.destroy());
+      try {
+        const verdict = checkUpgradeRequest(req, this.options.token);
+        if (!verdict.ok) {
+          this.peerWarn(`Refused a connection from ${req.socket.remoteAddress}: ${verdict.reason} (HTTP ${verdict.status})`);
+          socket.end(`HTTP/1.1 ${verdict.status} ${http.STATUS_CODES[verdict.status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+          return;
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, verdict.route, socket));
+      } catch (error) {
+        this.peerWarn(`Dropped an upgrade request: ${(error as Error).message}`);
+        socket.destroy();
+      }
+    });
+    // A request Node cannot parse gets a plain HTTP error, then the socket is cut.
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      if (!socket.writable) return void socket.destroy();
+      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
+    });
+    // A half-sent upgrade request holds a socket; do not wait Node's default minute for it.
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 10_000;
     this.http = server;
     this.wss = wss;
     this.boundPort = await listen(server, this.options.host ?? '127.0.0.1', this.options.preferredPort ?? 0, log);
@@ -131,22 +161,37 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     return this.boundPort;
   }
 
+  /**
+   * Closes every connection with 1001 and stops listening. Returns within about a second whatever
+   * the peers do: those that have not answered the close frame after a short grace, and sockets
+   * still in their HTTP request, are cut (VS Code awaits this in deactivate and Restart Server).
+   */
   async stop(): Promise<void> {
     const server = this.http;
     if (!server) return;
     this.http = undefined;
     clearInterval(this.heartbeat);
+    const listenerClosed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const connection of this.live.values()) connection.close(1001, 'VS Code closed the Claude Code IDE server');
-    this.wss?.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const deadline = Date.now() + STOP_GRACE_MS;
+    while (this.live.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    for (const heartbeat of this.heartbeats.values()) heartbeat.ws.terminate();
+    for (const socket of this.sockets) socket.destroy();
     server.closeAllConnections?.();
-    this.options.log.info(`IDE server on port ${this.boundPort} stopped`);
+    this.wss?.close();
+    for (const id of [...this.live.keys()]) this.forget(id);
+    await Promise.race([listenerClosed, new Promise((r) => setTimeout(r, 500).unref())]);
+    this.log.info(`IDE server on port ${this.boundPort} stopped`);
   }
 
-  private async accept(ws: WebSocket, route: Route): Promise<void> {
-    const { log } = this.options;
+  private accept(ws: WebSocket, route: Route, socket: Socket): void {
+    const { log } = this;
+    if (!this.http) {
+      ws.terminate(); // the upgrade finished after stop()
+      return;
+    }
     const id = this.nextId++;
-    const transport = new WebSocketServerTransport(ws);
+    const transport = new WebSocketServerTransport(ws, { maxBufferedBytes: this.options.maxBufferedBytes });
     const heartbeat = { ws, answered: true };
     this.heartbeats.set(id, heartbeat);
     ws.on('pong', () => (heartbeat.answered = true));
@@ -161,24 +206,39 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     };
     this.live.set(id, connection);
     log.info(`Connection #${id} opened (${route})`);
-    this.emit('change');
+    this.safeEmit('change');
 
     ws.on('close', (code, reason) => {
-      this.live.delete(id);
-      this.heartbeats.delete(id);
       log.info(`Connection #${id} closed (code ${code}${reason.length ? `, ${reason.toString()}` : ''})`);
-      this.emit('change');
+      this.forget(id);
     });
-    ws.on('error', (error) => log.warn(`Connection #${id}: ${error.message}`));
-    transport.onerror = (error) => log.warn(`Connection #${id}: ${error.message}`);
+    // Second path out of the live set: if the socket dies without ws reporting 'close'.
+    socket.once('close', () => this.forget(id));
+    ws.on('error', (error) => this.peerWarn(`Connection #${id}: ${error.message}`));
+    transport.onerror = (error) => this.peerWarn(`Connection #${id}: ${error.message}`);
 
-    try {
-      connection.session = await this.options.createSession(connection, {
-        ideConnected: (pid) => this.onIdeConnected(connection, pid),
+    this.options
+      .createSession(connection, { ideConnected: (pid) => this.onIdeConnected(connection, pid) })
+      .then((session) => (connection.session = session))
+      .catch((error: Error) => {
+        log.error(`Connection #${id}: could not start its MCP session: ${error.message}`);
+        connection.close(1011, 'Internal error starting the MCP session');
       });
+  }
+
+  /** Removes a connection from the live set; safe to call more than once. */
+  private forget(id: number): void {
+    const wasLive = this.live.delete(id);
+    this.heartbeats.delete(id);
+    if (wasLive) this.safeEmit('change');
+  }
+
+  /** Listeners (status bar, selection) must not be able to break the connection that triggered them. */
+  private safeEmit<K extends keyof IdeServerEvents>(event: K, ...args: IdeServerEvents[K]): void {
+    try {
+      (this.emit as (e: K, ...a: IdeServerEvents[K]) => boolean)(event, ...args);
     } catch (error) {
-      log.error(`Connection #${id}: could not start its MCP session: ${(error as Error).message}`);
-      connection.close(1011, 'Internal error starting the MCP session');
+      this.log.error(`A ${event} listener failed: ${(error as Error).message}`);
     }
   }
 
@@ -187,17 +247,18 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
    * reconnect. Under `all` they stay.
    */
   private onIdeConnected(connection: Connection, pid: number | undefined): void {
+    if (!this.live.has(connection.id)) return; // already gone
     connection.cliPid = pid ?? 0;
-    this.options.log.info(`Connection #${connection.id} is a Claude Code session (CLI pid ${pid ?? 'unknown'})`);
+    this.log.info(`Connection #${connection.id} is a Claude Code session (CLI pid ${pid ?? 'unknown'})`);
     const policy = this.options.sessionPolicy?.() ?? 'all';
     for (const other of this.live.values()) {
       if (policy === 'newest-wins' && other !== connection && other.cliPid !== undefined) {
-        this.options.log.info(`Closing connection #${other.id}: superseded by #${connection.id}`);
+        this.log.info(`Closing connection #${other.id}: superseded by #${connection.id}`);
         other.close(SUPERSEDED_CLOSE_CODE, SUPERSEDED_CLOSE_REASON);
       }
     }
-    this.emit('change');
-    this.emit('ideSession', connection);
+    this.safeEmit('change');
+    this.safeEmit('ideSession', connection);
   }
 
   /** Sends a notification to every Claude Code IDE session of this window; failures are logged, not thrown. */
@@ -205,7 +266,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     const targets = this.ideSessions().filter((c) => c.session);
     await Promise.all(
       targets.map((c) =>
-        c.session!.notify(method, params).catch((error: Error) => this.options.log.warn(`Could not send ${method} to #${c.id}: ${error.message}`)),
+        c.session!.notify(method, params).catch((error: Error) => this.log.warn(`Could not send ${method} to #${c.id}: ${error.message}`)),
       ),
     );
     return targets.length;
@@ -214,12 +275,16 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   private checkHeartbeats(): void {
     for (const [id, heartbeat] of this.heartbeats) {
       if (!heartbeat.answered) {
-        this.options.log.warn(`Connection #${id} stopped answering pings; dropping it`);
+        this.log.warn(`Connection #${id} stopped answering pings; dropping it`);
         heartbeat.ws.terminate();
         continue;
       }
       heartbeat.answered = false;
-      heartbeat.ws.ping();
+      try {
+        heartbeat.ws.ping();
+      } catch {
+        heartbeat.ws.terminate(); // not open any more; 'close' removes it
+      }
     }
   }
 }

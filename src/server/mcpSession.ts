@@ -12,8 +12,13 @@ import type { Logger } from '../util/logger';
 /** `ide_connected` is the CLI's announcement that this connection is its IDE session (§2.3). */
 const IdeConnectedNotification = z.object({
   method: z.literal('ide_connected'),
-  params: z.looseObject({ pid: z.number().optional() }).optional(),
+  params: z.looseObject({ pid: z.unknown() }).optional(),
 });
+
+/** A pid the CLI could have sent: a positive safe integer (`process.pid`). */
+function validPid(pid: unknown): pid is number {
+  return typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0;
+}
 
 export interface SessionFactoryOptions {
   /** Tools served on each route: the CLI's IDE calls on `ide`, the model's workspace tools on `tools`. */
@@ -56,7 +61,13 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
     serveToolListOnce(mcp, tools);
 
     mcp.server.setNotificationHandler(IdeConnectedNotification, (notification) => {
-      if (connection.route === 'ide') events.ideConnected(notification.params?.pid);
+      if (connection.route !== 'ide') return;
+      const pid = notification.params?.pid;
+      if (pid !== undefined && !validPid(pid)) {
+        options.log.warn(`#${connection.id}: ignored ide_connected with an invalid pid (${typeof pid === 'number' ? pid : typeof pid}); a Claude Code CLI sends its process id`);
+        return;
+      }
+      events.ideConnected(pid);
     });
     mcp.server.onclose = () => options.onSessionClosed?.(connection.id);
 

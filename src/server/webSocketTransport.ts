@@ -1,26 +1,37 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
+import { MessageScreen, type MessageSchema } from './messageGuard';
 
-type MessageSchema = (typeof import('@modelcontextprotocol/sdk/types.js'))['JSONRPCMessageSchema'];
 /**
  * The SDK's own message schema, loaded with the first connection rather than at activation: it
  * brings zod and the SDK's types (most of the bundle), which the server does not need to listen.
  */
-let messageSchema: MessageSchema | undefined;
 let messageSchemaLoading: Promise<MessageSchema> | undefined;
 function loadMessageSchema(): Promise<MessageSchema> {
-  return (messageSchemaLoading ??= import(/* webpackChunkName: "session" */ '@modelcontextprotocol/sdk/types.js').then((types) => (messageSchema = types.JSONRPCMessageSchema)));
+  return (messageSchemaLoading ??= import(/* webpackChunkName: "session" */ '@modelcontextprotocol/sdk/types.js').then((types) => types.JSONRPCMessageSchema));
 }
 
-/** JSON-RPC "Parse error"; sent back when a peer's message is not valid JSON-RPC. */
-const PARSE_ERROR = -32700;
+/** Default bound on bytes queued for one peer; past it the peer is not reading and is closed. */
+export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** Close code and reason for a peer that stopped reading (1008: policy violation). */
+export const NOT_READING_CLOSE_CODE = 1008;
+export const NOT_READING_CLOSE_REASON = 'Client is not reading: too much data waiting to be sent';
+/** How long a closed non-reading peer gets to take the close frame before its socket is destroyed. */
+const NOT_READING_GRACE_MS = 1000;
+
+export interface WebSocketServerTransportOptions {
+  /** Bytes that may wait unsent for this peer before it is closed (default 8 MiB). */
+  maxBufferedBytes?: number;
+}
 
 /**
  * The SDK's `Transport` over one server-side `ws` socket: one text frame carries one JSON-RPC
- * message (ide-protocol.md §2.2). A malformed message is answered with a parse error and reported
- * through `onerror`; it never throws into the socket's event loop, so a bad peer cannot take the
- * extension host down.
+ * message (ide-protocol.md §2.2). Every message is screened first (messageGuard.ts: nesting depth,
+ * shape, responses to nothing, requests before initialize) and validated there, once, with the SDK's
+ * own schema; a refused one is answered with a JSON-RPC error when it is a request and reported
+ * through `onerror`. Nothing a peer sends can throw out of here into the socket's event loop: any
+ * error is contained to that one message.
  */
 export class WebSocketServerTransport implements Transport {
   onclose?: () => void;
@@ -31,22 +42,29 @@ export class WebSocketServerTransport implements Transport {
   private started = false;
   private closed = false;
   private corked = false;
-  /** Messages (parsed JSON) that arrived before `start()`: the SDK connects asynchronously. */
-  private readonly early: Array<{ value: unknown; isBinary: boolean }> = [];
+  private droppedAsNotReading = false;
+  private screen: MessageScreen | undefined;
+  private readonly maxBufferedBytes: number;
+  /** Messages (raw text) that arrived before `start()`: the SDK connects asynchronously. */
+  private readonly early: Array<{ text: string; isBinary: boolean }> = [];
 
-  constructor(private readonly socket: WebSocket) {
+  constructor(
+    private readonly socket: WebSocket,
+    options: WebSocketServerTransportOptions = {},
+  ) {
+    this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
     socket.on('message', (data, isBinary) => this.receive(data, isBinary));
     socket.on('close', () => this.fireClose());
-    socket.on('error', (error) => this.onerror?.(error));
-    void loadMessageSchema().catch((error: Error) => this.onerror?.(error));
+    socket.on('error', (error) => this.report(error));
+    void loadMessageSchema().catch((error: Error) => this.report(error));
   }
 
   async start(): Promise<void> {
     if (this.starting) throw new Error('WebSocketServerTransport already started');
     this.starting = true;
-    await loadMessageSchema();
+    this.screen = new MessageScreen(await loadMessageSchema());
     this.started = true;
-    for (const { value, isBinary } of this.early.splice(0)) this.deliver(value, isBinary);
+    for (const { text, isBinary } of this.early.splice(0)) this.handle(text, isBinary);
     if (this.socket.readyState === WebSocket.CLOSED) this.fireClose();
   }
 
@@ -56,6 +74,12 @@ export class WebSocketServerTransport implements Transport {
    */
   async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
     if (this.socket.readyState !== WebSocket.OPEN) throw new Error('Not connected: the WebSocket is closed');
+    // Backpressure: a peer that does not read would otherwise grow this process's memory without bound.
+    if (this.socket.bufferedAmount > this.maxBufferedBytes) {
+      this.dropNotReadingPeer();
+      throw new Error(`Not sent: the client is not reading (${this.socket.bufferedAmount} bytes waiting)`);
+    }
+    this.screen?.noteSent(message);
     this.batchWrites();
     this.socket.send(JSON.stringify(message));
   }
@@ -86,37 +110,58 @@ export class WebSocketServerTransport implements Transport {
   }
 
   private receive(data: WebSocket.RawData, isBinary: boolean): void {
-    const text = rawToString(data);
-    let value: unknown;
     try {
-      value = JSON.parse(text);
+      const text = rawToString(data);
+      if (!this.started) this.early.push({ text, isBinary });
+      else this.handle(text, isBinary);
+    } catch (error) {
+      this.report(new Error(`A message could not be handled: ${(error as Error)?.message ?? String(error)}`));
+    }
+  }
+
+  /** Screens one message and hands it to the SDK; whatever either throws stays with this message. */
+  private handle(text: string, isBinary: boolean): void {
+    try {
+      const verdict = this.screen!.screen(text);
+      if (verdict.kind === 'refuse') {
+        this.report(new Error(`Ignored a ${isBinary ? 'binary' : 'text'} message: ${verdict.reason}`));
+        const answer = verdict.answer;
+        if (answer) {
+          void this.send({ jsonrpc: '2.0', id: answer.id, error: { code: answer.code, message: answer.message } } as unknown as JSONRPCMessage).catch(() => undefined);
+        }
+        return;
+      }
+      this.onmessage?.(verdict.message);
+    } catch (error) {
+      this.report(new Error(`A message could not be handled: ${(error as Error)?.message ?? String(error)}`));
+    }
+  }
+
+  private dropNotReadingPeer(): void {
+    if (this.droppedAsNotReading) return;
+    this.droppedAsNotReading = true;
+    this.report(new Error(`Closing: the client is not reading (${this.socket.bufferedAmount} bytes waiting, limit ${this.maxBufferedBytes})`));
+    this.socket.close(NOT_READING_CLOSE_CODE, NOT_READING_CLOSE_REASON);
+    // The close frame waits behind the unread data; free it all if the peer still does not read.
+    setTimeout(() => this.socket.terminate(), NOT_READING_GRACE_MS).unref();
+  }
+
+  private report(error: Error): void {
+    try {
+      this.onerror?.(error);
     } catch {
-      this.refuse('not valid JSON', isBinary);
-      return;
+      // A failing error handler must not turn one bad message into a dead connection.
     }
-    if (!this.started) this.early.push({ value, isBinary });
-    else this.deliver(value, isBinary);
-  }
-
-  /** Validates once, with the SDK's own schema; the session hands the message on without re-checking it. */
-  private deliver(value: unknown, isBinary: boolean): void {
-    const parsed = messageSchema!.safeParse(value);
-    if (!parsed.success) {
-      this.refuse('not a JSON-RPC 2.0 message', isBinary);
-      return;
-    }
-    this.onmessage?.(parsed.data as JSONRPCMessage);
-  }
-
-  private refuse(detail: string, isBinary: boolean): void {
-    this.onerror?.(new Error(`Ignored a ${isBinary ? 'binary' : 'text'} message that is ${detail}`));
-    void this.send({ jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: `Parse error: message is ${detail}` } } as unknown as JSONRPCMessage).catch(() => undefined);
   }
 
   private fireClose(): void {
     if (this.closed) return;
     this.closed = true;
-    this.onclose?.();
+    try {
+      this.onclose?.();
+    } catch (error) {
+      this.report(error as Error);
+    }
   }
 }
 

@@ -1,13 +1,15 @@
-import type { Logger } from './logger';
+import { capLogLine, type Logger } from './logger';
 
 /**
- * A logger that never throws: VS Code disposes an extension's output channel as the window closes,
- * and a late log line must not abort the shutdown it reports on (server stop, lock-file removal).
+ * A logger that never throws and never writes a line longer than MAX_LOG_LINE_CHARS: VS Code
+ * disposes an extension's output channel as the window closes, and a late log line must not abort
+ * the shutdown it reports on (server stop, lock-file removal); and much of what the server logs
+ * (tool arguments, peer messages) is chosen by a peer.
  */
 export function safeLogger(inner: Logger): Logger {
   const guard = (write: (message: string) => void) => (message: string) => {
     try {
-      write(message);
+      write(capLogLine(message));
     } catch {
       // The channel is gone; the process is going away too.
     }

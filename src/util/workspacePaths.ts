@@ -167,7 +167,12 @@ function relativeCandidates(relative: string, roots: readonly Root[], ignoreCase
   if (roots.length > 1) {
     const [first, ...rest] = relative.split(path.sep === '\\' ? /[\\/]/ : '/');
     for (const root of roots) {
-      if (sameName(root.name, first, ignoreCase)) candidates.push(path.resolve(root.given, ...rest));
+      if (!sameName(root.name, first, ignoreCase)) continue;
+      const named = path.resolve(root.given, ...rest);
+      // `root2/../x` means root2's parent: it must not fall back to `x` in another folder.
+      const fromRoot = path.relative(root.given, named);
+      if (fromRoot === '..' || fromRoot.startsWith(`..${path.sep}`)) return [named];
+      candidates.push(named);
     }
   }
   for (const root of roots) candidates.push(path.resolve(root.given, relative));

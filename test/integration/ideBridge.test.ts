@@ -110,6 +110,17 @@ describe('IdeBridge life cycle', () => {
     await second.stop();
   });
 
+  test('a lock file that cannot be written stops the server and names the file in the error', async () => {
+    await fs.writeFile(path.join(root, 'config'), 'a file where the folder should be');
+    const bridge = makeBridge(lockDir);
+    const failure = await bridge.start([root]).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(failure?.message).toMatch(new RegExp(`^Could not write the lock file ${lockDir}/\\d+\\.lock: `));
+    expect(bridge.status()).toMatchObject({ running: false, connections: 0 });
+  });
+
   test('falls back to a random port when the old one is taken, and reports it', async () => {
     const identity = memoryIdentity();
     const holder = makeBridge(path.join(root, 'other-ide'), identity);

@@ -86,14 +86,14 @@ describe('IdeServer over real sockets', () => {
     await client.close();
   });
 
-  test('malformed JSON gets a parse error and does not kill the connection', async () => {
+  test('malformed JSON gets a parse error, JSON that is not JSON-RPC an Invalid Request, and the connection lives', async () => {
     const { client, transport } = await connectClient(fixture.url);
     const replies: string[] = [];
     transport.socket!.on('message', (data) => replies.push(data.toString()));
     transport.socket!.send('{not json');
     transport.socket!.send(JSON.stringify({ hello: 'not json-rpc' }));
     await waitFor(() => replies.length >= 2, 2000, 'parse errors');
-    expect(replies.map((r) => JSON.parse(r).error?.code)).toEqual([-32700, -32700]);
+    expect(replies.map((r) => JSON.parse(r).error?.code)).toEqual([-32700, -32600]);
     await expect(client.callTool({ name: 'echo', arguments: { text: 'ok' } })).resolves.toMatchObject({ content: [{ text: 'ok' }] });
     await client.close();
   });

@@ -18,3 +18,11 @@ test('safeLogger passes lines through and swallows a disposed channel\'s error',
   expect(() => log.info('two')).not.toThrow();
   expect(lines).toEqual(['one']);
 });
+
+test('safeLogger caps long lines', () => {
+  const lines: string[] = [];
+  const log = safeLogger({ error: (m) => lines.push(m), warn: (m) => lines.push(m), info: (m) => lines.push(m), debug: (m) => lines.push(m) });
+  log.warn('y'.repeat(60_000));
+  expect(lines[0].length).toBeLessThan(1100);
+  expect(lines[0]).toMatch(/more characters\)$/);
+});

@@ -230,6 +230,15 @@ describe('resolveInWorkspace: multi-root', () => {
     expect(await resolveInWorkspace('../ws2/b.ts', [ws, ws2])).toMatchObject({ folder: ws2, relative: 'b.ts' });
   });
 
+  it('resolves "folderName/../x" from the named folder, never from another folder', async () => {
+    // ws2/../x.ts is the folder above ws2: outside, even though ws/x.ts could be created.
+    const err = await expectCode(resolveInWorkspace('ws2/../x.ts', [ws, ws2]), 'OUTSIDE_WORKSPACE');
+    expect(err.message).toContain(path.join(path.dirname(ws2), 'x.ts'));
+    await expectCode(resolveInWorkspace('ws2/../src/a.ts', [ws, ws2]), 'OUTSIDE_WORKSPACE');
+    // Leaving the named folder into another workspace folder is inside the workspace.
+    expect(await resolveInWorkspace(`ws2/../${path.basename(ws)}/src/a.ts`, [ws, ws2])).toMatchObject({ folder: ws, relative: 'src/a.ts', exists: true });
+  });
+
   it('picks the innermost folder when folders nest', async () => {
     const inner = path.join(ws, 'src');
     expect(await resolveInWorkspace(path.join(inner, 'a.ts'), [ws, inner])).toMatchObject({ folder: inner, relative: 'a.ts' });
