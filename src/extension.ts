@@ -14,6 +14,7 @@ import { DiffReviewHost } from './vscode/diffReviewHost';
 import { VsCodeDocumentWriter } from './vscode/documentWriter';
 import { workspaceIdentityStore } from './vscode/identityStore';
 import { SelectionTracker } from './vscode/selectionTracker';
+import { currentSharingPolicy, registerSelectionSharing } from './vscode/selectionSharing';
 import { StatusBar } from './vscode/statusBar';
 import { TerminalEnvironment } from './vscode/terminalEnvironment';
 import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
@@ -71,7 +72,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   bridge = ideBridge;
   const toolsRoute = createToolsConsent(context.globalState, log);
   const ideSessions = bridgeSessionSource(ideBridge);
-  const selection = new SelectionTracker(ideSessions, log);
+  const selection = new SelectionTracker(ideSessions, log, currentSharingPolicy);
   ideBridge.on('change', () => {
     const status = ideBridge.status();
     statusBar.update(status);
@@ -103,7 +104,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     terminalRunner,
     ideSessions,
     selection,
-    registerMentionCommand(ideSessions, log),
+    registerMentionCommand(ideSessions, log, currentSharingPolicy),
+    registerSelectionSharing(() => selection.refresh()),
     ...registerServerCommands(ideBridge, controls, log),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable()),
     vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove()),
