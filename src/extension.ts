@@ -24,6 +24,9 @@ import { createToolsConsent } from './vscode/toolsRoute';
 import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
 import { executeCommandTool } from './tools/executeCommand';
 import { modalCommandApprover } from './vscode/commandApprover';
+import { Coexistence } from './vscode/coexistence';
+import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
+import { registerPermissionRulesCommand } from './vscode/permissionRules';
 
 let bridge: IdeBridge | undefined;
 
@@ -54,12 +57,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     extraWorkspaceTools: [executeCommandTool(terminalRunner, workspace, { mode: approvalMode, approver: modalCommandApprover })],
   };
   const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
+  const identity = workspaceIdentityStore(context.workspaceState);
 
   const ideBridge = new IdeBridge({
     ideName: vscode.env.appName,
     lockPid: lockFilePid(),
     runningInWindows: process.platform === 'win32',
-    identity: workspaceIdentityStore(context.workspaceState),
+    identity,
     maxMessageBytes: config().get<number>('maxMessageBytes'),
     log: serverLog,
     createSession: createSessionFactory({
@@ -81,11 +85,26 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   });
   statusBar.update(ideBridge.status());
 
+  let startError: string | undefined;
+  const coexistence = new Coexistence(context.workspaceState, async (plan) => {
+    const running = ideBridge.status().running;
+    if (!plan.runServer && running) await controls.stop();
+    else if (plan.runServer && !running) await controls.start();
+    else if (running) applyTerminalEnv(ideBridge.status().port!, identity.load()?.token ?? '');
+  });
+  const applyTerminalEnv = (port: number, token: string) =>
+    // The tools route's user-scope entry reads these two (src/route/toolsRouteEntry.ts).
+    terminalEnv.apply(port, { [PORT_VARIABLE]: String(port), [TOKEN_VARIABLE]: token }, coexistence.plan().provideTerminalPort);
   const controls = {
     start: async () => {
-      const { port, token } = await ideBridge.start(workspaceFolderPaths());
-      // The tools route's user-scope entry reads these two (src/route/toolsRouteEntry.ts).
-      terminalEnv.apply(port, { [PORT_VARIABLE]: String(port), [TOKEN_VARIABLE]: token });
+      try {
+        const { port, token } = await ideBridge.start(workspaceFolderPaths());
+        startError = undefined;
+        applyTerminalEnv(port, token);
+      } catch (error) {
+        startError = (error as Error).message;
+        throw error;
+      }
     },
     stop: async () => {
       await ideBridge.stop();
@@ -96,6 +115,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
       await controls.start();
     },
   };
+
+  const healthDeps: HealthViewDeps = {
+    status: () => ideBridge.status(),
+    identity: () => identity.load(),
+    lockPid: lockFilePid(),
+    workspaceFolders: workspaceFolderPaths,
+    providesTerminalPort: () => ideBridge.status().running && coexistence.plan().provideTerminalPort,
+    startError: () => startError,
+    anthropicExtension: () => coexistence.anthropic,
+    log,
+  };
+  toolsRoute.onEnabled = () => vscode.commands.executeCommand('nativeClaude.addPermissionRules');
 
   context.subscriptions.push(
     log,
@@ -108,17 +139,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     registerSelectionSharing(() => selection.refresh()),
     ...registerServerCommands(ideBridge, controls, log),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable()),
+    registerHealthView(healthDeps),
+    registerPermissionRulesCommand(log),
+    vscode.commands.registerCommand('nativeClaude.chooseIdeExtension', (choice?: 'this' | 'anthropic') => coexistence.choose(choice)),
     vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
     { dispose: () => ideBridge.stopSync() },
   );
 
-  if (config().get<boolean>('autoStart', true)) {
+  const plan = coexistence.plan();
+  if (!plan.runServer) {
+    log.info("Anthropic's Claude Code extension serves this workspace (your choice): the IDE server is not started. Claude: Choose IDE Extension switches.");
+    terminalEnv.clear();
+  } else if (config().get<boolean>('autoStart', true)) {
     await controls.start().catch((error: Error) => {
       log.error(`Could not start the Claude Code IDE server: ${error.message}`);
-      void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Show Log').then((c) => c && log.show());
+      void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Check Setup', 'Show Log').then((c) =>
+        c === 'Show Log' ? log.show() : c && vscode.commands.executeCommand('nativeClaude.checkSetup'),
+      );
     });
   }
+  void coexistence.askIfUndecided().catch((error: Error) => log.error(error.message));
+  // Problems the user would only notice as "claude does not connect": say so once, a moment after start-up.
+  const offer = setTimeout(() => void offerHealthCheckIfNeeded(healthDeps).catch((error: Error) => log.warn(`Check Setup: ${error.message}`)), 4000);
+  context.subscriptions.push({ dispose: () => clearTimeout(offer) });
   return { status: () => ideBridge.status(), pendingReviews: () => review.pendingCount };
 }
 

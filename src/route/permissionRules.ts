@@ -122,3 +122,63 @@ async function statOrUndefined(file: string) {
     return undefined;
   }
 }
+
+/** The user-facing side of the offer (VS Code: a modal message). */
+export interface RulesUi {
+  ask(question: string, detail: string, ...choices: string[]): PromiseLike<string | undefined>;
+  inform(message: string): void;
+  fail(message: string): void;
+}
+
+export const ADD_RULES_CHOICE = 'Add Rules';
+
+/**
+ * "One consent, one confirmation": offers to add the rules from {@link rulesToAdd} to the CLI's user
+ * settings, showing exactly the lines that will be added and where. Returns the rules added.
+ */
+export async function offerPermissionRules(options: {
+  settings: ClaudeUserSettings;
+  rules: readonly string[];
+  ui: RulesUi;
+  log: { info(m: string): void; error(m: string): void };
+  cliVersion?: string;
+}): Promise<string[]> {
+  const { settings, ui, log } = options;
+  let missing: string[];
+  try {
+    const present = new Set(await settings.allowRules());
+    missing = options.rules.filter((r) => !present.has(r));
+  } catch (error) {
+    ui.fail((error as Error).message);
+    return [];
+  }
+  if (options.rules.length === 0) {
+    ui.inform(
+      `No rules to add: claude ${options.cliVersion ?? ''} matches only the whole-server rule mcp__${TOOLS_SERVER_NAME}, which would also let commands run unasked; it is offered with nativeClaude.approvalMode "always".`,
+    );
+    return [];
+  }
+  if (missing.length === 0) {
+    ui.inform(`${settings.file} already allows ${options.rules.join(', ')}.`);
+    return [];
+  }
+  const choice = await ui.ask(
+    'Let claude run VS Code\'s read-only tools without asking, and let VS Code\'s review diff be the only confirmation of a write?',
+    `This adds to "permissions": { "allow": [...] } in ${settings.file}:\n\n${missing.map((r) => `  "${r}"`).join(',\n')}\n\n` +
+      'Everything else in the file is kept. claude still asks before execute_command unless nativeClaude.approvalMode is "always" (then VS Code asks). ' +
+      'Remove the lines (or use /permissions in claude) to undo.',
+    ADD_RULES_CHOICE,
+  );
+  if (choice !== ADD_RULES_CHOICE) return [];
+  try {
+    const added = await settings.addAllowRules(missing);
+    log.info(`Added ${added.join(', ') || 'nothing'} to permissions.allow in ${settings.file}`);
+    ui.inform(`Added ${added.length} permission rule${added.length === 1 ? '' : 's'} to ${settings.file}; claude sessions pick them up at once.`);
+    return added;
+  } catch (error) {
+    const message = error instanceof UnreadableSettingsError ? error.message : `Could not add the rules to ${settings.file}: ${(error as Error).message}`;
+    log.error(message);
+    ui.fail(message);
+    return [];
+  }
+}

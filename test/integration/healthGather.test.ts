@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { checkSetup } from '../../src/health/checkSetup';
 import { allFindings } from '../../src/health/findings';
 import { gatherSetupFacts, type EditorFacts } from '../../src/health/gatherFacts';
-import { ClaudeUserSettings, rulesToAdd, UnreadableSettingsError } from '../../src/route/permissionRules';
+import { ADD_RULES_CHOICE, ClaudeUserSettings, offerPermissionRules, rulesToAdd, UnreadableSettingsError } from '../../src/route/permissionRules';
 import { toolsRouteEntry } from '../../src/route/toolsRouteEntry';
 import { startTestServer, TEST_TOKEN } from '../support/serverFixture';
 
@@ -127,5 +127,36 @@ describe('permission rules in the CLI user settings', () => {
     await new ClaudeUserSettings(link).addAllowRules(['a']);
     expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
     expect(JSON.parse(fs.readFileSync(real, 'utf8'))).toEqual({ permissions: { allow: ['a'] } });
+  });
+});
+
+describe('the permission-rules offer', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-offer-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const log = { info: () => undefined, error: () => undefined };
+
+  test('shows exactly the missing rules and the file, writes them only on "Add Rules"', async () => {
+    const file = path.join(dir, 'settings.json');
+    fs.writeFileSync(file, JSON.stringify({ permissions: { allow: ['mcp__vscode__read_file'] } }));
+    const asked: string[] = [];
+    const informed: string[] = [];
+    const ui = (answer: string | undefined) => ({
+      ask: async (q: string, detail: string) => (asked.push(detail), answer),
+      inform: (m: string) => informed.push(m),
+      fail: (m: string) => informed.push(`FAIL ${m}`),
+    });
+    const rules = ['mcp__vscode__read_file', 'mcp__vscode__list_files'];
+    expect(await offerPermissionRules({ settings: new ClaudeUserSettings(file), rules, ui: ui(undefined), log })).toEqual([]);
+    expect(asked[0]).toContain(file);
+    expect(asked[0]).toContain('"mcp__vscode__list_files"');
+    expect(asked[0]).not.toContain('"mcp__vscode__read_file"');
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).permissions.allow).toEqual(['mcp__vscode__read_file']);
+    expect(await offerPermissionRules({ settings: new ClaudeUserSettings(file), rules, ui: ui(ADD_RULES_CHOICE), log })).toEqual(['mcp__vscode__list_files']);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).permissions.allow).toEqual(rules);
+    // Nothing left to add: no question.
+    const before = asked.length;
+    await offerPermissionRules({ settings: new ClaudeUserSettings(file), rules, ui: ui(ADD_RULES_CHOICE), log });
+    expect(asked.length).toBe(before);
   });
 });
