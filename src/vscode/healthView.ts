@@ -94,7 +94,6 @@ export function registerHealthView(deps: HealthViewDeps): vscode.Disposable {
       if (targets.length === 0) return 0;
       const go = await vscode.window.showWarningMessage(
         `Relaunch ${targets.length} terminal${targets.length > 1 ? 's' : ''} (${targets.map((t) => t.name).join(', ')})? Whatever runs in them now is stopped; the new ones get CLAUDE_CODE_SSE_PORT=${port}.`,
-        { modal: true },
         'Relaunch',
       );
       if (go !== 'Relaunch') return 0;

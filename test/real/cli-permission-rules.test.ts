@@ -84,7 +84,7 @@ describe('real claude CLI ⇄ the permission rules offered at consent', () => {
     model.respond({ toolUse: { name: tool('read_file'), input: { path: 'a.txt' } } }, { text: 'first done' });
     await cli.submit('read it');
     const asked = await cli.waitForScreen(PROMPT, 30_000);
-    expect(asked).toMatch(/read_file/);
+    expect(asked).toMatch(/vscode — Read File/); // the CLI shows the tool's title
     await cli.answer(PROMPT, ['Enter']);
     await cli.waitForScreen('first done', 30_000);
 
@@ -108,7 +108,7 @@ describe('real claude CLI ⇄ the permission rules offered at consent', () => {
     await cli.submit('read, list, write, run');
     const commandPrompt = await cli.waitForScreen(PROMPT, 60_000);
     // By the time claude asks, the three earlier calls ran without a prompt.
-    expect(commandPrompt).toMatch(/execute_command/);
+    expect(commandPrompt).toMatch(/vscode — Execute Command/);
     const [readId, listId, writeId] = model.sentToolUseIds.slice(ids);
     expect(model.toolResultText(readId)).toMatch(/alpha/);
     expect(model.toolResultText(listId)).toContain('a.txt');

@@ -41,14 +41,14 @@ function anthropicVsix(): string {
 const probes = {
   screenshot: async (page: Page, name: unknown) => saveScreenshot(page, String(name)),
   clickDialogButton: async (page: Page, label: unknown) => {
-    const button = page.locator('.monaco-dialog-box .monaco-button', { hasText: String(label) }).first();
+    const button = page.locator('.notifications-toasts .monaco-button', { hasText: new RegExp(`^${String(label)}$`) }).first();
     await button.waitFor({ timeout: 10_000 });
     await button.click();
     return true;
   },
   statusBarTexts: async (page: Page) => (await statusBarEntries(page)).map((e) => e.text).filter((t) => /claude/i.test(t)),
   notificationTexts: async (page: Page) =>
-    page.evaluate(`Array.from(document.querySelectorAll('.notifications-toasts .notification-list-item-message')).map((e) => (e.textContent || '').trim())`),
+    page.evaluate(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`),
 };
 
 describe('vscode-health', () => {
@@ -69,7 +69,10 @@ describe('vscode-health', () => {
     ics.push(ic);
     let server: CodeServer | undefined;
     try {
-      server = await startCodeServer({ workspace: folder, vsixPaths, env: ic.env, userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
+      // The extension host's PATH is not the one code-server was started with (it does not hold the bin dir),
+      // so the health check is pointed at the pinned CLI the way a user would: nativeClaude.claudeCommand.
+      const userSettings = { 'git.enabled': false, 'files.autoSave': 'off', 'nativeClaude.claudeCommand': path.join(ic.binDir, 'claude') };
+      server = await startCodeServer({ workspace: folder, vsixPaths, env: ic.env, userSettings });
       runs[role] = { results: {} };
       try {
         runs[role].suite = await runSuiteInVsCode({

@@ -209,7 +209,10 @@ describe('Check Setup, selection sharing, coexistence', function () {
       d.terminalPort = (await shellEnv(terminal)).CLAUDE_CODE_SSE_PORT ?? null;
       const report = await checkSetup();
       d.findings = findings(report).map((f) => ({ id: f.id, title: f.title }));
+      await vscode.commands.executeCommand('notifications.showList');
+      await sleep(500);
       d.notifications = await probe('notificationTexts');
+      await vscode.commands.executeCommand('notifications.hideList');
       d.pageShot = await probe<string>('screenshot', 'check-setup-coexist');
     });
 
