@@ -143,7 +143,7 @@ function terminalFindings(facts: SetupFacts): Finding[] {
     out.push({
       id: 'terminals.missingPort',
       severity: 'warning',
-      title: `${missing.length} terminal${missing.length > 1 ? 's' : ''} opened before the extension started lack${missing.length > 1 ? '' : 's'} CLAUDE_CODE_SSE_PORT`,
+      title: `${missing.length} terminal${missing.length > 1 ? 's' : ''} opened before the IDE server started lack${missing.length > 1 ? '' : 's'} CLAUDE_CODE_SSE_PORT`,
       detail: [
         `${missing.map((t) => `"${t.name}"`).join(', ')}: claude typed there does not know this window's port; it connects only if this window is the one IDE whose folders contain its folder (and not at all after /ide picks another).`,
         'A relaunched terminal gets the variable.',

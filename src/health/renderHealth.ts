@@ -41,7 +41,7 @@ ul { list-style: none; padding: 0; margin: 0; } .finding { display: flex; gap: 0
 .icon { width: 1.2em; text-align: center; } .ok .icon { color: var(--vscode-testing-iconPassed, green); }
 .warning .icon { color: var(--vscode-editorWarning-foreground, orange); } .error .icon { color: var(--vscode-editorError-foreground, red); }
 .info .icon { color: var(--vscode-editorInfo-foreground, steelblue); }
-.title { font-weight: 600; } .detail { color: var(--vscode-descriptionForeground); word-break: break-all; }
+.title { font-weight: 600; } .detail { color: var(--vscode-descriptionForeground); overflow-wrap: anywhere; }
 .fixes { margin-top: 0.3em; } .fix { display: inline-block; padding: 0.15em 0.7em; margin-right: 0.4em; border-radius: 2px; text-decoration: none;
   background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
 .fix:hover { background: var(--vscode-button-hoverBackground); }

@@ -127,7 +127,7 @@ describe('vscode-health', () => {
     const d = passed('health', 'health-terminal');
     expect(d.oldTerminalPort).toBeNull();
     const byId = Object.fromEntries((d.findings as Array<{ id: string; title: string; fixes?: unknown[] }>).map((f) => [f.id, f]));
-    expect(byId['terminals.missingPort'].title).toBe('1 terminal opened before the extension started lacks CLAUDE_CODE_SSE_PORT');
+    expect(byId['terminals.missingPort'].title).toBe('1 terminal opened before the IDE server started lacks CLAUDE_CODE_SSE_PORT');
     expect(byId['terminals.missingPort'].fixes).toEqual([{ label: 'Relaunch these terminals', command: 'nativeClaude.relaunchTerminals', args: [['old shell']] }]);
     expect(byId['lockFiles.competing'].title).toBe('Another IDE lists this folder: another window of this VS Code (port 1)');
     expect(byId['cli.ok'].title).toBe('claude 2.1.328 (Claude Code)');

@@ -40,7 +40,7 @@ describe('health check', () => {
     facts.terminals = [{ name: 'old zsh', ssePort: null }, { name: 'bash', ssePort: String(PORT) }, { name: 'task', ssePort: undefined }];
     const finding = find(facts, 'terminals.missingPort')!;
     expect(finding.severity).toBe('warning');
-    expect(finding.title).toMatch(/1 terminal opened before the extension started lacks CLAUDE_CODE_SSE_PORT/);
+    expect(finding.title).toMatch(/1 terminal opened before the IDE server started lacks CLAUDE_CODE_SSE_PORT/);
     expect(finding.fixes).toEqual([{ label: 'Relaunch these terminals', command: HEALTH_COMMANDS.relaunchTerminals, args: [['old zsh']] }]);
   });
 

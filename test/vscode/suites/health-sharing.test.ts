@@ -126,6 +126,7 @@ describe('Check Setup, selection sharing, coexistence', function () {
 
       const report = await checkSetup();
       d.findings = findings(report).map((f) => ({ id: f.id, severity: f.severity, title: f.title, fixes: f.fixes }));
+      await sleep(1500); // the webview renders after the command returns
       d.pageShot = await probe<string>('screenshot', 'check-setup-page');
 
       // The real CLI in that terminal: two IDEs list the folder (ours and the "other window"), no port: no connection.
@@ -213,6 +214,7 @@ describe('Check Setup, selection sharing, coexistence', function () {
       await sleep(500);
       d.notifications = await probe('notificationTexts');
       await vscode.commands.executeCommand('notifications.hideList');
+      await sleep(1500);
       d.pageShot = await probe<string>('screenshot', 'check-setup-coexist');
     });
 
