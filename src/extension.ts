@@ -91,7 +91,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     if (!plan.runServer && running) await controls.stop();
     else if (plan.runServer && !running) await controls.start();
     else if (running) applyTerminalEnv(ideBridge.status().port!, identity.load()?.token ?? '');
-  });
+  }, () => ideBridge.status().port);
   const applyTerminalEnv = (port: number, token: string) =>
     // The tools route's user-scope entry reads these two (src/route/toolsRouteEntry.ts).
     terminalEnv.apply(port, { [PORT_VARIABLE]: String(port), [TOKEN_VARIABLE]: token }, coexistence.plan().provideTerminalPort);
@@ -141,7 +141,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable()),
     registerHealthView(healthDeps),
     registerPermissionRulesCommand(log),
-    vscode.commands.registerCommand('nativeClaude.chooseIdeExtension', (choice?: 'this' | 'anthropic') => coexistence.choose(choice)),
+    vscode.commands.registerCommand('nativeClaude.chooseIdeExtension', async (choice?: 'this' | 'anthropic') => {
+      const chosen = await coexistence.choose(choice);
+      return { choice: chosen, reloadNeeded: coexistence.reloadNeeded };
+    }),
     vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
     { dispose: () => ideBridge.stopSync() },

@@ -24,6 +24,13 @@ import { ensureVsix } from './harness/vsix';
 const ANTHROPIC_VERSION = '1.0.109';
 const SELECTION_FILE = 'sel.ts';
 const SECRET_FILE = '.env';
+const NOTEBOOK_FILE = 'nb.ipynb';
+const NOTEBOOK = {
+  cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: ['x = 1\n', 'y = 2\n', 'print(x + y)\n'] }],
+  metadata: { language_info: { name: 'python' } },
+  nbformat: 4,
+  nbformat_minor: 5,
+};
 type Results = Record<string, { state?: string; error?: string; data?: Record<string, any> }>;
 
 /** Anthropic's terminal-era extension, as shipped inside the CLI's npm package. */
@@ -40,8 +47,8 @@ function anthropicVsix(): string {
 
 const probes = {
   screenshot: async (page: Page, name: unknown) => saveScreenshot(page, String(name)),
-  clickDialogButton: async (page: Page, label: unknown) => {
-    const button = page.locator('.notifications-toasts .monaco-button', { hasText: new RegExp(`^${String(label)}$`) }).first();
+  clickNotificationButton: async (page: Page, label: unknown) => {
+    const button = page.locator('.notifications-center .monaco-button', { hasText: new RegExp(`^${String(label)}$`) }).first();
     await button.waitFor({ timeout: 10_000 });
     await button.click();
     return true;
@@ -57,14 +64,15 @@ describe('vscode-health', () => {
   let root = '';
   const runs: Record<string, { suite?: SuiteResult; error?: Error; results: Results }> = {};
 
-  const run = async (role: 'health' | 'coexist', vsixPaths: string[]) => {
-    const folder = path.join(root, `ws-${role}`);
+  type Role = 'health' | 'coexist' | 'coexist-reload';
+  /** One code-server on one folder; each role is a window (a fresh workbench page) run after the other. */
+  const run = async (name: string, roles: Role[], vsixPaths: string[]) => {
+    const folder = path.join(root, `ws-${name}`);
     fs.mkdirSync(folder);
     fs.writeFileSync(path.join(folder, SELECTION_FILE), 'const one = 1;\nconst two = 2;\nconst three = 3;\nconst four = 4;\n');
     fs.writeFileSync(path.join(folder, SECRET_FILE), 'API_KEY=do-not-share\nDB_PASSWORD=hunter2\n');
-    const out = path.join(root, `${role}.json`);
-    const specPath = path.join(root, `${role}-spec.json`);
-    fs.writeFileSync(specPath, JSON.stringify({ role, out, selectionFile: SELECTION_FILE, secretFile: SECRET_FILE }));
+    fs.writeFileSync(path.join(folder, NOTEBOOK_FILE), JSON.stringify(NOTEBOOK, null, 1));
+    const specPath = path.join(root, `${name}-spec.json`);
     const ic = prepareIntegratedClaude({ workspace: folder, modelUrl: model!.url, env: { NC_HEALTH_SPEC: specPath } });
     ics.push(ic);
     let server: CodeServer | undefined;
@@ -73,32 +81,38 @@ describe('vscode-health', () => {
       // so the health check is pointed at the pinned CLI the way a user would: nativeClaude.claudeCommand.
       const userSettings = { 'git.enabled': false, 'files.autoSave': 'off', 'nativeClaude.claudeCommand': path.join(ic.binDir, 'claude') };
       server = await startCodeServer({ workspace: folder, vsixPaths, env: ic.env, userSettings });
-      runs[role] = { results: {} };
-      try {
-        runs[role].suite = await runSuiteInVsCode({
-          server,
-          folder,
-          suite: INNER_SUITES.product,
-          developmentPath: DRIVER_EXTENSION_PATH,
-          files: ['health-sharing'],
-          timeout: 150_000,
-          timeoutMs: 420_000,
-          probeDir: ic.probeDir,
-          probes,
-          screenshotOnProbeError: true,
-          name: `vscode-health-${role}`,
-          onLog: process.env.NC_HEALTH_DEBUG ? (l) => console.log(`[${role}] ${l}`) : undefined,
-        });
-      } catch (error) {
-        runs[role].error = error as Error;
+      for (const role of roles) {
+        const out = path.join(root, `${role}.json`);
+        fs.writeFileSync(specPath, JSON.stringify({ role, out, selectionFile: SELECTION_FILE, secretFile: SECRET_FILE, notebookFile: NOTEBOOK_FILE }));
+        runs[role] = { results: {} };
+        try {
+          runs[role].suite = await runSuiteInVsCode({
+            server,
+            folder,
+            suite: INNER_SUITES.product,
+            developmentPath: DRIVER_EXTENSION_PATH,
+            files: ['health-sharing'],
+            timeout: 150_000,
+            timeoutMs: 420_000,
+            probeDir: ic.probeDir,
+            probes,
+            screenshotOnProbeError: true,
+            name: `vscode-health-${role}`,
+            onLog: process.env.NC_HEALTH_DEBUG ? (l) => console.log(`[${role}] ${l}`) : undefined,
+          });
+        } catch (error) {
+          runs[role].error = error as Error;
+        }
+        runs[role].results = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as Results) : {};
+        if (process.env.NC_HEALTH_DEBUG) console.log(JSON.stringify({ role, exit: runs[role].suite?.exitCode, error: runs[role].error?.message.slice(0, 3000), results: runs[role].results }, null, 2));
+        for (const tag of ['old', 'main', 'this']) await killTmuxServer(`${ic.tmuxSocket}-${tag}`);
+        // code-server keeps a closed window's extension host a few seconds; let it go before the next window.
+        await new Promise((r) => setTimeout(r, 6000));
       }
-      runs[role].results = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as Results) : {};
-      if (process.env.NC_HEALTH_DEBUG) console.log(JSON.stringify({ role, exit: runs[role].suite?.exitCode, error: runs[role].error?.message.slice(0, 3000), results: runs[role].results }, null, 2));
     } finally {
       for (const tag of ['old', 'main', 'this']) await killTmuxServer(`${ic.tmuxSocket}-${tag}`);
       await server?.stop();
     }
-    return ic;
   };
 
   const passed = (role: string, key: string) => {
@@ -113,8 +127,8 @@ describe('vscode-health', () => {
     const [vsix, theirs] = await Promise.all([ensureVsix(), Promise.resolve().then(anthropicVsix), compileInnerSuites()]);
     model = await startFakeModel();
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-health-')));
-    await run('health', [vsix]);
-    await run('coexist', [vsix, theirs]);
+    await run('health', ['health'], [vsix]);
+    await run('coexist', ['coexist', 'coexist-reload'], [vsix, theirs]);
   }, 900_000);
 
   afterAll(async () => {
@@ -158,6 +172,11 @@ describe('vscode-health', () => {
     expect(d.back).toBe('2 lines selected');
   });
 
+  it('a selection in a notebook cell is shown by claude (the .ipynb path, the cell\'s lines), never a cell URI', () => {
+    const d = passed('health', 'notebook');
+    expect(d).toEqual({ cellScheme: 'vscode-notebook-cell', shown: '3 lines selected' });
+  });
+
   it("next to Anthropic's extension, undecided: Native Claude leaves the terminal variable to it, asks, and Check Setup explains", () => {
     const d = passed('coexist', 'coexist-undecided');
     expect(d.theirVersion).toBe(ANTHROPIC_VERSION);
@@ -171,9 +190,16 @@ describe('vscode-health', () => {
     expect((d.notifications as string[]).some((n) => /Anthropic's Claude Code extension is also installed/.test(n))).toBe(true);
   });
 
-  it('chosen Native Claude: new terminals carry its port and the real claude connects to it', () => {
+  it('chosen Native Claude in the same window: new terminals carry its port, or it says a reload is needed (VS Code keeps the first registration)', () => {
     const d = passed('coexist', 'coexist-this');
     expect(d.choice).toBe('this');
+    expect(d.reloadNeeded).toBe(d.terminalPort !== String(d.ourPort));
+    if (process.env.NC_HEALTH_DEBUG) console.log(`coexist-this: terminal port ${d.terminalPort}, ours ${d.ourPort}, reload needed ${d.reloadNeeded}`);
+  });
+
+  it('the next window on the folder remembers Native Claude: no question, its port in new terminals, the real claude connects', () => {
+    const d = passed('coexist-reload', 'coexist-remembered');
+    expect(d.coexistence).toEqual({ severity: 'info', detail: expect.arrayContaining(['You chose Native Claude for this workspace.']) });
     expect(d.terminalPort).toBe(String(d.ourPort));
     expect(d.connected).toBe(true);
   });
