@@ -23,9 +23,9 @@ function renderFinding(finding: Finding): string {
 
 /**
  * The health page as one self-contained HTML document (no scripts: every button is a command link the
- * webview runs itself). `cspSource` is the webview's own source, for its style.
+ * webview runs itself).
  */
-export function renderHealthHtml(report: HealthReport, options: { refreshCommand: string; generatedAt: Date; nonce?: string }): string {
+export function renderHealthHtml(report: HealthReport, options: { refreshCommand: string; generatedAt: Date }): string {
   const sections = report.sections
     .map((s) => `<section><h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p><ul>${s.findings.map(renderFinding).join('')}</ul></section>`)
     .join('');
