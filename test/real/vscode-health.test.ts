@@ -47,6 +47,12 @@ function anthropicVsix(): string {
 
 const probes = {
   screenshot: async (page: Page, name: unknown) => saveScreenshot(page, String(name)),
+  /** Waits until the Check Setup webview shows its findings (webviews load late on a busy machine), then a screenshot and its text. */
+  healthPage: async (page: Page, name: unknown) => {
+    const body = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame').locator('body');
+    await body.locator('li.finding').first().waitFor({ timeout: 30_000 });
+    return { shot: await saveScreenshot(page, String(name)), text: await body.innerText() };
+  },
   clickNotificationButton: async (page: Page, label: unknown) => {
     const button = page.locator('.notifications-center .monaco-button', { hasText: new RegExp(`^${String(label)}$`) }).first();
     await button.waitFor({ timeout: 10_000 });
@@ -153,6 +159,9 @@ describe('vscode-health', () => {
     expect(d.afterIds).not.toContain('terminals.missingPort');
     expect(d.connected).toBe(true);
     expect(fs.existsSync(d.pageShot)).toBe(true);
+    // What the rendered page says (the webview's own text), with its fix button.
+    expect(d.pageText).toContain('1 terminal opened before the IDE server started lacks CLAUDE_CODE_SSE_PORT');
+    expect(d.pageText).toContain('Relaunch these terminals');
   });
 
   it('the selection toggle stops and restarts what claude shows; the status bar says it is off', () => {

@@ -127,8 +127,9 @@ describe('Check Setup, selection sharing, coexistence', function () {
 
       const report = await checkSetup();
       d.findings = findings(report).map((f) => ({ id: f.id, severity: f.severity, title: f.title, fixes: f.fixes }));
-      await sleep(1500); // the webview renders after the command returns
-      d.pageShot = await probe<string>('screenshot', 'check-setup-page');
+      const page = await probe<{ shot: string; text: string }>('healthPage', 'check-setup-page', 40_000);
+      d.pageShot = page.shot;
+      d.pageText = page.text;
 
       // The real CLI in that terminal: two IDEs list the folder (ours and the "other window"), no port: no connection.
       old.show();
@@ -234,8 +235,7 @@ describe('Check Setup, selection sharing, coexistence', function () {
       await sleep(500);
       d.notifications = await probe('notificationTexts');
       await vscode.commands.executeCommand('notifications.hideList');
-      await sleep(1500);
-      d.pageShot = await probe<string>('screenshot', 'check-setup-coexist');
+      d.pageShot = (await probe<{ shot: string }>('healthPage', 'check-setup-coexist', 40_000)).shot;
     });
 
     it('[coexist-this] choosing Native Claude: new terminals carry its port, or it says a reload is needed', async () => {
