@@ -127,9 +127,11 @@ describe('Check Setup, selection sharing, coexistence', function () {
 
       const report = await checkSetup();
       d.findings = findings(report).map((f) => ({ id: f.id, severity: f.severity, title: f.title, fixes: f.fixes }));
-      const page = await probe<{ shot: string; text: string }>('healthPage', 'check-setup-page', 40_000);
-      d.pageShot = page.shot;
-      d.pageText = page.text;
+      // Recorded, not thrown: the outer test checks it, and the CLI part below still runs.
+      await probe<{ shot: string; text: string }>('healthPage', 'check-setup-page', 40_000).then(
+        (page) => Object.assign(d, { pageShot: page.shot, pageText: page.text }),
+        (error: Error) => (d.pageError = error.message),
+      );
 
       // The real CLI in that terminal: two IDEs list the folder (ours and the "other window"), no port: no connection.
       old.show();
@@ -235,7 +237,10 @@ describe('Check Setup, selection sharing, coexistence', function () {
       await sleep(500);
       d.notifications = await probe('notificationTexts');
       await vscode.commands.executeCommand('notifications.hideList');
-      d.pageShot = (await probe<{ shot: string }>('healthPage', 'check-setup-coexist', 40_000)).shot;
+      await probe<{ shot: string }>('healthPage', 'check-setup-coexist', 40_000).then(
+        (page) => (d.pageShot = page.shot),
+        (error: Error) => (d.pageError = error.message),
+      );
     });
 
     it('[coexist-this] choosing Native Claude: new terminals carry its port, or it says a reload is needed', async () => {
