@@ -17,6 +17,7 @@ import { DiffReviewHost } from './vscode/diffReviewHost';
 import { VsCodeDocumentWriter } from './vscode/documentWriter';
 import { workspaceIdentityStore } from './vscode/identityStore';
 import { SelectionTracker } from './vscode/selectionTracker';
+import { currentSharingPolicy, registerSelectionSharing } from './vscode/selectionSharing';
 import { StatusBar } from './vscode/statusBar';
 import { TerminalEnvironment } from './vscode/terminalEnvironment';
 import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
@@ -25,6 +26,9 @@ import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
 import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
 import { modalCommandApprover } from './vscode/commandApprover';
+import { Coexistence } from './vscode/coexistence';
+import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
+import { registerPermissionRulesCommand } from './vscode/permissionRules';
 
 let bridge: IdeBridge | undefined;
 
@@ -66,12 +70,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
   };
+  const identity = workspaceIdentityStore(context.workspaceState);
 
   const ideBridge = new IdeBridge({
     ideName: vscode.env.appName,
     lockPid: lockFilePid(),
     runningInWindows: process.platform === 'win32',
-    identity: workspaceIdentityStore(context.workspaceState),
+    identity,
     maxMessageBytes: config().get<number>('maxMessageBytes'),
     sessionPolicy: () => config().get<SessionPolicy>('multipleSessions', 'all'),
     log: serverLog,
@@ -100,7 +105,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   // Which terminal each claude runs in: selections and at-mentions go to the one in front (else all).
   const windowSessions = new WindowSessions(ideBridge);
   const ideSessions = windowSessions.sessions;
-  const selection = new SelectionTracker(ideSessions, log);
+  const selection = new SelectionTracker(ideSessions, log, currentSharingPolicy);
   const sessionLabels = () => windowSessions.labels();
   const updateStatus = () => statusBar.update(ideBridge.status(), sessionLabels());
   ideBridge.on('change', () => {
@@ -110,11 +115,26 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   });
   updateStatus();
 
+  let startError: string | undefined;
+  const coexistence = new Coexistence(context.workspaceState, async (plan) => {
+    const running = ideBridge.status().running;
+    if (!plan.runServer && running) await controls.stop();
+    else if (plan.runServer && !running) await controls.start();
+    else if (running) applyTerminalEnv(ideBridge.status().port!, identity.load()?.token ?? '');
+  }, () => ideBridge.status().port);
+  const applyTerminalEnv = (port: number, token: string) =>
+    // The tools route's user-scope entry reads these two (src/route/toolsRouteEntry.ts).
+    terminalEnv.apply(port, { [PORT_VARIABLE]: String(port), [TOKEN_VARIABLE]: token }, coexistence.plan().provideTerminalPort);
   const controls = {
     start: async () => {
-      const { port, token } = await ideBridge.start(workspaceFolderPaths());
-      // The tools route's user-scope entry reads these two (src/route/toolsRouteEntry.ts).
-      terminalEnv.apply(port, { [PORT_VARIABLE]: String(port), [TOKEN_VARIABLE]: token });
+      try {
+        const { port, token } = await ideBridge.start(workspaceFolderPaths());
+        startError = undefined;
+        applyTerminalEnv(port, token);
+      } catch (error) {
+        startError = (error as Error).message;
+        throw error;
+      }
     },
     stop: async () => {
       await ideBridge.stop();
@@ -126,6 +146,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     },
   };
 
+  const healthDeps: HealthViewDeps = {
+    status: () => ideBridge.status(),
+    identity: () => identity.load(),
+    lockPid: lockFilePid(),
+    workspaceFolders: workspaceFolderPaths,
+    providesTerminalPort: () => ideBridge.status().running && coexistence.plan().provideTerminalPort,
+    startError: () => startError,
+    anthropicExtension: () => coexistence.anthropic,
+    log,
+  };
+  toolsRoute.onEnabled = () => vscode.commands.executeCommand('nativeClaude.addPermissionRules');
+
   context.subscriptions.push(
     log,
     diagnostics,
@@ -136,24 +168,41 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     ideSessions.onDidChangeTargets(updateStatus),
     selection,
     registerPendingReviews(review, statusBar, (id) => windowSessions.whoAsked(id)),
-    registerMentionCommand(ideSessions, log),
+    registerMentionCommand(ideSessions, log, currentSharingPolicy),
+    registerSelectionSharing(() => selection.refresh()),
     ...registerServerCommands(ideBridge, controls, log, windowSessions.launch, () => sessionLabels().map(describeSession)),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable()),
+    registerHealthView(healthDeps),
+    registerPermissionRulesCommand(log),
+    vscode.commands.registerCommand('nativeClaude.chooseIdeExtension', async (choice?: 'this' | 'anthropic') => {
+      const chosen = await coexistence.choose(choice);
+      return { choice: chosen, reloadNeeded: coexistence.reloadNeeded };
+    }),
     vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
     { dispose: () => ideBridge.stopSync() },
   );
 
-  if (config().get<boolean>('autoStart', true)) {
+  const plan = coexistence.plan();
+  if (!plan.runServer) {
+    log.info("Anthropic's Claude Code extension serves this workspace (your choice): the IDE server is not started. Claude: Choose IDE Extension switches.");
+    terminalEnv.clear();
+  } else if (config().get<boolean>('autoStart', true)) {
     const setUp = performance.now();
     await controls.start().then(
       () => log.info(`Listening, lock file written ${Math.round(performance.now() - activated)} ms after activation began (${Math.round(setUp - activated)} ms of it setting up)`),
       (error: Error) => {
         log.error(`Could not start the Claude Code IDE server: ${error.message}`);
-        void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Show Log').then((c) => c && log.show());
+        void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Check Setup', 'Show Log').then((c) =>
+          c === 'Show Log' ? log.show() : c && vscode.commands.executeCommand('nativeClaude.checkSetup'),
+        );
       },
     );
   }
+  void coexistence.askIfUndecided().catch((error: Error) => log.error(error.message));
+  // Problems the user would only notice as "claude does not connect": say so once, a moment after start-up.
+  const offer = setTimeout(() => void offerHealthCheckIfNeeded(healthDeps).catch((error: Error) => log.warn(`Check Setup: ${error.message}`)), 4000);
+  context.subscriptions.push({ dispose: () => clearTimeout(offer) });
   return { status: () => ideBridge.status(), pendingReviews: () => review.pendingCount, sessions: sessionLabels, reviews: () => review.pendingReviews() };
 }
 

@@ -26,6 +26,8 @@ export interface ConsentUi {
 export class ToolsConsent {
   /** Asked (or found decided) in this window already: "Not Now" means "not in this window". */
   private offered = false;
+  /** Runs after the user enabled the tools (the permission-rules offer, src/route/permissionRules.ts). */
+  onEnabled?: () => PromiseLike<unknown>;
 
   constructor(
     private readonly state: ConsentStore,
@@ -59,6 +61,7 @@ export class ToolsConsent {
       await this.state.update(CONSENT_KEY, 'enabled');
       this.log.info(`${changed ? 'Added' : 'Kept'} the "${TOOLS_SERVER_NAME}" MCP server in ${this.config.file}`);
       this.ui.inform(`Claude Code can now use VS Code's tools as mcp__${TOOLS_SERVER_NAME}__* in claude sessions started from now on in VS Code's terminals.`);
+      await this.onEnabled?.();
     } catch (error) {
       this.report('add', error);
     }

@@ -3,7 +3,8 @@ import { buildAtMention, formatAtMention, MentionDispatcher, type AtMentionParam
 import type { IdeSession, IdeSessionSource } from '../selection/ideSessions';
 import { findClaudeTerminal, parentPidReaderFor, type ParentPidReader } from '../selection/processAncestry';
 import type { Logger } from '../util/logger';
-import { isRealFile } from './selectionTracker';
+import type { SharingPolicy } from '../selection/sharingPolicy';
+import { diskPathOf, isRealFile } from './selectionTracker';
 
 export const MENTION_COMMAND = 'nativeClaude.mentionSelection';
 const LAUNCH_COMMAND = 'nativeClaude.launchClaude';
@@ -14,7 +15,12 @@ const LAUNCH_COMMAND = 'nativeClaude.launchClaude';
  * claude's terminal to the front. With no claude connected it keeps the mention for the next session
  * and offers to launch one. The command returns the outcome (for end-to-end tests).
  */
-export function registerMentionCommand(sessions: IdeSessionSource, log: Logger, readParent: ParentPidReader = parentPidReaderFor()): vscode.Disposable {
+export function registerMentionCommand(
+  sessions: IdeSessionSource,
+  log: Logger,
+  policy: () => SharingPolicy,
+  readParent: ParentPidReader = parentPidReaderFor(),
+): vscode.Disposable {
   const focusClaudeTerminal = (session: IdeSession | undefined) =>
     claudeTerminal(session, readParent)
       .then((terminal) => terminal?.show(false))
@@ -22,7 +28,7 @@ export function registerMentionCommand(sessions: IdeSessionSource, log: Logger, 
   const dispatcher = new MentionDispatcher({ sessions, log, onDelivered: (session) => void focusClaudeTerminal(session) });
 
   const command = vscode.commands.registerCommand(MENTION_COMMAND, async (uri?: unknown, uris?: unknown): Promise<MentionOutcome | undefined> => {
-    const target = mentionTarget(uri, uris);
+    const target = withoutExcluded(mentionTarget(uri, uris), policy());
     if ('problem' in target) {
       void vscode.window.showWarningMessage(target.problem);
       return undefined;
@@ -69,6 +75,18 @@ function mentionTarget(uri: unknown, uris: unknown): Target {
   return fromEditor(editor);
 }
 
+/** Files the exclude patterns name are never mentioned; say so rather than dropping them silently. */
+function withoutExcluded(target: Target, policy: SharingPolicy): Target {
+  if ('problem' in target) return target;
+  const excluded = target.mentions.filter((m) => policy.isExcluded(m.filePath));
+  if (excluded.length === 0) return target;
+  const names = excluded.map((m) => vscode.workspace.asRelativePath(m.filePath, false)).join(', ');
+  const kept = target.mentions.filter((m) => !excluded.includes(m));
+  if (kept.length === 0) return { problem: `Not sent to Claude: ${names} is excluded by the setting nativeClaude.excludeFromSharing.` };
+  void vscode.window.showInformationMessage(`Not sent to Claude: ${names} (excluded by nativeClaude.excludeFromSharing).`);
+  return { mentions: kept };
+}
+
 function wholeFiles(uris: readonly vscode.Uri[]): Target {
   const files = uris.filter(isRealFile);
   if (files.length === 0) return { problem: notOnDisk(uris[0]) };
@@ -78,7 +96,11 @@ function wholeFiles(uris: readonly vscode.Uri[]): Target {
 /** The primary selection; an empty one (a bare cursor) mentions the whole file. */
 function fromEditor(editor: vscode.TextEditor): Target {
   const { uri } = editor.document;
-  if (!isRealFile(uri)) return { problem: notOnDisk(uri) };
+  if (!isRealFile(uri)) {
+    // A notebook cell: the notebook itself (cell line numbers mean nothing in the .ipynb file).
+    const notebook = diskPathOf(editor.document);
+    return notebook ? { mentions: [buildAtMention(notebook)] } : { problem: notOnDisk(uri) };
+  }
   const { start, end } = editor.selection;
   return { mentions: [buildAtMention(uri.fsPath, { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } })] };
 }

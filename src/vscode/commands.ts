@@ -64,6 +64,10 @@ export function registerServerCommands(bridge: IdeBridge, controls: ServerContro
           : { label: '$(play) Start server', command: 'nativeClaude.startServer' },
         ...(status.running ? [{ label: '$(debug-stop) Stop server', command: 'nativeClaude.stopServer' }] : []),
         { label: '$(terminal) Launch claude in a terminal', command: 'nativeClaude.launchClaude' },
+        { label: '$(checklist) Check setup', command: 'nativeClaude.checkSetup' },
+        vscode.workspace.getConfiguration('nativeClaude').get<boolean>('shareSelection', true)
+          ? { label: '$(eye-closed) Stop sharing the selection', command: 'nativeClaude.toggleSelectionSharing' }
+          : { label: '$(eye) Share the selection again', command: 'nativeClaude.toggleSelectionSharing' },
         { label: '$(output) Show log', command: 'nativeClaude.showLog' },
       ];
       const picked = await vscode.window.showQuickPick(actions, { title: 'Claude Code IDE', placeHolder: long.split('\n')[0] });

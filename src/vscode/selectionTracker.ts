@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { IdeSessionSource } from '../selection/ideSessions';
+import type { SharingPolicy } from '../selection/sharingPolicy';
 import { MAX_SELECTION_TEXT_CHARS, SelectionNotifier, type EditorState, type SelectionChangedParams } from '../selection/selectionNotifier';
 import type { Logger } from '../util/logger';
 
@@ -14,10 +15,25 @@ export function isRealFile(uri: vscode.Uri): boolean {
 }
 
 /**
+ * The file on disk an editor shows, if any: a file editor's own path, or for a cell of a notebook saved
+ * on disk (`vscode-notebook-cell:`) the notebook's path. The CLI shows a notebook selection like any
+ * other ("N lines selected" from the .ipynb, with the cell's text; line numbers count inside the cell,
+ * as Anthropic's extension does). Anything else (untitled notebooks, output, terminals) has no path.
+ */
+export function diskPathOf(document: vscode.TextDocument): string | undefined {
+  if (isRealFile(document.uri)) return document.uri.fsPath;
+  if (document.uri.scheme !== 'vscode-notebook-cell') return undefined;
+  const notebook = vscode.workspace.notebookDocuments.find((nb) => nb.getCells().some((cell) => cell.document === document));
+  return notebook && isRealFile(notebook.uri) ? notebook.uri.fsPath : undefined;
+}
+
+/**
  * The VS Code side of `selection_changed`: turns the active real-file editor's primary selection into
  * snapshots for the {@link SelectionNotifier}. When focus moves to a terminal, a panel or a non-file
  * editor, the last real-file state stays (that is what the user looked at before typing to claude);
- * only when that file is closed and no real file is active is the state cleared.
+ * only when that file is closed and no real file is active is the state cleared. Terminal selections
+ * are never sent (VS Code's API does not expose them). With sharing off, or in a file the exclude
+ * patterns name, claude is told "nothing selected" and nothing of that file is sent.
  */
 export class SelectionTracker implements vscode.Disposable {
   private readonly notifier: SelectionNotifier;
@@ -25,7 +41,11 @@ export class SelectionTracker implements vscode.Disposable {
   /** `uri.toString()` of the file the notifier's state is about. */
   private tracked?: string;
 
-  constructor(sessions: IdeSessionSource, log: Logger) {
+  constructor(
+    sessions: IdeSessionSource,
+    log: Logger,
+    private policy: () => SharingPolicy,
+  ) {
     this.notifier = new SelectionNotifier({ sessions, log });
     this.subscriptions = [
       // Background editors can change selection too (reveal, diff views): only the active one counts.
@@ -44,21 +64,36 @@ export class SelectionTracker implements vscode.Disposable {
     return this.notifier.current;
   }
 
+  /** The sharing settings changed: apply them to what the editor shows now. */
+  refresh(): void {
+    const active = vscode.window.activeTextEditor;
+    if (active && diskPathOf(active.document) !== undefined) this.track(active);
+    else if (this.tracked !== undefined && !this.policy().sharesSelection) this.withhold();
+  }
+
   dispose(): void {
     for (const subscription of this.subscriptions) subscription.dispose();
     this.notifier.dispose();
   }
 
   private track(editor: vscode.TextEditor): void {
-    if (!isRealFile(editor.document.uri)) return;
-    this.tracked = editor.document.uri.toString();
-    this.notifier.update(editorState(editor));
+    const filePath = diskPathOf(editor.document);
+    if (filePath === undefined) return;
+    // For a notebook cell, the notebook's URI: that is what its tab holds.
+    this.tracked = isRealFile(editor.document.uri) ? editor.document.uri.toString() : vscode.Uri.file(filePath).toString();
+    if (this.policy().mayShareSelectionOf(filePath)) this.notifier.update(editorState(editor, filePath));
+    else this.withhold();
+  }
+
+  /** Nothing of this file (or, with sharing off, of any file) goes out; claude's pill disappears. */
+  private withhold(): void {
+    this.notifier.clear();
   }
 
   private forgetIfClosed(): void {
     if (this.tracked === undefined) return;
     const active = vscode.window.activeTextEditor;
-    if (active && isRealFile(active.document.uri)) return;
+    if (active && diskPathOf(active.document) !== undefined) return;
     if (openTabUris().has(this.tracked)) return;
     this.tracked = undefined;
     this.notifier.clear();
@@ -66,10 +101,10 @@ export class SelectionTracker implements vscode.Disposable {
 }
 
 /** The active editor's primary selection; reads at most one character past the text cap. */
-export function editorState(editor: vscode.TextEditor, maxTextChars = MAX_SELECTION_TEXT_CHARS): EditorState {
+export function editorState(editor: vscode.TextEditor, filePath = editor.document.uri.fsPath, maxTextChars = MAX_SELECTION_TEXT_CHARS): EditorState {
   const { document, selection } = editor;
   return {
-    filePath: document.uri.fsPath,
+    filePath,
     selection: {
       start: { line: selection.start.line, character: selection.start.character },
       end: { line: selection.end.line, character: selection.end.character },

@@ -12,10 +12,16 @@ export class TerminalEnvironment {
     collection.description = 'Lets `claude` in this terminal connect to this VS Code window';
   }
 
-  apply(port: number, extra: Record<string, string> = {}): void {
-    this.collection.replace('CLAUDE_CODE_SSE_PORT', String(port));
-    // Older CLIs looked for this; 2.1.328 no longer reads it, but it is harmless.
-    this.collection.replace('ENABLE_IDE_INTEGRATION', 'true');
+  /** `ssePort` false: leave CLAUDE_CODE_SSE_PORT to another extension (src/health/coexistence.ts). */
+  apply(port: number, extra: Record<string, string> = {}, ssePort = true): void {
+    if (ssePort) {
+      this.collection.replace('CLAUDE_CODE_SSE_PORT', String(port));
+      // Older CLIs looked for this; 2.1.328 no longer reads it, but it is harmless.
+      this.collection.replace('ENABLE_IDE_INTEGRATION', 'true');
+    } else {
+      this.collection.delete('CLAUDE_CODE_SSE_PORT');
+      this.collection.delete('ENABLE_IDE_INTEGRATION');
+    }
     for (const [name, value] of Object.entries(extra)) this.collection.replace(name, value);
   }
 

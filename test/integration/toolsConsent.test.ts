@@ -79,4 +79,18 @@ describe('tools consent', () => {
     expect(JSON.parse(await fs.readFile(file, 'utf8')).mcpServers).toEqual({});
     expect(values.get('nativeClaude.toolsConsent')).toBe('declined');
   });
+
+  test('after Enable (and only after it succeeds) the permission-rules offer runs', async () => {
+    const { state, uiImpl } = setup('Enable');
+    const consent = new ToolsConsent(state, uiImpl, memoryLogger(), new ClaudeUserConfig(file));
+    const offered: string[] = [];
+    consent.onEnabled = async () => void offered.push(JSON.parse(await fs.readFile(file, 'utf8')).mcpServers.vscode.type);
+    await consent.offerOnce();
+    expect(offered).toEqual(['ws']); // the entry is written first
+    await fs.writeFile(file, '{ not json');
+    const broken = new ToolsConsent(state, uiImpl, memoryLogger(), new ClaudeUserConfig(file));
+    broken.onEnabled = consent.onEnabled;
+    await broken.enable();
+    expect(offered).toEqual(['ws']);
+  });
 });

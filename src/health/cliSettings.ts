@@ -1,0 +1,62 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+type Json = Record<string, unknown>;
+
+/** One JSON file of the CLI's, as read for the health page (never written here). */
+export interface JsonFileFacts {
+  file: string;
+  exists: boolean;
+  content?: Json;
+  /** Not valid JSON / not an object: what the CLI would also choke on. */
+  problem?: string;
+}
+
+export async function readJsonFile(file: string): Promise<JsonFileFacts> {
+  let text: string;
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) return { file, exists: true, problem: 'not a regular file' };
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file, exists: false };
+    return { file, exists: true, problem: (error as Error).message };
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { file, exists: true, problem: 'does not hold a JSON object' };
+    return { file, exists: true, content: parsed as Json };
+  } catch (error) {
+    return { file, exists: true, problem: `not valid JSON (${(error as Error).message})` };
+  }
+}
+
+export type SettingsScope = 'user' | 'project' | 'local';
+
+/**
+ * The settings files the CLI merges for a session in `folder` (managed policy aside):
+ * `<config dir>/settings.json`, `<folder>/.claude/settings.json`, `<folder>/.claude/settings.local.json`.
+ */
+export function settingsFiles(configDir: string, folders: readonly string[]): Array<{ scope: SettingsScope; file: string }> {
+  return [
+    { scope: 'user', file: path.join(configDir, 'settings.json') },
+    ...folders.flatMap((folder) => [
+      { scope: 'project' as const, file: path.join(folder, '.claude', 'settings.json') },
+      { scope: 'local' as const, file: path.join(folder, '.claude', 'settings.local.json') },
+    ]),
+  ];
+}
+
+/** `permissions.defaultMode` and `permissions.allow` of a settings file. */
+export function permissionsOf(content: Json | undefined): { defaultMode?: string; allow: string[] } {
+  const permissions = content?.permissions;
+  if (typeof permissions !== 'object' || permissions === null) return { allow: [] };
+  const { defaultMode, allow } = permissions as Json;
+  return {
+    defaultMode: typeof defaultMode === 'string' ? defaultMode : undefined,
+    allow: Array.isArray(allow) ? allow.filter((r): r is string => typeof r === 'string') : [],
+  };
+}
+
+/** Modes in which the CLI edits without asking, so no review diff ever opens (ide-protocol.md §3). */
+export const MODES_WITHOUT_REVIEW = ['acceptEdits', 'bypassPermissions', 'auto'] as const;

@@ -1,0 +1,111 @@
+import * as net from 'node:net';
+import WebSocket from 'ws';
+import { readJsonFile, settingsFiles } from './cliSettings';
+import type { SetupFacts, TerminalFacts, IdeExtensionChoice } from './checkSetup';
+import { findOnPath, readCliVersion } from './cliProbe';
+import { lockFileDirectories, readLockFiles } from './lockFiles';
+import { rulesToAdd, userSettingsPath, type ApprovalModeForRules } from '../route/permissionRules';
+import { claudeUserConfigPath } from '../route/claudeUserConfig';
+import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../route/toolsRouteEntry';
+import { matchesToolLevelRules } from './supportedCli';
+import * as path from 'node:path';
+
+/** What only the editor knows; everything else is read from disk, the PATH and the sockets. */
+export interface EditorFacts {
+  workspaceFolders: string[];
+  server: { running: boolean; port?: number; lockFilePath?: string; token?: string; startError?: string };
+  lockPid: number;
+  terminals: TerminalFacts[];
+  providesTerminalPort: boolean;
+  claudeCommand: string;
+  approvalMode: ApprovalModeForRules;
+  anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
+}
+
+export interface GatherOptions {
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  /** `claude --version` may take a while on a cold disk. */
+  versionTimeoutMs?: number;
+}
+
+export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptions = {}): Promise<SetupFacts> {
+  const env = options.env ?? process.env;
+  const home = options.home;
+  const configFile = claudeUserConfigPath(env, home);
+  const settingsFile = userSettingsPath(env, home);
+  const [lockFiles, cli, userConfig, settings, listening, reach] = await Promise.all([
+    readLockFiles(lockFileDirectories(env, home)),
+    probeCli(editor.claudeCommand, env, options.versionTimeoutMs),
+    readJsonFile(configFile),
+    Promise.all(settingsFiles(path.dirname(settingsFile), editor.workspaceFolders).map(async ({ scope, file }) => ({ scope, ...(await readJsonFile(file)) }))),
+    editor.server.running && editor.server.port ? tcpListening(editor.server.port) : Promise.resolve(undefined),
+    editor.server.running && editor.server.port && editor.server.token ? toolsRouteAccepts(editor.server.port, editor.server.token) : Promise.resolve(undefined),
+  ]);
+  const mcpServers = userConfig.content?.mcpServers as Record<string, unknown> | undefined;
+  return {
+    workspaceFolders: editor.workspaceFolders,
+    server: { running: editor.server.running, port: editor.server.port, lockFilePath: editor.server.lockFilePath, startError: editor.server.startError, listening },
+    lockFiles,
+    lockPid: editor.lockPid,
+    terminals: editor.terminals,
+    providesTerminalPort: editor.providesTerminalPort,
+    cli,
+    userConfig,
+    settings,
+    toolsRoute: {
+      serverName: TOOLS_SERVER_NAME,
+      expectedEntry: toolsRouteEntry(),
+      entry: mcpServers && typeof mcpServers === 'object' ? mcpServers[TOOLS_SERVER_NAME] : undefined,
+      reachable: reach?.ok,
+      reachError: reach?.error,
+    },
+    suggestedRules: rulesToAdd(editor.approvalMode, matchesToolLevelRules(cli.version ?? '')),
+    anthropicExtension: editor.anthropicExtension,
+  };
+}
+
+/** The program part of `nativeClaude.claudeCommand` (it may be a command line such as `claude --model x`). */
+export function programOf(command: string): string {
+  return command.trim().split(/\s+/)[0] || 'claude';
+}
+
+async function probeCli(command: string, env: NodeJS.ProcessEnv, timeoutMs?: number): Promise<SetupFacts['cli']> {
+  const program = programOf(command);
+  const found = await findOnPath(program, env);
+  if (!found) return { command: program };
+  try {
+    return { command: program, path: found, version: await readCliVersion(found, env, timeoutMs) };
+  } catch (error) {
+    return { command: program, path: found, error: (error as Error).message };
+  }
+}
+
+function tcpListening(port: number, timeoutMs = 2000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** Opens the tools route the way claude does (token header, `mcp` subprotocol) and closes it at once. */
+export function toolsRouteAccepts(port: number, token: string, timeoutMs = 3000): Promise<{ ok: boolean; error?: string }> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/tools`, 'mcp', { headers: { 'X-Claude-Code-Ide-Authorization': token }, handshakeTimeout: timeoutMs });
+    ws.once('open', () => {
+      ws.close(1000);
+      resolve({ ok: true });
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      ws.terminate();
+      resolve({ ok: false, error: `HTTP ${res.statusCode}` });
+    });
+    ws.once('error', (error) => resolve({ ok: false, error: error.message }));
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * The claude CLI versions this extension supports. h5 (issue 13) defines the same range in
+ * src/server/clientVersion.ts (`SUPPORTED_CLI_RANGE`); once that is merged, this file should re-export
+ * it instead of repeating it. Until then this is the one place the health check reads it from.
+ */
+export const SUPPORTED_CLI_RANGE = { oldest: '1.0.128', below: '3.0.0' } as const;
+
+type Triple = [number, number, number];
+
+/** `2.1.328 (Claude Code)` → [2, 1, 328]; undefined when no x.y.z is in the text. */
+export function parseCliVersion(text: string): Triple | undefined {
+  const match = /(\d+)\.(\d+)\.(\d+)/.exec(text);
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
+function compare(a: Triple, b: Triple): number {
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return 0;
+}
+
+export type CliVersionSupport = 'supported' | 'too-old' | 'too-new' | 'unknown';
+
+export function cliVersionSupport(version: string): CliVersionSupport {
+  const v = parseCliVersion(version);
+  if (!v) return 'unknown';
+  if (compare(v, parseCliVersion(SUPPORTED_CLI_RANGE.oldest)!) < 0) return 'too-old';
+  if (compare(v, parseCliVersion(SUPPORTED_CLI_RANGE.below)!) >= 0) return 'too-new';
+  return 'supported';
+}
+
+/** Whether this CLI matches tool-level permission rules (`mcp__vscode__read_file`); 1.0.x matches only `mcp__vscode`. */
+export function matchesToolLevelRules(version: string): boolean | undefined {
+  const v = parseCliVersion(version);
+  return v ? v[0] >= 2 : undefined;
+}

@@ -1,0 +1,31 @@
+import * as vscode from 'vscode';
+import { findOnPath, readCliVersion } from '../health/cliProbe';
+import { programOf } from '../health/gatherFacts';
+import { matchesToolLevelRules } from '../health/supportedCli';
+import { ClaudeUserSettings, offerPermissionRules, rulesToAdd, type ApprovalModeForRules } from '../route/permissionRules';
+
+/** The version of the claude a terminal would run, when it can be told (decides the rule form). */
+async function cliVersion(): Promise<string | undefined> {
+  const command = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
+  const found = await findOnPath(programOf(command));
+  return found ? readCliVersion(found).catch(() => undefined) : undefined;
+}
+
+/** `nativeClaude.addPermissionRules`: the offer from src/route/permissionRules.ts with a modal dialog as its UI. */
+export function registerPermissionRulesCommand(log: vscode.LogOutputChannel): vscode.Disposable {
+  return vscode.commands.registerCommand('nativeClaude.addPermissionRules', async () => {
+    const version = await cliVersion();
+    const approvalMode = vscode.workspace.getConfiguration('nativeClaude').get<ApprovalModeForRules>('approvalMode', 'write-only');
+    return offerPermissionRules({
+      settings: new ClaudeUserSettings(),
+      rules: rulesToAdd(approvalMode, matchesToolLevelRules(version ?? '')),
+      cliVersion: version,
+      log,
+      ui: {
+        ask: (question, detail, ...choices) => vscode.window.showInformationMessage(question, { modal: true, detail }, ...choices),
+        inform: (message) => void vscode.window.showInformationMessage(message),
+        fail: (message) => void vscode.window.showErrorMessage(message, 'Show Log').then((c) => c && log.show()),
+      },
+    });
+  });
+}
