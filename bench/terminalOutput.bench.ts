@@ -4,7 +4,7 @@
 // two-line redraw) in 4 KB chunks, as execution.read() delivers it.
 // Run: npx ts-node --transpile-only bench/terminalOutput.bench.ts
 
-import { collectTerminalOutput } from '../src/util/terminalOutput';
+import { collectTerminalOutput } from '../src/terminal/terminalOutput';
 
 const ESC = '\x1b';
 const RUNS = 7;

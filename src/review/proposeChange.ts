@@ -4,10 +4,10 @@ import type { DiagnosticsSource } from '../host/diagnostics';
 import type { ApprovalMode, DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
-import { matchOriginalFormat, stripBom, toLf } from '../util/textFormat';
-import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../util/workspacePaths';
-import { readTextIfExists, UnreadableFileError } from '../util/readTextIfExists';
-import { CHANGE_DIAGNOSTICS_WAIT_MS, displayPath, trackChangeDiagnostics } from '../tools/changeDiagnostics';
+import { matchOriginalFormat, stripBom, toLf } from '../workspace/textFormat';
+import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
+import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
+import { CHANGE_DIAGNOSTICS_WAIT_MS, displayPath, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
 
 export interface ChangeDependencies {
   review: ReviewHost;

@@ -1,4 +1,4 @@
-import type { Disposable, IdeSession, IdeSessionSource } from './ideSessions';
+import type { Disposable, IdeSession, IdeSessionSource } from '../server/ideSessions';
 import { realTimers, type Range, type Timers } from './selectionNotifier';
 import type { Logger } from '../util/logger';
 

@@ -1,4 +1,4 @@
-import type { Disposable, IdeSession, IdeSessionSource } from './ideSessions';
+import type { Disposable, IdeSession, IdeSessionSource } from '../server/ideSessions';
 import type { Logger } from '../util/logger';
 
 /** 0-based, as VS Code and the CLI both count (ide-protocol.md §4.1). */

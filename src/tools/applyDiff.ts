@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
 import { proposeChange, type ChangeDependencies } from '../review/proposeChange';
-import { applyDiffPayload, SearchReplaceParseError } from '../util/searchReplaceBlocks';
+import { applyDiffPayload, SearchReplaceParseError } from './searchReplaceBlocks';
 import { changeResult } from './changeResult';
 import { defineTool } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';

@@ -8,11 +8,12 @@ import * as path from 'path';
 import { z } from 'zod';
 import type { DiagnosticsSource, FileDiagnostics, SeverityName } from '../host/diagnostics';
 import type { WorkspaceHost } from '../host/workspace';
-import type { WorkspacePath } from '../util/workspacePaths';
+import type { WorkspacePath } from '../workspace/workspacePaths';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
-import { pathOfFileUri } from '../util/fileUri';
-import { settleDiagnostics } from './settleDiagnostics';
+import { pathOfFileUri } from '../workspace/fileUri';
+import { inScope, relativeForDisplay, type PathScope, type WorkspaceFolderView } from '../workspace/displayPaths';
+import { settleDiagnostics } from '../diagnostics/settleDiagnostics';
 
 /** The most get_diagnostics waits for fresh reports (the model's call has no short timeout; this keeps it snappy). */
 export const TOOL_WAIT_MS = 2000;
@@ -34,42 +35,6 @@ export function severityKey(name: SeverityName | string): SeverityFilter {
   return (SEVERITIES as readonly string[]).includes(lower) ? (lower as SeverityFilter) : 'information';
 }
 
-export interface PathScope {
-  /** Absolute paths the filter target is known by (as given and real); a file or a folder. */
-  roots: string[];
-}
-
-/** True when `file` is one of the roots or lies inside one (compared case-insensitively on Windows). */
-export function inScope(file: string, scope: PathScope, platform: NodeJS.Platform = process.platform): boolean {
-  const norm = (p: string) => (platform === 'win32' ? p.replace(/\//g, '\\').toLowerCase() : p);
-  const sep = platform === 'win32' ? '\\' : '/';
-  const f = norm(file);
-  return scope.roots.some((root) => {
-    const r = norm(root).replace(/[\\/]+$/, '');
-    return f === r || f.startsWith(r + sep);
-  });
-}
-
-export interface WorkspaceFolderView {
-  /** Paths the folder is known by (as given, and its real path when different). */
-  paths: string[];
-  name: string;
-}
-
-/** Workspace-relative path for output (forward slashes, folder name first when several); absolute when outside. */
-export function relativeForDisplay(file: string, folders: readonly WorkspaceFolderView[], platform: NodeJS.Platform = process.platform): string {
-  const api = platform === 'win32' ? path.win32 : path.posix;
-  let best: { rel: string; name: string; length: number } | undefined;
-  for (const folder of folders) {
-    for (const root of folder.paths) {
-      if (!inScope(file, { roots: [root] }, platform)) continue;
-      if (!best || root.length > best.length) best = { rel: api.relative(root, file), name: folder.name, length: root.length };
-    }
-  }
-  if (!best) return file.replace(/\\/g, '/');
-  const rel = best.rel.replace(/\\/g, '/');
-  return folders.length > 1 ? (rel === '' ? best.name : `${best.name}/${rel}`) : rel;
-}
 
 export interface ProblemLine {
   severity: SeverityFilter;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { DiagnosticsSource, FileDiagnostics } from '../host/diagnostics';
 import type { RecentEdits } from '../review/recentEdits';
-import { pathOfFileUri } from '../util/fileUri';
+import { pathOfFileUri } from '../workspace/fileUri';
 import { defineTool } from './toolDefinition';
-import { settleDiagnostics } from './settleDiagnostics';
+import { settleDiagnostics } from '../diagnostics/settleDiagnostics';
 
 /**
  * How long the call with a uri may wait for the file's problems: the CLI gives up at 500 ms and, after

@@ -1,7 +1,6 @@
 // MCP server `instructions`: the CLI puts them in front of the model with the server's tools, so the
 // model knows when VS Code's tools are the better choice. Short and specific: they cost context on every request.
 
-import type { Route } from '../server/auth';
 
 /** The `/tools` route (tools seen as mcp__vscode__*). */
 export const TOOLS_INSTRUCTIONS = [
@@ -18,6 +17,7 @@ export const IDE_INSTRUCTIONS =
   "getDiagnostics returns the problems VS Code's language servers report (the Problems panel) for one file (uri) or every file, as they are on disk. " +
   'After changing code, use it instead of running a compiler, type checker or linter.';
 
-export function serverInstructions(route: Route): string {
+/** `route`: the server's two routes (src/server/auth.ts `Route`), named here so tools never import the server. */
+export function serverInstructions(route: 'ide' | 'tools'): string {
   return route === 'tools' ? TOOLS_INSTRUCTIONS : IDE_INSTRUCTIONS;
 }

@@ -13,7 +13,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
-import { isForbiddenListingRoot, type WorkspacePath } from '../util/workspacePaths';
+import { isForbiddenListingRoot, type WorkspacePath } from '../workspace/workspacePaths';
 import {
   cleanRipgrepPath,
   commonRipgrepArgs,

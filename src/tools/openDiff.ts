@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ReviewHost } from '../host/review';
 import type { RecentEdits } from '../review/recentEdits';
 import { defineTool, errorResult } from './toolDefinition';
-import { readTextIfExists, UnreadableFileError } from '../util/readTextIfExists';
+import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
 
 /**
  * The CLI's Edit/Write review (ide-protocol.md §3.2). Stays pending until a decision. The CLI writes

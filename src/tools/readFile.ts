@@ -7,8 +7,8 @@
 import { promises as fs } from 'fs';
 import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
-import { BINARY_SNIFF_BYTES } from '../util/binaryDetection';
-import { openRegularFile, UnreadableFileError } from '../util/readTextIfExists';
+import { BINARY_SNIFF_BYTES } from '../workspace/binaryDetection';
+import { openRegularFile, UnreadableFileError } from '../workspace/readTextIfExists';
 import { displayPath } from './searchFiles';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';

@@ -8,7 +8,7 @@ import * as path from 'path';
 import { StringDecoder } from 'string_decoder';
 import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
-import { isForbiddenListingRoot, type WorkspacePath } from '../util/workspacePaths';
+import { isForbiddenListingRoot, type WorkspacePath } from '../workspace/workspacePaths';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 

@@ -1,5 +1,5 @@
 import type { WorkspaceHost } from '../host/workspace';
-import { resolveInWorkspace, WorkspacePathError, type WorkspacePath } from '../util/workspacePaths';
+import { resolveInWorkspace, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
 
 /** Resolves a tool's path inside the workspace, or returns the message the model should read. */
 export async function workspaceTarget(

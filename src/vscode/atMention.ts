@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { buildAtMention, formatAtMention, MentionDispatcher, type AtMentionParams, type MentionOutcome } from '../selection/atMention';
-import type { IdeSession, IdeSessionSource } from '../selection/ideSessions';
-import { findClaudeTerminal, parentPidReaderFor, type ParentPidReader } from '../selection/processAncestry';
+import type { IdeSession, IdeSessionSource } from '../server/ideSessions';
+import { findClaudeTerminal, parentPidReaderFor, type ParentPidReader } from '../terminal/processAncestry';
 import type { Logger } from '../util/logger';
 import type { SharingPolicy } from '../selection/sharingPolicy';
 import { diskPathOf, isRealFile } from './selectionTracker';

@@ -8,7 +8,7 @@
 import { promises as fs } from 'node:fs';
 import type * as vscode from 'vscode';
 import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, Disposable, FileDiagnostics, LoadOutcome, SeverityName } from '../host/diagnostics';
-import { stripBom } from '../util/textFormat';
+import { stripBom } from '../workspace/textFormat';
 
 /** The part of `vscode.languages` used here. */
 export interface DiagnosticsApi {

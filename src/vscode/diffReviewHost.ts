@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../host/review';
 import { ReviewRegistry } from '../review/reviewRegistry';
-import { detectEol, stripBom, toLf, withEol } from '../util/textFormat';
+import { detectEol, stripBom, toLf, withEol } from '../workspace/textFormat';
 import { MemoryFileSystem, ORIGINAL_SCHEME, PROPOSAL_SCHEME } from './proposalFileSystem';
 
 interface ReviewSides {

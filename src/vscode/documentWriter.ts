@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { DocumentWriter } from '../host/documents';
-import { assertNoLinkSwappedIn, writeWithoutFollowing } from '../util/noFollowWrite';
-import { stripBom } from '../util/textFormat';
+import { assertNoLinkSwappedIn, writeWithoutFollowing } from '../workspace/noFollowWrite';
+import { stripBom } from '../workspace/textFormat';
 
 /**
  * Writes accepted changes through a VS Code document and saves it, so format-on-save, the file's

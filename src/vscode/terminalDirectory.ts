@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { TerminalDirectory } from '../selection/sessionTerminals';
+import type { TerminalDirectory } from '../terminal/sessionTerminals';
 
 /** The window's integrated terminals for {@link SessionTerminals}: shell pids, the one in front, changes. */
 export function vscodeTerminalDirectory(): TerminalDirectory<vscode.Terminal> {

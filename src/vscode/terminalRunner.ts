@@ -17,7 +17,7 @@
 import * as path from 'path';
 import type * as vscode from 'vscode';
 import type { CommandOutcome, TerminalHost } from '../host/terminal';
-import { collectTerminalOutput, type CollectedTerminalOutput } from '../util/terminalOutput';
+import { collectTerminalOutput, type CollectedTerminalOutput } from '../terminal/terminalOutput';
 
 /** The part of `vscode.window` used here. */
 export interface TerminalApi {

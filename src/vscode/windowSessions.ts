@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { ClaudeUserConfig } from '../route/claudeUserConfig';
 import { TOOLS_SERVER_NAME } from '../route/toolsRouteEntry';
-import { bridgeSessionSource } from '../selection/ideSessions';
-import { parentPidReaderFor } from '../selection/processAncestry';
-import { SessionTerminals } from '../selection/sessionTerminals';
+import { bridgeSessionSource } from '../server/ideSessions';
+import { parentPidReaderFor } from '../terminal/processAncestry';
+import { SessionTerminals } from '../terminal/sessionTerminals';
 import type { IdeBridge } from '../server/ideBridge';
 import type { LaunchOptions } from './commands';
 import { describeSession, type SessionLabel } from './statusBar';

@@ -5,8 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { PathChangedError, writeWithoutFollowing } from '../../src/util/noFollowWrite';
-import { readTextIfExists, UnreadableFileError } from '../../src/util/readTextIfExists';
+import { PathChangedError, writeWithoutFollowing } from '../../src/workspace/noFollowWrite';
+import { readTextIfExists, UnreadableFileError } from '../../src/workspace/readTextIfExists';
 import { resultText, startWorkspaceToolServer } from '../support/workspaceToolServer';
 
 jest.setTimeout(20_000);

@@ -1,4 +1,4 @@
-import { writeWithoutFollowing } from '../../src/util/noFollowWrite';
+import { writeWithoutFollowing } from '../../src/workspace/noFollowWrite';
 import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics } from '../../src/host/diagnostics';
 import type { DocumentWriter } from '../../src/host/documents';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../../src/host/review';

@@ -1,4 +1,4 @@
-import type { IdeSession, IdeSessionSource } from '../../src/selection/ideSessions';
+import type { IdeSession, IdeSessionSource } from '../../src/server/ideSessions';
 
 export interface SentNotification {
   session: number;

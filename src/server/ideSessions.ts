@@ -1,0 +1,99 @@
+import type { Connection } from './ideServer';
+
+/** Something that can be stopped; VS Code's `Disposable` has the same shape. */
+export interface Disposable {
+  dispose(): void;
+}
+
+/** One Claude Code CLI session (a connection that sent `ide_connected`), as the selection code sees it. */
+export interface IdeSession {
+  /** The connection id; stable for the life of the socket. */
+  readonly id: number;
+  /** The CLI's pid from `ide_connected`; undefined when the CLI did not say. */
+  readonly cliPid?: number;
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
+}
+
+/** The live CLI sessions of the window and the moment each new one announces itself. */
+export interface IdeSessionSource {
+  sessions(): IdeSession[];
+  onDidConnect(listener: (session: IdeSession) => void): Disposable;
+  /**
+   * The sessions the user means right now (the one whose terminal is in front, else all); selections
+   * and at-mentions go to these. Absent: all of `sessions()`.
+   */
+  targets?(): IdeSession[];
+  /** `targets()` may have changed (another terminal came to the front, a session came or went). */
+  onDidChangeTargets?(listener: () => void): Disposable;
+}
+
+/** Sessions come and go (also the ones that never sent `ide_connected` leave through this). */
+export interface IdeSessionChanges {
+  onDidChange(listener: () => void): Disposable;
+}
+
+type SessionConnection = Pick<Connection, 'id' | 'cliPid' | 'session'>;
+
+/** The part of `IdeServer` this module uses. */
+export interface SessionServer {
+  ideSessions(): SessionConnection[];
+  on(event: 'ideSession', listener: (connection: Connection) => void): unknown;
+  off(event: 'ideSession', listener: (connection: Connection) => void): unknown;
+}
+
+/** The part of `IdeBridge` this module uses: its server is replaced on every start/restart. */
+export interface SessionBridge {
+  readonly ideServer: SessionServer | undefined;
+  on(event: 'change', listener: () => void): unknown;
+  off(event: 'change', listener: () => void): unknown;
+}
+
+/**
+ * Follows the bridge's current server (a restart builds a new `IdeServer`) so listeners attached once
+ * keep hearing about new CLI sessions.
+ */
+export function bridgeSessionSource(bridge: SessionBridge): IdeSessionSource & IdeSessionChanges & Disposable {
+  const listeners = new Set<(session: IdeSession) => void>();
+  let server: SessionServer | undefined;
+  const onIdeSession = (connection: Connection) => {
+    const session = toIdeSession(connection);
+    for (const listener of [...listeners]) listener(session);
+  };
+  const follow = () => {
+    if (bridge.ideServer === server) return;
+    server?.off('ideSession', onIdeSession);
+    server = bridge.ideServer;
+    server?.on('ideSession', onIdeSession);
+  };
+  bridge.on('change', follow);
+  follow();
+  return {
+    sessions: () => (bridge.ideServer?.ideSessions() ?? []).filter((c) => c.session !== undefined).map(toIdeSession),
+    onDidConnect: (listener) => {
+      listeners.add(listener);
+      return { dispose: () => listeners.delete(listener) };
+    },
+    onDidChange: (listener) => {
+      bridge.on('change', listener);
+      return { dispose: () => bridge.off('change', listener) };
+    },
+    dispose: () => {
+      bridge.off('change', follow);
+      server?.off('ideSession', onIdeSession);
+      server = undefined;
+      listeners.clear();
+    },
+  };
+}
+
+function toIdeSession(connection: SessionConnection): IdeSession {
+  return {
+    id: connection.id,
+    // The server records 0 when `ide_connected` carried no pid.
+    cliPid: connection.cliPid ? connection.cliPid : undefined,
+    notify: (method, params) =>
+      connection.session
+        ? connection.session.notify(method, params)
+        : Promise.reject(new Error(`connection #${connection.id} has no MCP session yet`)),
+  };
+}

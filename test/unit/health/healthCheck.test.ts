@@ -1,0 +1,175 @@
+import { checkSetup, HEALTH_COMMANDS, type SetupFacts } from '../../../src/health/checkSetup';
+import { allFindings, problems } from '../../../src/health/findings';
+import { renderHealthHtml } from '../../../src/health/renderHealth';
+import { cliVersionSupport, matchesToolLevelRules } from '../../../src/health/supportedCli';
+import { toolsRouteEntry } from '../../../src/route/toolsRouteEntry';
+import { foldersOverlap } from '../../../src/health/lockFiles';
+
+const WS = '/home/u/project';
+const PORT = 41234;
+const PID = 777;
+
+/** A setup where everything is right; each test breaks one thing. */
+function healthy(): SetupFacts {
+  return {
+    workspaceFolders: [WS],
+    server: { running: true, port: PORT, lockFilePath: `/home/u/.claude/ide/${PORT}.lock`, listening: true },
+    lockFiles: [{ path: `/home/u/.claude/ide/${PORT}.lock`, port: PORT, mode: 0o600, pid: PID, pidAlive: true, workspaceFolders: [WS], ideName: 'Visual Studio Code' }],
+    lockPid: PID,
+    terminals: [{ name: 'bash', ssePort: String(PORT) }],
+    providesTerminalPort: true,
+    cli: { command: 'claude', path: '/usr/bin/claude', version: '2.1.328 (Claude Code)' },
+    userConfig: { file: '/home/u/.claude.json', exists: true, content: { mcpServers: { vscode: toolsRouteEntry() } } },
+    settings: [{ scope: 'user', file: '/home/u/.claude/settings.json', exists: false }],
+    toolsRoute: { serverName: 'vscode', expectedEntry: toolsRouteEntry(), entry: toolsRouteEntry(), reachable: true },
+    suggestedRules: [],
+  };
+}
+const ids = (facts: SetupFacts) => allFindings(checkSetup(facts)).map((f) => f.id);
+const find = (facts: SetupFacts, id: string) => allFindings(checkSetup(facts)).find((f) => f.id === id);
+
+describe('health check', () => {
+  test('a healthy setup has no problems, and says what it checked', () => {
+    const report = checkSetup(healthy());
+    expect(problems(report)).toEqual([]);
+    expect(ids(healthy())).toEqual(['server.ok', 'lockFile.ok', 'terminals.ok', 'cli.ok', 'tools.entry', 'tools.reachable']);
+  });
+
+  test('terminals without CLAUDE_CODE_SSE_PORT: named, with a relaunch fix for exactly those', () => {
+    const facts = healthy();
+    facts.terminals = [{ name: 'old zsh', ssePort: null }, { name: 'bash', ssePort: String(PORT) }, { name: 'task', ssePort: undefined }];
+    const finding = find(facts, 'terminals.missingPort')!;
+    expect(finding.severity).toBe('warning');
+    expect(finding.title).toMatch(/1 terminal opened before the IDE server started lacks CLAUDE_CODE_SSE_PORT/);
+    expect(finding.fixes).toEqual([{ label: 'Relaunch these terminals', command: HEALTH_COMMANDS.relaunchTerminals, args: [['old zsh']] }]);
+  });
+
+  test('a terminal pointing at another port is reported separately', () => {
+    const facts = healthy();
+    facts.terminals = [{ name: 'x', ssePort: '5555' }];
+    expect(find(facts, 'terminals.otherPort')?.detail?.[0]).toMatch(/"x" → 5555/);
+  });
+
+  test('another live lock file listing the folder: who wrote it and what the CLI does', () => {
+    const facts = healthy();
+    facts.lockFiles.push({ path: '/home/u/.claude/ide/5000.lock', port: 5000, mode: 0o644, pid: PID, pidAlive: true, workspaceFolders: [WS], ideName: 'Visual Studio Code' });
+    facts.anthropicExtension = { version: '1.0.109', active: true };
+    const finding = find(facts, 'lockFiles.competing')!;
+    expect(finding.title).toBe("Another IDE lists this folder: Anthropic's Claude Code extension in this VS Code (port 5000)");
+    expect(finding.detail!.join(' ')).toMatch(/connects to neither by itself; \/ide lets you pick/);
+    expect(find(facts, 'coexistence.both')?.fixes?.[0].command).toBe(HEALTH_COMMANDS.chooseIdeExtension);
+  });
+
+  test('a parent folder counts as competing; an unrelated folder does not; another window (0600, same pid) is named', () => {
+    const facts = healthy();
+    facts.lockFiles.push({ path: '/l/1.lock', port: 1, mode: 0o600, pid: PID, pidAlive: true, workspaceFolders: ['/home/u'] });
+    facts.lockFiles.push({ path: '/l/2.lock', port: 2, mode: 0o600, pid: PID, pidAlive: true, workspaceFolders: ['/home/u/other'] });
+    const competing = allFindings(checkSetup(facts)).filter((f) => f.id === 'lockFiles.competing');
+    expect(competing.map((f) => f.title)).toEqual(['Another IDE lists this folder: another window of this VS Code (port 1)']);
+  });
+
+  test('a stale lock file (dead pid) gets a delete fix with its path', () => {
+    const facts = healthy();
+    facts.lockFiles.push({ path: '/l/9.lock', port: 9, mode: 0o644, pid: 999999, pidAlive: false, workspaceFolders: [WS] });
+    expect(find(facts, 'lockFiles.stale')?.fixes).toEqual([{ label: 'Delete it', command: HEALTH_COMMANDS.deleteStaleLockFile, args: ['/l/9.lock'] }]);
+  });
+
+  test('our lock file missing, with a dead pid, or without a folder of the window', () => {
+    const missing = healthy();
+    missing.lockFiles = [];
+    expect(find(missing, 'lockFile.missing')?.severity).toBe('error');
+    const dead = healthy();
+    dead.lockFiles[0].pidAlive = false;
+    expect(find(dead, 'lockFile.bad')?.detail?.join(' ')).toMatch(/pid is not a live process/);
+    const folder = healthy();
+    folder.workspaceFolders = [WS, '/srv/two'];
+    expect(find(folder, 'lockFile.bad')?.detail?.join(' ')).toMatch(/Not listed: \/srv\/two/);
+  });
+
+  test('server stopped: error with Start fix, and no terminal or lock-file findings', () => {
+    const facts = healthy();
+    facts.server = { running: false, startError: 'EACCES' };
+    expect(ids(facts)).toContain('server.stopped');
+    expect(find(facts, 'server.stopped')?.detail).toEqual(['It failed to start: EACCES']);
+    expect(ids(facts)).not.toContain('terminals.ok');
+  });
+
+  test('claude missing from PATH, too old, too new', () => {
+    const none = healthy();
+    none.cli = { command: 'claude' };
+    expect(find(none, 'cli.notFound')?.severity).toBe('error');
+    const old = healthy();
+    old.cli.version = '1.0.100';
+    expect(find(old, 'cli.too-old')?.title).toMatch(/outside the supported range \(1\.0\.128 or newer, below 3\.0\.0\)/);
+    const young = healthy();
+    young.cli.version = '3.0.1 (Claude Code)';
+    expect(ids(young)).toContain('cli.too-new');
+  });
+
+  test('CLI settings that hide the review: diffTool terminal, defaultMode acceptEdits/bypass/auto; autoConnectIde explained', () => {
+    const facts = healthy();
+    facts.userConfig.content = { ...facts.userConfig.content, diffTool: 'terminal', autoConnectIde: true };
+    facts.settings = [
+      { scope: 'user', file: '/u/settings.json', exists: true, content: { permissions: { defaultMode: 'acceptEdits' } } },
+      { scope: 'project', file: `${WS}/.claude/settings.json`, exists: true, content: { permissions: { defaultMode: 'bypassPermissions' } } },
+      { scope: 'local', file: `${WS}/.claude/settings.local.json`, exists: true, content: { permissions: { defaultMode: 'default' } } },
+    ];
+    const report = checkSetup(facts);
+    expect(problems(report).map((f) => f.title)).toEqual([
+      'diffTool is "terminal": edits are shown in the terminal, never in VS Code\'s review diff',
+      'permissions.defaultMode is "acceptEdits" (user settings): claude edits without asking, so no review diff opens',
+      'permissions.defaultMode is "bypassPermissions" (project settings): claude edits without asking, so no review diff opens',
+    ]);
+    expect(find(facts, 'config.diffTool')?.fixes).toEqual([{ label: 'Open .claude.json', command: HEALTH_COMMANDS.openFile, args: ['/home/u/.claude.json'] }]);
+    expect(ids(facts)).toContain('config.autoConnectIde');
+  });
+
+  test('tools route: missing, outdated, unreachable; permission rules offered when missing', () => {
+    const missing = healthy();
+    missing.toolsRoute.entry = undefined;
+    expect(find(missing, 'tools.missing')?.fixes?.[0].command).toBe(HEALTH_COMMANDS.enableTools);
+    const old = healthy();
+    old.toolsRoute.entry = { type: 'ws', url: 'ws://127.0.0.1:1234/tools' };
+    expect(ids(old)).toContain('tools.outdated');
+    const down = healthy();
+    down.toolsRoute.reachable = false;
+    down.toolsRoute.reachError = 'HTTP 401';
+    expect(find(down, 'tools.unreachable')?.detail).toEqual(['HTTP 401']);
+    const rules = healthy();
+    rules.suggestedRules = ['mcp__vscode__read_file'];
+    expect(find(rules, 'tools.permissionRules')?.fixes?.[0].command).toBe(HEALTH_COMMANDS.addPermissionRules);
+    rules.settings = [{ scope: 'user', file: '/u/settings.json', exists: true, content: { permissions: { allow: ['mcp__vscode__read_file'] } } }];
+    expect(ids(rules)).not.toContain('tools.permissionRules');
+  });
+
+  test("chose Anthropic's extension: says so, offers to switch back, and flags no missing server", () => {
+    const facts = healthy();
+    facts.server = { running: false };
+    facts.providesTerminalPort = false;
+    facts.anthropicExtension = { version: '1.0.109', active: true, choice: 'anthropic' };
+    expect(ids(facts)).toContain('coexistence.anthropic');
+    expect(ids(facts)).not.toContain('server.stopped');
+  });
+
+  test('the page: every finding and its fix as a command link; text is escaped', () => {
+    const facts = healthy();
+    facts.terminals = [{ name: '<b>x</b>', ssePort: null }];
+    const html = renderHealthHtml(checkSetup(facts), { refreshCommand: HEALTH_COMMANDS.checkSetup, generatedAt: new Date(0) });
+    expect(html).toContain('data-id="terminals.missingPort"');
+    expect(html).toContain(`href="command:${HEALTH_COMMANDS.relaunchTerminals}?${encodeURIComponent(JSON.stringify([['<b>x</b>']])).replace(/'/g, '&#39;')}"`);
+    expect(html).toContain('&quot;&lt;b&gt;x&lt;/b&gt;&quot;');
+    expect(html).not.toContain('<b>x</b>');
+    expect(html).not.toMatch(/<script/);
+  });
+
+  test('supported range and rule forms', () => {
+    expect(cliVersionSupport('2.1.328 (Claude Code)')).toBe('supported');
+    expect(cliVersionSupport('1.0.128')).toBe('supported');
+    expect(cliVersionSupport('1.0.127')).toBe('too-old');
+    expect(cliVersionSupport('nonsense')).toBe('unknown');
+    expect(matchesToolLevelRules('1.0.109')).toBe(false);
+    expect(matchesToolLevelRules('2.0.0')).toBe(true);
+    expect(foldersOverlap('/a/b', '/a/b/c')).toBe(true);
+    expect(foldersOverlap('/a/b', '/a/bc')).toBe(false);
+  });
+});

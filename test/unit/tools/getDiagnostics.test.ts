@@ -1,0 +1,216 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type * as vscode from 'vscode';
+import type { FileDiagnostics } from '../../../src/host/diagnostics';
+import {
+  collectProblems,
+  formatProblem,
+  formatProblems,
+  severityKey,
+} from '../../../src/tools/getDiagnostics';
+import { inScope, relativeForDisplay } from '../../../src/workspace/displayPaths';
+import { codeString, severityName, toDiagnosticItem, VsCodeDiagnosticsSource, type DiagnosticsApi } from '../../../src/vscode/diagnosticsSource';
+import { pathOfFileUri } from '../../../src/workspace/fileUri';
+
+const item = (line: number, message: string, severity: 'Error' | 'Warning' | 'Information' | 'Hint', extra: { source?: string; code?: string } = {}) => ({
+  message,
+  severity,
+  range: { start: { line, character: 0 }, end: { line, character: 3 } },
+  ...extra,
+});
+
+describe('tools: get_diagnostics formatting', () => {
+  const files: FileDiagnostics[] = [
+    { uri: 'file:///w/src/b.ts', diagnostics: [item(9, 'Unused x', 'Warning', { source: 'eslint', code: 'no-unused-vars' })] },
+    { uri: 'file:///w/src/a b.ts', diagnostics: [item(0, "Cannot find name 'y'.\n  Did you mean 'x'?", 'Error', { source: 'ts', code: '2304' }), item(4, 'Hint here', 'Hint')] },
+    { uri: 'file:///elsewhere/lib.d.ts', diagnostics: [item(2, 'Outside', 'Information')] },
+    { uri: 'untitled:Untitled-1', diagnostics: [item(0, 'Not a file', 'Error')] },
+  ];
+  const display = (f: string) => relativeForDisplay(f, [{ paths: ['/w'], name: 'w' }], 'linux');
+
+  test('one line per problem, 1-based lines, workspace-relative paths, sorted by file and line', () => {
+    const problems = collectProblems(files, { display, platform: 'linux' });
+    expect(problems.map(formatProblem)).toEqual([
+      '[information] /elsewhere/lib.d.ts:3 — Outside',
+      "[error] src/a b.ts:1 — Cannot find name 'y'.\n      Did you mean 'x'? (ts 2304)",
+      '[hint] src/a b.ts:5 — Hint here',
+      '[warning] src/b.ts:10 — Unused x (eslint no-unused-vars)',
+    ]);
+  });
+
+  test('filters by severity and by a file or folder scope', () => {
+    expect(collectProblems(files, { display, severity: 'error', platform: 'linux' }).map((p) => p.file)).toEqual(['src/a b.ts']);
+    expect(collectProblems(files, { display, scope: { roots: ['/w/src/b.ts'] }, platform: 'linux' }).map((p) => p.line)).toEqual([10]);
+    expect(collectProblems(files, { display, scope: { roots: ['/w/src/'] }, platform: 'linux' })).toHaveLength(3);
+    expect(collectProblems(files, { display, scope: { roots: ['/w/sr'] }, platform: 'linux' })).toHaveLength(0);
+  });
+
+  test('says "No problems" with the filter, and counts by severity', () => {
+    expect(formatProblems([], ' in src with severity error')).toBe('No problems in src with severity error.');
+    expect(formatProblems([])).toBe('No problems.');
+    const text = formatProblems(collectProblems(files, { display, platform: 'linux' }));
+    expect(text.split('\n')[0]).toBe('4 problems (1 error, 1 warning, 1 information, 1 hint) in 3 files');
+  });
+
+  test('caps the list and says so', () => {
+    const many = Array.from({ length: 7 }, (_, i) => ({ severity: 'error' as const, file: 'a.ts', line: i + 1, message: 'm' }));
+    expect(formatProblems(many, '', 5).split('\n').pop()).toBe('truncated: true — 5 of 7 shown. Filter by path or severity to see the rest.');
+  });
+
+  test('uri and path helpers: raw file:// paths, Windows drive letters, case-insensitive scope on Windows, multi-root names', () => {
+    expect(pathOfFileUri('file:///w/a b.ts')).toBe('/w/a b.ts');
+    expect(pathOfFileUri('file://C:\\w\\a.ts')).toBe('C:\\w\\a.ts');
+    expect(pathOfFileUri('file:///c:/w/a.ts')).toBe('c:/w/a.ts');
+    expect(pathOfFileUri('_claude_fs_right:/w/a.ts')).toBeUndefined();
+    expect(inScope('C:\\W\\Src\\a.ts', { roots: ['c:\\w\\src'] }, 'win32')).toBe(true);
+    expect(inScope('/W/src/a.ts', { roots: ['/w/src'] }, 'linux')).toBe(false);
+    const folders = [
+      { paths: ['/w/app'], name: 'app' },
+      { paths: ['/w/lib', '/real/lib'], name: 'lib' },
+    ];
+    expect(relativeForDisplay('/real/lib/x.ts', folders, 'linux')).toBe('lib/x.ts');
+    expect(relativeForDisplay('C:\\w\\app\\x.ts', [{ paths: ['C:\\w\\app'], name: 'app' }], 'win32')).toBe('x.ts');
+    expect(severityKey('Info')).toBe('information');
+    expect(severityKey('Error')).toBe('error');
+  });
+});
+
+// A Uri stand-in: fsPath as given, toString() percent-encoded like vscode.Uri's.
+function fakeUri(fsPath: string, scheme = 'file'): vscode.Uri {
+  return { scheme, fsPath, path: fsPath, toString: () => `${scheme}://${encodeURI(fsPath)}` } as unknown as vscode.Uri;
+}
+
+function fakeLanguages(entries: [vscode.Uri, vscode.Diagnostic[]][]) {
+  const listeners = new Set<(e: vscode.DiagnosticChangeEvent) => void>();
+  const api = {
+    getDiagnostics: ((resource?: vscode.Uri) =>
+      resource ? (entries.find(([u]) => u.toString() === resource.toString())?.[1] ?? []) : entries) as DiagnosticsApi['getDiagnostics'],
+    onDidChangeDiagnostics: ((listener: (e: vscode.DiagnosticChangeEvent) => void) => {
+      listeners.add(listener);
+      return { dispose: () => listeners.delete(listener) };
+    }) as unknown as vscode.Event<vscode.DiagnosticChangeEvent>,
+  };
+  return { api, fire: (uris: vscode.Uri[]) => listeners.forEach((l) => l({ uris })), listeners };
+}
+
+const diag = (severity: number, code?: vscode.Diagnostic['code'], source?: string): vscode.Diagnostic =>
+  ({
+    message: 'msg',
+    severity,
+    range: { start: { line: 3, character: 4 }, end: { line: 3, character: 9 } },
+    source,
+    code,
+  }) as unknown as vscode.Diagnostic;
+
+describe('tools: diagnostics source adapter', () => {
+  test('maps severities, 0-based ranges, and codes (objects to their value) as strings', () => {
+    expect([0, 1, 2, 3].map((s) => severityName(s as vscode.DiagnosticSeverity))).toEqual(['Error', 'Warning', 'Information', 'Hint']);
+    expect(codeString(2304)).toBe('2304');
+    expect(codeString({ value: 'no-undef', target: fakeUri('/x') })).toBe('no-undef');
+    expect(codeString({ value: 7, target: fakeUri('/x') })).toBe('7');
+    expect(codeString(undefined)).toBeUndefined();
+    expect(toDiagnosticItem(diag(1, { value: 'rule', target: fakeUri('/x') }, 'eslint'))).toEqual({
+      message: 'msg',
+      severity: 'Warning',
+      range: { start: { line: 3, character: 4 }, end: { line: 3, character: 9 } },
+      source: 'eslint',
+      code: 'rule',
+    });
+    expect(toDiagnosticItem(diag(0))).not.toHaveProperty('code');
+  });
+
+  test('all(): file URIs only, raw (not percent-encoded) file:// + fsPath, empty lists dropped', () => {
+    const { api } = fakeLanguages([
+      [fakeUri('/w/a b#1.ts'), [diag(0, 'E1')]],
+      [fakeUri('/w/clean.ts'), []],
+      [fakeUri('Untitled-1', 'untitled'), [diag(0)]],
+    ]);
+    const source = new VsCodeDiagnosticsSource(api, (p) => fakeUri(p));
+    expect(source.all()).toEqual([{ uri: 'file:///w/a b#1.ts', diagnostics: [expect.objectContaining({ code: 'E1', severity: 'Error' })] }]);
+    expect(source.forFile('/w/a b#1.ts')).toHaveLength(1);
+    expect(source.forFile('/w/none.ts')).toEqual([]);
+  });
+
+  test('onDidChange reports file paths (fsPath, other schemes dropped) and unsubscribes', () => {
+    const { api, fire, listeners } = fakeLanguages([]);
+    const source = new VsCodeDiagnosticsSource(api, (p) => fakeUri(p));
+    const seen: (readonly string[])[] = [];
+    const subscription = source.onDidChange((paths) => seen.push(paths));
+    fire([fakeUri('/w/a b.ts'), fakeUri('Untitled-1', 'untitled')]);
+    fire([fakeUri('git-thing', 'git')]);
+    expect(seen).toEqual([['/w/a b.ts']]);
+    subscription.dispose();
+    expect(listeners.size).toBe(0);
+  });
+});
+
+test('tools pathOfFileUri keeps raw paths raw: the CLI does not percent-encode them', () => {
+  expect(pathOfFileUri('file:///w/a%20b.ts')).toBe('/w/a%20b.ts');
+});
+
+describe('tools: checked documents adapter', () => {
+  function fakeVsCode() {
+    const emitters = { open: new Set<(d: unknown) => void>(), change: new Set<(e: unknown) => void>(), created: new Set<(u: vscode.Uri) => void>(), changed: new Set<(u: vscode.Uri) => void>() };
+    const on = <T>(set: Set<T>) => (listener: T) => (set.add(listener), { dispose: () => set.delete(listener) });
+    const documents: Array<{ uri: vscode.Uri; languageId: string; isDirty: boolean; getText(): string }> = [];
+    const shown: string[] = [];
+    const tabs: vscode.Uri[] = [];
+    const api = {
+      workspace: {
+        textDocuments: documents,
+        openTextDocument: async (p: string) => {
+          const text = fs.readFileSync(p, 'utf8');
+          const doc = { uri: fakeUri(p), languageId: p.endsWith('.ts') ? 'typescript' : 'json', isDirty: false, getText: () => text };
+          documents.push(doc);
+          emitters.open.forEach((l) => l(doc));
+          return doc;
+        },
+        onDidOpenTextDocument: on(emitters.open),
+        onDidChangeTextDocument: on(emitters.change),
+        createFileSystemWatcher: () => ({ onDidCreate: on(emitters.created), onDidChange: on(emitters.changed), dispose: () => undefined }),
+      },
+      window: { tabGroups: { all: [{ tabs: tabs.map((uri) => ({ input: { uri } })) }] } },
+      showInBackground: async (uri: vscode.Uri) => void shown.push(uri.fsPath),
+    };
+    return { api: api as unknown as ConstructorParameters<typeof VsCodeDiagnosticsSource>[2], emitters, documents, shown, tabs };
+  }
+
+  test('load: TS/JS files get a background tab (checked only in tabs), JSON does not; missing files are skipped; matchesDisk compares with the disk', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-'));
+    try {
+      for (const f of ['a.ts', 'b.json']) fs.writeFileSync(path.join(dir, f), '1\n');
+      const { api, shown } = fakeVsCode();
+      const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
+      const docs = source.documents!;
+      expect(await docs.load(path.join(dir, 'a.ts'), { show: true })).toBe('opened');
+      expect(await docs.load(path.join(dir, 'a.ts'), { show: false })).toBe('loaded');
+      expect(await docs.load(path.join(dir, 'b.json'), { show: true })).toBe('opened');
+      expect(await docs.load(path.join(dir, 'gone.ts'), { show: true })).toBe('skipped');
+      expect(shown).toEqual([path.join(dir, 'a.ts')]);
+      expect(docs.lastChange(path.join(dir, 'a.ts')).document).toEqual(expect.any(Number));
+      expect(await docs.matchesDisk(path.join(dir, 'a.ts'))).toBe(true);
+      fs.writeFileSync(path.join(dir, 'a.ts'), '2\n'); // changed on disk, not reloaded yet
+      expect(await docs.matchesDisk(path.join(dir, 'a.ts'))).toBe(false);
+      expect(await docs.matchesDisk(path.join(dir, 'never-loaded.ts'))).toBeUndefined();
+      source.dispose();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('takeChangedOnDisk: each consumer gets each change once; .git and node_modules are ignored', () => {
+    const { api, emitters } = fakeVsCode();
+    const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
+    const docs = source.documents!;
+    emitters.changed.forEach((l) => l(fakeUri('/w/a.ts')));
+    emitters.created.forEach((l) => l(fakeUri('/w/node_modules/x/index.js')));
+    emitters.changed.forEach((l) => l(fakeUri('/w/.git/index')));
+    expect(docs.takeChangedOnDisk('ide')).toEqual(['/w/a.ts']);
+    expect(docs.takeChangedOnDisk('ide')).toEqual([]);
+    emitters.created.forEach((l) => l(fakeUri('/w/b.ts')));
+    expect(docs.takeChangedOnDisk('tools')).toEqual(['/w/a.ts', '/w/b.ts']);
+    expect(docs.takeChangedOnDisk('ide')).toEqual(['/w/b.ts']);
+    source.dispose();
+  });
+});
