@@ -23,6 +23,7 @@ import { createToolsConsent } from './vscode/toolsRoute';
 import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
 import { executeCommandTool } from './tools/executeCommand';
 import { modalCommandApprover } from './vscode/commandApprover';
+import { showCompatibilityNotice } from './vscode/compatibilityNotice';
 
 let bridge: IdeBridge | undefined;
 
@@ -79,6 +80,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     if (status.ideSessions > 0) void toolsRoute.offerOnce();
   });
   statusBar.update(ideBridge.status());
+  ideBridge.on('unsupportedClient', (message) => showCompatibilityNotice(message, log));
 
   const controls = {
     start: async () => {

@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import WebSocket, { WebSocketServer } from 'ws';
 import { checkUpgradeRequest, type Route } from './auth';
 import { WebSocketServerTransport } from './webSocketTransport';
+import { clientFromUserAgent, CompatibilityNotices, describeClient, type ClientInfo } from './clientVersion';
 import type { Logger } from '../util/logger';
 
 /** The close code and reason the CLI reads as "superseded, do not reconnect" (ide-protocol.md §2.4). */
@@ -17,6 +18,8 @@ export interface Connection {
   readonly connectedAt: Date;
   /** Set when the peer announced itself with `ide_connected`: it is a Claude Code IDE session. */
   cliPid?: number;
+  /** Who the peer is: from `initialize` once it arrived, else from the upgrade's User-Agent. */
+  client?: ClientInfo;
   readonly transport: WebSocketServerTransport;
   /** The MCP session serving this connection, once it is up. */
   session?: SessionHandle;
@@ -35,6 +38,8 @@ export type SessionFactory = (connection: Connection, events: SessionEvents) => 
 /** What a session reports back to the server about its peer. */
 export interface SessionEvents {
   ideConnected(pid: number | undefined): void;
+  /** The peer's `initialize` said who it is (clientInfo, protocolVersion). */
+  clientIdentified(client: ClientInfo): void;
 }
 
 export interface IdeServerOptions {
@@ -47,6 +52,8 @@ export interface IdeServerOptions {
   /** How often to ping; a peer that missed the previous pong is dropped. */
   heartbeatMs?: number;
   host?: string;
+  /** Remembers which out-of-range CLI versions were already warned about; share one per window. */
+  compatibilityNotices?: CompatibilityNotices;
 }
 
 export interface IdeServerEvents {
@@ -54,6 +61,8 @@ export interface IdeServerEvents {
   change: [];
   /** A Claude Code session announced itself; it should be sent the current editor state. */
   ideSession: [Connection];
+  /** A claude CLI outside the supported range connected; the message says what may not work and what to do (once per version). */
+  unsupportedClient: [Connection, string];
 }
 
 /**
@@ -69,9 +78,11 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   /** Heartbeat state per connection: whether a pong came back since the last ping. */
   private readonly heartbeats = new Map<number, { ws: WebSocket; answered: boolean }>();
   private boundPort = 0;
+  private readonly notices: CompatibilityNotices;
 
   constructor(private readonly options: IdeServerOptions) {
     super();
+    this.notices = options.compatibilityNotices ?? new CompatibilityNotices();
   }
 
   get port(): number {
@@ -111,7 +122,8 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
         socket.end(`HTTP/1.1 ${verdict.status} ${http.STATUS_CODES[verdict.status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
         return;
       }
-      wss.handleUpgrade(req, socket, head, (ws) => void this.accept(ws, verdict.route));
+      const userAgent = req.headers['user-agent'];
+      wss.handleUpgrade(req, socket, head, (ws) => void this.accept(ws, verdict.route, userAgent));
     });
     server.on('clientError', (_error, socket) => socket.destroy());
     this.http = server;
@@ -135,7 +147,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     this.options.log.info(`IDE server on port ${this.boundPort} stopped`);
   }
 
-  private async accept(ws: WebSocket, route: Route): Promise<void> {
+  private async accept(ws: WebSocket, route: Route, userAgent: string | undefined): Promise<void> {
     const { log } = this.options;
     const id = this.nextId++;
     const transport = new WebSocketServerTransport(ws);
@@ -147,6 +159,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
       route,
       connectedAt: new Date(),
       transport,
+      client: clientFromUserAgent(userAgent),
       close: (code = 1000, reason = '') => {
         if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(code, reason);
       },
@@ -167,11 +180,24 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     try {
       connection.session = await this.options.createSession(connection, {
         ideConnected: (pid) => this.onIdeConnected(connection, pid),
+        clientIdentified: (client) => this.onClientIdentified(connection, client),
       });
     } catch (error) {
       log.error(`Connection #${id}: could not start its MCP session: ${(error as Error).message}`);
       connection.close(1011, 'Internal error starting the MCP session');
     }
+  }
+
+  /** Logs who connected; a claude CLI outside the supported range is reported once per version. */
+  private onClientIdentified(connection: Connection, client: ClientInfo): void {
+    connection.client = client;
+    this.options.log.info(`Connection #${connection.id} is ${describeClient(client)}`);
+    const notice = this.notices.noticeFor(client);
+    if (notice !== undefined) {
+      this.options.log.warn(notice);
+      this.emit('unsupportedClient', connection, notice);
+    }
+    this.emit('change');
   }
 
   /** Newest wins: earlier IDE sessions are told, with the code the CLI recognises, not to reconnect. */

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Route } from './auth';
+import { clientFromInitialize } from './clientVersion';
 import type { Connection, SessionEvents, SessionFactory, SessionHandle } from './ideServer';
 import { errorResult, type ToolDefinition } from '../tools/toolDefinition';
 import type { Logger } from '../util/logger';
@@ -33,6 +34,14 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
       if (connection.route === 'ide') events.ideConnected(notification.params?.pid);
     });
     mcp.server.onclose = () => options.onSessionClosed?.(connection.id);
+    // The SDK keeps clientInfo but not the protocol version the client asked for; it calls a handler
+    // set before connect() ahead of its own, so `initialize` is read here as it arrives.
+    connection.transport.onmessage = (message) => {
+      if ('method' in message && message.method === 'initialize' && 'id' in message) {
+        const client = clientFromInitialize(message.params);
+        if (client) events.clientIdentified(client);
+      }
+    };
 
     await mcp.connect(connection.transport);
     return {
