@@ -92,7 +92,8 @@ describe('harness: real claude CLI in tmux', () => {
     model.respond({ text: 'Scripted reply 7f3a' });
     await cli.submit('say the magic words');
     const screen = await cli.waitForScreen('● Scripted reply 7f3a', 30_000);
-    expect(screen).toContain('❯ say the magic words');
+    // The echoed prompt: `❯ ` (2.x) or `> ` with a no-break space (1.0.x).
+    expect(screen).toMatch(/[❯>][ \u00a0]say the magic words/);
 
     expect(model.mainRequests).toHaveLength(1);
     const request = model.mainRequests[0];

@@ -1,7 +1,8 @@
 /**
- * The real claude CLI (2.1.328, interactive in tmux, scripted fake model) against the extension's
- * server running in plain Node, with scripted review/diagnostics hosts standing in for VS Code's UI.
- * This pins the protocol as the CLI speaks it; the same flows run inside real VS Code in vscode-*.test.ts.
+ * The real claude CLI (the pinned 2.1.328, or NATIVE_CLAUDE_CLI_VERSION: `npm run test:cli-matrix`;
+ * interactive in tmux, scripted fake model) against the extension's server running in plain Node,
+ * with scripted review/diagnostics hosts standing in for VS Code's UI. This pins the protocol as each
+ * CLI line speaks it (docs/compatibility.md); the same flows run inside real VS Code in vscode-*.test.ts.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -15,7 +16,7 @@ import { RecentEdits } from '../../src/review/recentEdits';
 import { memoryLogger } from '../../src/util/logger';
 import { ScriptedReviewHost, StaticDiagnostics, DiskDocumentWriter, diagnostic } from '../support/fakeHosts';
 import { waitFor } from '../support/serverFixture';
-import { startClaude, type ClaudeCli } from './harness/claudeCli';
+import { CLAUDE_VERSION, PROMPT, cliAtLeast, startClaude, type ClaudeCli } from './harness/claudeCli';
 import { startFakeModel, type FakeModel } from './harness/fakeModel';
 
 jest.setTimeout(120_000);
@@ -66,9 +67,13 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.rm(workspace, { recursive: true, force: true });
   });
 
-  /** Starts the CLI as VS Code's integrated terminal would: CLAUDE_CODE_SSE_PORT set, cwd in the workspace. */
-  async function startConnectedCli(token = TOKEN): Promise<ClaudeCli> {
-    cli = await startClaude({ cwd: workspace, model, env: { CLAUDE_CODE_SSE_PORT: String(server.port) }, waitReady: false });
+  /**
+   * Starts the CLI with the port the extension puts in its terminals (CLAUDE_CODE_SSE_PORT), cwd in
+   * the workspace. 2.1 connects on that alone; before 2.1 a CLI outside VS Code's own terminal
+   * connects only when asked (`--ide`, see the test "outside VS Code's terminal" below).
+   */
+  async function startConnectedCli(token = TOKEN, args = cliAtLeast('2.1.0') ? [] : ['--ide']): Promise<ClaudeCli> {
+    cli = await startClaude({ cwd: workspace, model, env: { CLAUDE_CODE_SSE_PORT: String(server.port) }, args, waitReady: false });
     // The CLI polls the lock directory every second for 30 s, so writing it now is in time.
     await new LockFile(server.port, path.join(cli.configDir, 'ide')).write({
       pid: process.pid,
@@ -84,7 +89,7 @@ describe('real claude CLI ⇄ IDE server', () => {
 
   /** The prompt is up and the IDE session is announced; the CLI ignores notifications for ~300 ms after that. */
   async function claudeReady(claude: ClaudeCli): Promise<void> {
-    await claude.waitForScreen(/❯/, 30_000);
+    await claude.waitForScreen(PROMPT, 30_000);
   }
 
   async function sessionSettled(): Promise<void> {
@@ -96,6 +101,15 @@ describe('real claude CLI ⇄ IDE server', () => {
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
     expect(server.ideSessions()[0].cliPid).toBe(claude.pid);
+    // Who connected, from its initialize: 1.0.x asks for MCP 2025-06-18, 2.0 on for 2025-11-25; 2.1 adds a title.
+    expect(server.ideSessions()[0].client).toEqual({
+      name: 'claude-code',
+      version: CLAUDE_VERSION,
+      protocolVersion: cliAtLeast('2.0.0') ? '2025-11-25' : '2025-06-18',
+      ...(cliAtLeast('2.1.0') ? { title: 'Claude Code' } : {}),
+    });
+    expect(log.join('\n')).toContain(`is claude-code ${CLAUDE_VERSION} (MCP `);
+    expect(log.join('\n')).not.toMatch(/older than the oldest|newer than the versions/);
     model.respond({ text: 'hello from the fake model' });
     await claude.submit('hi');
     await claude.waitForScreen('hello from the fake model', 30_000);
@@ -103,6 +117,19 @@ describe('real claude CLI ⇄ IDE server', () => {
     // Deferred behind ToolSearch in this CLI version: the name is announced, not necessarily a full tool entry.
     expect(JSON.stringify(model.mainRequests[0])).toContain('mcp__ide__getDiagnostics');
     expect(offered.filter((t) => t.startsWith('mcp__ide__') && !/getDiagnostics|executeCode/.test(t))).toEqual([]);
+  });
+
+  test('outside VS Code\'s terminal with only the port: 2.1 connects; before 2.1 it offers /ide and waits', async () => {
+    const claude = await startConnectedCli(TOKEN, []);
+    if (cliAtLeast('2.1.0')) {
+      await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
+    } else {
+      // It found the window (the footer names it) but connects only with --ide, /ide, autoConnectIde
+      // or CLAUDE_CODE_AUTO_CONNECT_IDE.
+      await claude.waitForScreen(/\/ide for (Visual Studio Code|VS Code)/, 15_000);
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(server.connections()).toHaveLength(0);
+    }
   });
 
   test('a wrong token is refused before the upgrade and no session starts', async () => {
@@ -141,6 +168,12 @@ describe('real claude CLI ⇄ IDE server', () => {
     await review.decide({ kind: 'rejected', reason: 'tab-closed' });
     await claude.waitForScreen(/User rejected|Rejected|rejected/, 30_000);
     expect(await fs.readFile(file, 'utf8')).toBe('original\n');
+    // After a rejection the CLI closes the (already settled) tab: 2.0.77 sends close_tab twice; both are answered.
+    await new Promise((r) => setTimeout(r, 1500));
+    const closeTabs = log.filter((l) => /close_tab answered/.test(l)).length;
+    console.log(`claude ${CLAUDE_VERSION}: close_tab after rejection x${closeTabs}`);
+    expect(log.filter((l) => /close_tab failed/.test(l))).toEqual([]);
+    if (CLAUDE_VERSION === '2.0.77') expect(closeTabs).toBe(2);
   });
 
   test('answering in the terminal settles the pending openDiff through close_tab', async () => {
@@ -172,7 +205,8 @@ describe('real claude CLI ⇄ IDE server', () => {
     model.respond({ text: 'seen' });
     await claude.submit('what did I select?');
     await claude.waitForScreen('seen', 30_000);
-    expect(JSON.stringify(model.mainRequests[0].messages)).toMatch(/selected the lines 2 to 3/);
+    // The selection is sent 0-based (lines 1..2); 1.0.x copies those numbers into the model's text, later lines add 1.
+    expect(JSON.stringify(model.mainRequests[0].messages)).toMatch(cliAtLeast('2.0.0') ? /selected the lines 2 to 3/ : /selected the lines 1 to 2/);
     await server.notifyIdeSessions('at_mentioned', { filePath: file, lineStart: 0, lineEnd: 2 });
     await claude.waitForScreen('@sel.ts#L1-3', 10_000);
   });
@@ -185,9 +219,14 @@ describe('real claude CLI ⇄ IDE server', () => {
     model.respond({ toolUse: { name: 'Edit', input: { file_path: file, old_string: '"a": 1', new_string: '"a": 1,' } } }, { text: 'edited json' });
     await claude.submit('edit json');
     const [pending] = await review.waitForPending(1, 30_000);
+    // Before 2.1 the CLI takes its baseline with getDiagnostics before every edit; 2.1 only after.
+    const diagnosticsBeforeEdit = log.filter((l) => /getDiagnostics answered/.test(l)).length;
+    console.log(`claude ${CLAUDE_VERSION}: getDiagnostics calls before openDiff: ${diagnosticsBeforeEdit}`);
+    if (cliAtLeast('2.1.0')) expect(diagnosticsBeforeEdit).toBe(0);
+    else expect(diagnosticsBeforeEdit).toBeGreaterThan(0);
     review.registry.settle(pending.id, { kind: 'accepted', text: pending.extra.proposedText });
     // The language server reports the syntax error a little after the CLI wrote the file.
-    await waitFor(() => log.some((l) => /getDiagnostics answered/.test(l)), 10_000, 'baseline getDiagnostics');
+    await waitFor(() => log.filter((l) => /getDiagnostics answered/.test(l)).length > diagnosticsBeforeEdit, 10_000, 'getDiagnostics after the edit');
     setTimeout(() => diagnostics.set(file, [diagnostic('Trailing comma', 0)]), 300);
     await claude.waitForScreen('edited json', 30_000);
     expect(JSON.stringify(model.mainRequests[1].messages)).toMatch(/new-diagnostics[\s\S]*Trailing comma/);
