@@ -165,7 +165,8 @@ describe('real claude CLI ⇄ IDE server', () => {
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
     model.respond({ toolUse: { name: 'Write', input: { file_path: file, content: 'replaced\n' } } });
     await claude.submit('overwrite it');
-    await review.decide({ kind: 'rejected', reason: 'tab-closed' });
+    const [pending] = await review.waitForPending(1, 30_000);
+    review.registry.settle(pending.id, { kind: 'rejected', reason: 'tab-closed' });
     await claude.waitForScreen(/User rejected|Rejected|rejected/, 30_000);
     expect(await fs.readFile(file, 'utf8')).toBe('original\n');
     // After a rejection the CLI closes the (already settled) tab: 2.0.77 sends close_tab twice; both are answered.

@@ -102,7 +102,10 @@ describe('real claude CLI ⇄ the tools route', () => {
     model.respond(...calls.map(([tool, input]) => ({ toolUse: { name: `mcp__${TOOLS_SERVER_NAME}__${tool}`, input } })), { text: 'all seven done' });
     // The review UI: accept each proposal as shown.
     const accepting = (async () => {
-      for (let i = 0; i < 2; i++) await review.decide((request) => ({ kind: 'accepted', text: request.proposedText }));
+      for (let i = 0; i < 2; i++) {
+        const [first] = await review.waitForPending(1, 120_000);
+        review.registry.settle(first.id, { kind: 'accepted', text: first.extra.proposedText });
+      }
     })();
     await cli.submit('use every vscode tool');
     await cli.waitForScreen('all seven done', 120_000);

@@ -251,7 +251,20 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
       const tail = prompt.split('\n').pop()!.slice(-30).trimEnd();
       await poll(tail === '' ? PROMPT : new RegExp(`${escapeRegExp(tail)}|\\[Pasted text`), 5_000, true);
       await sleep(150);
-      await cli.keys('Enter');
+      // Enter can be dropped while the CLI redraws (1.0.x often); press again while the text still sits
+      // in the input box (a prompt line ending with it, with the box's bottom rule right below), never
+      // when it was sent (then a dialog may be up and Enter would answer it).
+      const stillTyped = (s: string): boolean => {
+        if (tail === '') return false;
+        const lines = s.split('\n');
+        return lines.some((l, i) => PROMPT.test(l) && l.trimEnd().endsWith(tail) && /^─{10}/.test(lines[i + 1] ?? ''));
+      };
+      for (let attempt = 0; attempt < 4; attempt++) {
+        await cli.keys('Enter');
+        const until = Date.now() + 1_500;
+        while (Date.now() < until && stillTyped(await screen())) await sleep(100);
+        if (!stillTyped(await screen())) return;
+      }
     },
     answer: async (question, keys = ['Enter'], timeoutMs = 15_000) => {
       const deadline = Date.now() + timeoutMs;
