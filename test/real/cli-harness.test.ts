@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startClaude, type ClaudeCli } from './harness/claudeCli';
+import { defaultSettings, startClaude, type ClaudeCli } from './harness/claudeCli';
 import { startFakeModel, type FakeModel, type MessagesRequest } from './harness/fakeModel';
 
 jest.setTimeout(90_000);
@@ -125,7 +125,7 @@ describe('harness: real claude CLI in tmux', () => {
   it('stop() ends the CLI and removes its temp HOME and config dir', async () => {
     cli = await startClaude({ cwd, model, settings: { permissions: { allow: ['Read'] } }, globalConfig: { diffTool: 'terminal' } });
     const settings = JSON.parse(fs.readFileSync(path.join(cli.configDir, 'settings.json'), 'utf8')) as unknown;
-    expect(settings).toEqual({ tui: 'default', permissions: { defaultMode: 'default', allow: ['Read'] } });
+    expect(settings).toEqual({ ...defaultSettings(), permissions: { defaultMode: 'default', allow: ['Read'] } });
     const config = JSON.parse(fs.readFileSync(path.join(cli.configDir, '.claude.json'), 'utf8')) as Record<string, unknown>;
     expect(config).toMatchObject({ hasCompletedOnboarding: true, diffTool: 'terminal', projects: { [cli.cwd]: { hasTrustDialogAccepted: true } } });
     const { home, configDir } = cli;

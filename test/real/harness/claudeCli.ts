@@ -56,7 +56,7 @@ export interface StartClaudeOptions {
   model: { url: string };
   /** Extra environment for the CLI; `undefined` values are removed. */
   env?: Record<string, string | undefined>;
-  /** Deep-merged over `{"tui":"default","permissions":{"defaultMode":"default"}}` into settings.json. */
+  /** Deep-merged over {@link defaultSettings} into settings.json. */
   settings?: Record<string, unknown>;
   /** Deep-merged over the seeded `$CLAUDE_CONFIG_DIR/.claude.json`. */
   globalConfig?: Record<string, unknown>;
@@ -110,7 +110,13 @@ export const PROMPT_READY = /^[❯>][ \u00a0][\s\S]*(for shortcuts|mode on)/m;
 /** The input prompt character of any line. */
 export const PROMPT = /^[❯>][ \u00a0]/m;
 
-const DEFAULT_SETTINGS = { tui: 'default', permissions: { defaultMode: 'default' } };
+/**
+ * `tui` exists from 2.1 on; 1.0.x validates settings.json strictly and ignores the whole file
+ * ("Found invalid settings files … They will be ignored") when it has a key it does not know.
+ */
+export function defaultSettings(version: string = CLAUDE_VERSION): Record<string, unknown> {
+  return cliAtLeast('2.1.0', version) ? { tui: 'default', permissions: { defaultMode: 'default' } } : { permissions: { defaultMode: 'default' } };
+}
 /** Any string works against the fake model; its last 20 characters are pre-approved by {@link seedClaudeConfig}. */
 export const DEFAULT_API_KEY = 'sk-ant-api03-native-claude-fake-key-0123456789abcdef';
 
@@ -118,7 +124,7 @@ export interface SeedClaudeConfigOptions {
   /** Folder(s) whose trust dialog counts as accepted (absolute; realpath them first). */
   cwd: string | string[];
   apiKey?: string;
-  /** Deep-merged over `{"tui":"default","permissions":{"defaultMode":"default"}}` into settings.json. */
+  /** Deep-merged over {@link defaultSettings} into settings.json. */
   settings?: Record<string, unknown>;
   /** Deep-merged over the seeded `.claude.json`. */
   globalConfig?: Record<string, unknown>;
@@ -143,7 +149,7 @@ export function seedClaudeConfig(configDir: string, options: SeedClaudeConfigOpt
     options.globalConfig ?? {},
   );
   fs.writeFileSync(path.join(configDir, '.claude.json'), JSON.stringify(globalConfig, null, 2));
-  fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(deepMerge(DEFAULT_SETTINGS, options.settings ?? {}), null, 2));
+  fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(deepMerge(defaultSettings(), options.settings ?? {}), null, 2));
 }
 
 // Variables that describe the terminal running the tests or its own Claude/IDE setup; the CLI must
@@ -250,14 +256,20 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
       // Wait for the echo so Enter is not swallowed as part of the typed text.
       const tail = prompt.split('\n').pop()!.slice(-30).trimEnd();
       await poll(tail === '' ? PROMPT : new RegExp(`${escapeRegExp(tail)}|\\[Pasted text`), 5_000, true);
-      await sleep(150);
-      // Enter can be dropped while the CLI redraws (1.0.x often); press again while the text still sits
-      // in the input box (a prompt line ending with it, with the box's bottom rule right below), never
-      // when it was sent (then a dialog may be up and Enter would answer it).
+      // 1.0.x takes an Enter that follows typed text closely as part of a paste (a newline in the input).
+      await sleep(cliAtLeast('2.0.0') ? 150 : 800);
+      // Enter can also be dropped while the CLI redraws; press again while the text still sits in the
+      // input box (a prompt line ending with it, then only blank lines down to the box's bottom rule),
+      // never once it was sent (a dialog may be up then, and Enter would answer it).
       const stillTyped = (s: string): boolean => {
         if (tail === '') return false;
         const lines = s.split('\n');
-        return lines.some((l, i) => PROMPT.test(l) && l.trimEnd().endsWith(tail) && /^─{10}/.test(lines[i + 1] ?? ''));
+        return lines.some((l, i) => {
+          if (!PROMPT.test(l) || !l.trimEnd().endsWith(tail)) return false;
+          let j = i + 1;
+          while (j < lines.length && lines[j].trim() === '') j++;
+          return /^─{10}/.test(lines[j] ?? '');
+        });
       };
       for (let attempt = 0; attempt < 4; attempt++) {
         await cli.keys('Enter');
