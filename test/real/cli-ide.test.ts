@@ -17,7 +17,7 @@ import { memoryLogger } from '../../src/util/logger';
 import { ScriptedReviewHost, StaticDiagnostics, DiskDocumentWriter, diagnostic } from '../support/fakeHosts';
 import { waitFor } from '../support/serverFixture';
 import { CLAUDE_VERSION, PROMPT, cliAtLeast, startClaude, type ClaudeCli } from './harness/claudeCli';
-import { startFakeModel, type FakeModel } from './harness/fakeModel';
+import { startFakeModel, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
 
 jest.setTimeout(120_000);
 
@@ -92,6 +92,29 @@ describe('real claude CLI ⇄ IDE server', () => {
     await claude.waitForScreen(PROMPT, 30_000);
   }
 
+  /**
+   * The model's turns for changing an existing file. Before 2.1 the CLI refuses Edit/Write of a file
+   * the model has not Read in this session ("File has not been read yet"), so the script reads it first.
+   */
+  function changeFile(file: string, change: Reply, ...after: Reply[]): void {
+    const read: Reply[] = cliAtLeast('2.1.0') ? [] : [{ toolUse: { name: 'Read', input: { file_path: file } } }];
+    model.respond(...read, change, ...after);
+  }
+
+  /** The request that carried the tool result of the change (the one after it). */
+  function requestAfterChange(): MessagesRequest {
+    return model.mainRequests[cliAtLeast('2.1.0') ? 1 : 2];
+  }
+
+  /** Waits for the openDiff; on timeout the error shows the CLI's screen (what it did instead). */
+  async function pendingReview(claude: ClaudeCli) {
+    try {
+      return await review.waitForPending(1, 30_000);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}. CLI screen:\n${await claude.screen()}`);
+    }
+  }
+
   async function sessionSettled(): Promise<void> {
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
     await new Promise((r) => setTimeout(r, 1000));
@@ -144,9 +167,9 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, 'def f():\n    return 1\n');
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
-    model.respond({ toolUse: { name: 'Edit', input: { file_path: file, old_string: 'return 1', new_string: 'return 2' } } }, { text: 'edit done' });
+    changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'return 1', new_string: 'return 2' } } }, { text: 'edit done' });
     await claude.submit('change it');
-    const [pending] = await review.waitForPending(1, 30_000);
+    const [pending] = await pendingReview(claude);
     expect(pending.extra.originalText).toBe('def f():\n    return 1\n');
     expect(pending.extra.proposedText).toBe('def f():\n    return 2\n');
     expect(pending.title).toMatch(/^✻ \[Claude Code\] demo\.py \([0-9a-f]{6}\) ⧉$/);
@@ -154,7 +177,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     review.registry.settle(pending.id, { kind: 'accepted', text: 'def f():\n    return 2  # reviewed\n' });
     await claude.waitForScreen('edit done', 30_000);
     expect(await fs.readFile(file, 'utf8')).toBe('def f():\n    return 2  # reviewed\n');
-    const toolResult = JSON.stringify(model.mainRequests[1].messages);
+    const toolResult = JSON.stringify(requestAfterChange().messages);
     expect(toolResult).toMatch(/user modified your proposed changes/i);
   });
 
@@ -163,9 +186,9 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, 'original\n');
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
-    model.respond({ toolUse: { name: 'Write', input: { file_path: file, content: 'replaced\n' } } });
+    changeFile(file, { toolUse: { name: 'Write', input: { file_path: file, content: 'replaced\n' } } });
     await claude.submit('overwrite it');
-    const [pending] = await review.waitForPending(1, 30_000);
+    const [pending] = await pendingReview(claude);
     review.registry.settle(pending.id, { kind: 'rejected', reason: 'tab-closed' });
     await claude.waitForScreen(/User rejected|Rejected|rejected/, 30_000);
     expect(await fs.readFile(file, 'utf8')).toBe('original\n');
@@ -182,9 +205,9 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, 'a\n');
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
-    model.respond({ toolUse: { name: 'Write', input: { file_path: file, content: 'b\n' } } }, { text: 'written' });
+    changeFile(file, { toolUse: { name: 'Write', input: { file_path: file, content: 'b\n' } } }, { text: 'written' });
     await claude.submit('write it');
-    await review.waitForPending(1, 30_000);
+    await pendingReview(claude);
     await claude.waitForScreen(/Opened changes in/, 10_000);
     await claude.answer(/Opened changes in/); // "Yes" in the terminal's own prompt (Enter, retried until it closes)
     await waitFor(() => review.registry.size === 0, 15_000, 'close_tab to settle the review');
@@ -217,9 +240,9 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, '{"a": 1}\n');
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
-    model.respond({ toolUse: { name: 'Edit', input: { file_path: file, old_string: '"a": 1', new_string: '"a": 1,' } } }, { text: 'edited json' });
+    changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: '"a": 1', new_string: '"a": 1,' } } }, { text: 'edited json' });
     await claude.submit('edit json');
-    const [pending] = await review.waitForPending(1, 30_000);
+    const [pending] = await pendingReview(claude);
     // Before 2.1 the CLI takes its baseline with getDiagnostics before every edit; 2.1 only after.
     const diagnosticsBeforeEdit = log.filter((l) => /getDiagnostics answered/.test(l)).length;
     console.log(`claude ${CLAUDE_VERSION}: getDiagnostics calls before openDiff: ${diagnosticsBeforeEdit}`);
@@ -230,6 +253,6 @@ describe('real claude CLI ⇄ IDE server', () => {
     await waitFor(() => log.filter((l) => /getDiagnostics answered/.test(l)).length > diagnosticsBeforeEdit, 10_000, 'getDiagnostics after the edit');
     setTimeout(() => diagnostics.set(file, [diagnostic('Trailing comma', 0)]), 300);
     await claude.waitForScreen('edited json', 30_000);
-    expect(JSON.stringify(model.mainRequests[1].messages)).toMatch(/new-diagnostics[\s\S]*Trailing comma/);
+    expect(JSON.stringify(requestAfterChange().messages)).toMatch(/new-diagnostics[\s\S]*Trailing comma/);
   });
 });
