@@ -229,8 +229,8 @@ describe('real claude CLI ⇄ IDE server', () => {
     model.respond({ text: 'seen' });
     await claude.submit('what did I select?');
     await claude.waitForScreen('seen', 30_000);
-    // The selection is sent 0-based (lines 1..2); 1.0.x copies those numbers into the model's text, later lines add 1.
-    expect(JSON.stringify(model.mainRequests[0].messages)).toMatch(cliAtLeast('2.0.0') ? /selected the lines 2 to 3/ : /selected the lines 1 to 2/);
+    // The selection is sent 0-based (lines 1..2); before 2.1 the CLI copies those numbers into the model's text, 2.1 adds 1.
+    expect(JSON.stringify(model.mainRequests[0].messages)).toMatch(cliAtLeast('2.1.0') ? /selected the lines 2 to 3/ : /selected the lines 1 to 2/);
     await server.notifyIdeSessions('at_mentioned', { filePath: file, lineStart: 0, lineEnd: 2 });
     await claude.waitForScreen('@sel.ts#L1-3', 10_000);
   });
