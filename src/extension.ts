@@ -29,6 +29,7 @@ import { modalCommandApprover } from './vscode/commandApprover';
 import { Coexistence } from './vscode/coexistence';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
 import { registerPermissionRulesCommand } from './vscode/permissionRules';
+import { showCompatibilityNotice } from './vscode/compatibilityNotice';
 
 let bridge: IdeBridge | undefined;
 
@@ -114,6 +115,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     if (ideBridge.status().ideSessions > 0) void toolsRoute.offerOnce();
   });
   updateStatus();
+  ideBridge.on('unsupportedClient', (message) => showCompatibilityNotice(message, log));
 
   let startError: string | undefined;
   const coexistence = new Coexistence(context.workspaceState, async (plan) => {

@@ -1,9 +1,8 @@
-/**
- * The claude CLI versions this extension supports. h5 (issue 13) defines the same range in
- * src/server/clientVersion.ts (`SUPPORTED_CLI_RANGE`); once that is merged, this file should re-export
- * it instead of repeating it. Until then this is the one place the health check reads it from.
- */
-export const SUPPORTED_CLI_RANGE = { oldest: '1.0.128', below: '3.0.0' } as const;
+// The claude CLI versions this extension supports, as the health check reads them: the range is
+// defined once, where the server reads each client's version (src/server/clientVersion.ts).
+import { SUPPORTED_CLI_RANGE } from '../server/clientVersion';
+
+export { SUPPORTED_CLI_RANGE };
 
 type Triple = [number, number, number];
 

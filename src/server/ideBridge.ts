@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { createAuthToken } from './auth';
 import { IdeServer, type SessionFactory, type SessionPolicy } from './ideServer';
+import { CompatibilityNotices } from './clientVersion';
 import { LockFile, lockFileDirectory, resolveWorkspaceFolders } from './lockFile';
 import type { Logger } from '../util/logger';
 
@@ -46,8 +47,10 @@ export interface BridgeStatus {
  * → write the lock file; folder changes → rewrite it; stop → delete it (only if still ours).
  * Plain Node, so the whole life cycle is testable without VS Code.
  */
-export class IdeBridge extends EventEmitter<{ change: [] }> {
+export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [string] }> {
   private server?: IdeServer;
+  /** Out-of-range CLI warnings are given once per version for the window's life, across restarts. */
+  private readonly notices = new CompatibilityNotices();
   private lockFile?: LockFile;
   private token?: string;
 
@@ -82,8 +85,10 @@ export class IdeBridge extends EventEmitter<{ change: [] }> {
       log,
       maxMessageBytes: this.options.maxMessageBytes,
       sessionPolicy: this.options.sessionPolicy,
+      compatibilityNotices: this.notices,
     });
     server.on('change', () => this.emit('change'));
+    server.on('unsupportedClient', (_connection, message) => this.emit('unsupportedClient', message));
     const port = await server.start();
     this.server = server;
     this.token = token;

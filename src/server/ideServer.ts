@@ -5,6 +5,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { checkUpgradeRequest, type Route } from './auth';
 import { WebSocketServerTransport } from './webSocketTransport';
 import { cappedLogger, rateLimitedLog, type Logger } from '../util/logger';
+import { clientFromUserAgent, CompatibilityNotices, describeClient, type ClientInfo } from './clientVersion';
 
 /** The close code and reason the CLI reads as "superseded, do not reconnect" (ide-protocol.md §2.4). */
 export const SUPERSEDED_CLOSE_CODE = 4001;
@@ -26,6 +27,8 @@ export interface Connection {
   readonly connectedAt: Date;
   /** Set when the peer announced itself with `ide_connected`: it is a Claude Code IDE session. */
   cliPid?: number;
+  /** Who the peer is: from `initialize` once it arrived, else from the upgrade's User-Agent. */
+  client?: ClientInfo;
   readonly transport: WebSocketServerTransport;
   /** The MCP session serving this connection, once it is up. */
   session?: SessionHandle;
@@ -44,6 +47,8 @@ export type SessionFactory = (connection: Connection, events: SessionEvents) => 
 /** What a session reports back to the server about its peer. */
 export interface SessionEvents {
   ideConnected(pid: number | undefined): void;
+  /** The peer's `initialize` said who it is (clientInfo, protocolVersion). */
+  clientIdentified(client: ClientInfo): void;
 }
 
 export interface IdeServerOptions {
@@ -60,6 +65,8 @@ export interface IdeServerOptions {
   host?: string;
   /** Bytes that may wait unsent for one peer before it is closed as not reading (default 8 MiB). */
   maxBufferedBytes?: number;
+  /** Remembers which out-of-range CLI versions were already warned about; share one per window. */
+  compatibilityNotices?: CompatibilityNotices;
 }
 
 export interface IdeServerEvents {
@@ -67,6 +74,8 @@ export interface IdeServerEvents {
   change: [];
   /** A Claude Code session announced itself; it should be sent the current editor state. */
   ideSession: [Connection];
+  /** A claude CLI outside the supported range connected; the message says what may not work and what to do (once per version). */
+  unsupportedClient: [Connection, string];
 }
 
 /**
@@ -88,11 +97,13 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   private readonly log: Logger;
   /** Lines a peer can trigger at will (refusals, odd messages) are rate-limited too. */
   private readonly peerWarn: (message: string) => void;
+  private readonly notices: CompatibilityNotices;
 
   constructor(private readonly options: IdeServerOptions) {
     super();
     this.log = cappedLogger(options.log);
     this.peerWarn = rateLimitedLog((m) => this.log.warn(m));
+    this.notices = options.compatibilityNotices ?? new CompatibilityNotices();
   }
 
   get port(): number {
@@ -137,7 +148,8 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
           socket.end(`HTTP/1.1 ${verdict.status} ${http.STATUS_CODES[verdict.status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
           return;
         }
-        wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, verdict.route, socket));
+        const userAgent = req.headers['user-agent'];
+        wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, verdict.route, socket, userAgent));
       } catch (error) {
         this.peerWarn(`Dropped an upgrade request: ${(error as Error).message}`);
         socket.destroy();
@@ -184,7 +196,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     this.log.info(`IDE server on port ${this.boundPort} stopped`);
   }
 
-  private accept(ws: WebSocket, route: Route, socket: Socket): void {
+  private accept(ws: WebSocket, route: Route, socket: Socket, userAgent: string | undefined): void {
     const { log } = this;
     if (!this.http) {
       ws.terminate(); // the upgrade finished after stop()
@@ -200,6 +212,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
       route,
       connectedAt: new Date(),
       transport,
+      client: clientFromUserAgent(userAgent),
       close: (code = 1000, reason = '') => {
         if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(code, reason);
       },
@@ -218,7 +231,10 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     transport.onerror = (error) => this.peerWarn(`Connection #${id}: ${error.message}`);
 
     this.options
-      .createSession(connection, { ideConnected: (pid) => this.onIdeConnected(connection, pid) })
+      .createSession(connection, {
+        ideConnected: (pid) => this.onIdeConnected(connection, pid),
+        clientIdentified: (client) => this.onClientIdentified(connection, client),
+      })
       .then((session) => (connection.session = session))
       .catch((error: Error) => {
         log.error(`Connection #${id}: could not start its MCP session: ${error.message}`);
@@ -240,6 +256,19 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     } catch (error) {
       this.log.error(`A ${event} listener failed: ${(error as Error).message}`);
     }
+  }
+
+  /** Logs who connected; a claude CLI outside the supported range is reported once per version. */
+  private onClientIdentified(connection: Connection, client: ClientInfo): void {
+    if (!this.live.has(connection.id)) return; // already gone
+    connection.client = client;
+    this.log.info(`Connection #${connection.id} is ${describeClient(client)}`);
+    const notice = this.notices.noticeFor(client);
+    if (notice !== undefined) {
+      this.log.warn(notice);
+      this.safeEmit('unsupportedClient', connection, notice);
+    }
+    this.safeEmit('change');
   }
 
   /**

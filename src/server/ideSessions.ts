@@ -11,6 +11,8 @@ export interface IdeSession {
   readonly id: number;
   /** The CLI's pid from `ide_connected`; undefined when the CLI did not say. */
   readonly cliPid?: number;
+  /** The CLI's version from its `initialize` (e.g. `2.1.328`); undefined when it did not say. */
+  readonly cliVersion?: string;
   notify(method: string, params: Record<string, unknown>): Promise<void>;
 }
 
@@ -32,7 +34,7 @@ export interface IdeSessionChanges {
   onDidChange(listener: () => void): Disposable;
 }
 
-type SessionConnection = Pick<Connection, 'id' | 'cliPid' | 'session'>;
+type SessionConnection = Pick<Connection, 'id' | 'cliPid' | 'session' | 'client'>;
 
 /** The part of `IdeServer` this module uses. */
 export interface SessionServer {
@@ -91,6 +93,7 @@ function toIdeSession(connection: SessionConnection): IdeSession {
     id: connection.id,
     // The server records 0 when `ide_connected` carried no pid.
     cliPid: connection.cliPid ? connection.cliPid : undefined,
+    cliVersion: connection.client?.version,
     notify: (method, params) =>
       connection.session
         ? connection.session.notify(method, params)

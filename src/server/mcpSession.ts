@@ -5,6 +5,7 @@ import { ListToolsRequestSchema, type JSONRPCMessage, type ListToolsResult } fro
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import type { Route } from './auth';
+import { clientFromInitialize } from './clientVersion';
 import type { Connection, SessionEvents, SessionFactory, SessionHandle } from './ideServer';
 import { errorResult, type ToolDefinition } from '../tools/toolDefinition';
 import type { Logger } from '../util/logger';
@@ -70,13 +71,23 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
       events.ideConnected(pid);
     });
     mcp.server.onclose = () => options.onSessionClosed?.(connection.id);
+    // The SDK keeps clientInfo but not the protocol version the client asked for; it calls a handler
+    // set before connect() ahead of its own, so `initialize` is read here as it arrives (and the
+    // direct dispatch below calls it too).
+    const observe = (message: JSONRPCMessage): void => {
+      if ('method' in message && message.method === 'initialize' && 'id' in message) {
+        const client = clientFromInitialize(message.params);
+        if (client) events.clientIdentified(client);
+      }
+    };
+    connection.transport.onmessage = observe;
 
     // Installed as the SDK starts the transport (its handlers are set by then), so the messages
     // that queued up during the upgrade (initialize, tools/list) are dispatched directly too.
     const { transport } = connection;
     const start = transport.start.bind(transport);
     transport.start = () => {
-      dispatchWithoutReclassifying(mcp.server, transport);
+      dispatchWithoutReclassifying(mcp.server, transport, observe);
       return start();
     };
     await mcp.connect(transport);
@@ -146,11 +157,12 @@ interface ProtocolInternals {
  * the SDK's own handler for that kind, in the SDK's order (responses, requests, notifications).
  * If a future SDK renames those handlers, its own dispatch stays in place.
  */
-function dispatchWithoutReclassifying(server: object, transport: Transport): void {
+function dispatchWithoutReclassifying(server: object, transport: Transport, observe: (message: JSONRPCMessage) => void): void {
   const protocol = server as ProtocolInternals;
   const { _onrequest, _onnotification, _onresponse } = protocol;
   if (typeof _onrequest !== 'function' || typeof _onnotification !== 'function' || typeof _onresponse !== 'function') return;
   transport.onmessage = (message, extra) => {
+    observe(message);
     if ('result' in message || 'error' in message) _onresponse.call(protocol, message);
     else if ('id' in message) _onrequest.call(protocol, message, extra);
     else _onnotification.call(protocol, message);

@@ -8,6 +8,8 @@ export interface SessionLabel {
   cliPid?: number;
   /** The integrated terminal it runs in; undefined when it is not one of this window's (tmux, outside VS Code). */
   terminalName?: string;
+  /** The claude CLI's version, from its `initialize` (or the upgrade's User-Agent). */
+  cliVersion?: string;
 }
 
 export const SHOW_PENDING_REVIEWS_COMMAND = 'nativeClaude.showPendingReviews';
@@ -54,5 +56,6 @@ export class StatusBar implements vscode.Disposable {
 
 export function describeSession(session: SessionLabel): string {
   const pid = session.cliPid ? `pid ${session.cliPid}` : 'pid unknown';
-  return session.terminalName ? `terminal "${session.terminalName}" (${pid})` : `not in a terminal of this window (${pid})`;
+  const who = session.cliVersion ? `claude ${session.cliVersion}, ${pid}` : pid;
+  return session.terminalName ? `terminal "${session.terminalName}" (${who})` : `not in a terminal of this window (${who})`;
 }

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startClaude, type ClaudeCli } from './harness/claudeCli';
+import { defaultSettings, startClaude, type ClaudeCli } from './harness/claudeCli';
 import { startFakeModel, type FakeModel, type MessagesRequest } from './harness/fakeModel';
 
 jest.setTimeout(90_000);
@@ -92,7 +92,8 @@ describe('harness: real claude CLI in tmux', () => {
     model.respond({ text: 'Scripted reply 7f3a' });
     await cli.submit('say the magic words');
     const screen = await cli.waitForScreen('● Scripted reply 7f3a', 30_000);
-    expect(screen).toContain('❯ say the magic words');
+    // The echoed prompt: `❯ ` (2.x) or `> ` with a no-break space (1.0.x).
+    expect(screen).toMatch(/[❯>][ \u00a0]say the magic words/);
 
     expect(model.mainRequests).toHaveLength(1);
     const request = model.mainRequests[0];
@@ -124,7 +125,7 @@ describe('harness: real claude CLI in tmux', () => {
   it('stop() ends the CLI and removes its temp HOME and config dir', async () => {
     cli = await startClaude({ cwd, model, settings: { permissions: { allow: ['Read'] } }, globalConfig: { diffTool: 'terminal' } });
     const settings = JSON.parse(fs.readFileSync(path.join(cli.configDir, 'settings.json'), 'utf8')) as unknown;
-    expect(settings).toEqual({ tui: 'default', permissions: { defaultMode: 'default', allow: ['Read'] } });
+    expect(settings).toEqual({ ...defaultSettings(), permissions: { defaultMode: 'default', allow: ['Read'] } });
     const config = JSON.parse(fs.readFileSync(path.join(cli.configDir, '.claude.json'), 'utf8')) as Record<string, unknown>;
     expect(config).toMatchObject({ hasCompletedOnboarding: true, diffTool: 'terminal', projects: { [cli.cwd]: { hasTrustDialogAccepted: true } } });
     const { home, configDir } = cli;

@@ -1,7 +1,8 @@
 /**
- * The real claude CLI (2.1.328, interactive in tmux, scripted fake model) against the extension's
- * server running in plain Node, with scripted review/diagnostics hosts standing in for VS Code's UI.
- * This pins the protocol as the CLI speaks it; the same flows run inside real VS Code in vscode-*.test.ts.
+ * The real claude CLI (the pinned 2.1.328, or NATIVE_CLAUDE_CLI_VERSION: `npm run test:cli-matrix`;
+ * interactive in tmux, scripted fake model) against the extension's server running in plain Node,
+ * with scripted review/diagnostics hosts standing in for VS Code's UI. This pins the protocol as each
+ * CLI line speaks it (docs/compatibility.md); the same flows run inside real VS Code in vscode-*.test.ts.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -16,8 +17,8 @@ import { IDE_INSTRUCTIONS, serverInstructions } from '../../src/tools/instructio
 import { memoryLogger } from '../../src/util/logger';
 import { ScriptedReviewHost, StaticDiagnostics, DiskDocumentWriter, diagnostic } from '../support/fakeHosts';
 import { waitFor } from '../support/serverFixture';
-import { startClaude, type ClaudeCli } from './harness/claudeCli';
-import { startFakeModel, type FakeModel } from './harness/fakeModel';
+import { CLAUDE_VERSION, PROMPT, cliAtLeast, startClaude, type ClaudeCli } from './harness/claudeCli';
+import { startFakeModel, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
 
 jest.setTimeout(120_000);
 
@@ -68,9 +69,13 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.rm(workspace, { recursive: true, force: true });
   });
 
-  /** Starts the CLI as VS Code's integrated terminal would: CLAUDE_CODE_SSE_PORT set, cwd in the workspace. */
-  async function startConnectedCli(token = TOKEN): Promise<ClaudeCli> {
-    cli = await startClaude({ cwd: workspace, model, env: { CLAUDE_CODE_SSE_PORT: String(server.port) }, waitReady: false });
+  /**
+   * Starts the CLI with the port the extension puts in its terminals (CLAUDE_CODE_SSE_PORT), cwd in
+   * the workspace. 2.1 connects on that alone; before 2.1 a CLI outside VS Code's own terminal
+   * connects only when asked (`--ide`, see the test "outside VS Code's terminal" below).
+   */
+  async function startConnectedCli(token = TOKEN, args = cliAtLeast('2.1.0') ? [] : ['--ide']): Promise<ClaudeCli> {
+    cli = await startClaude({ cwd: workspace, model, env: { CLAUDE_CODE_SSE_PORT: String(server.port) }, args, waitReady: false });
     // The CLI polls the lock directory every second for 30 s, so writing it now is in time.
     await new LockFile(server.port, path.join(cli.configDir, 'ide')).write({
       pid: process.pid,
@@ -86,7 +91,30 @@ describe('real claude CLI ⇄ IDE server', () => {
 
   /** The prompt is up and the IDE session is announced; the CLI ignores notifications for ~300 ms after that. */
   async function claudeReady(claude: ClaudeCli): Promise<void> {
-    await claude.waitForScreen(/❯/, 30_000);
+    await claude.waitForScreen(PROMPT, 30_000);
+  }
+
+  /**
+   * The model's turns for changing an existing file. Before 2.1 the CLI refuses Edit/Write of a file
+   * the model has not Read in this session ("File has not been read yet"), so the script reads it first.
+   */
+  function changeFile(file: string, change: Reply, ...after: Reply[]): void {
+    const read: Reply[] = cliAtLeast('2.1.0') ? [] : [{ toolUse: { name: 'Read', input: { file_path: file } } }];
+    model.respond(...read, change, ...after);
+  }
+
+  /** The request that carried the tool result of the change (the one after it). */
+  function requestAfterChange(): MessagesRequest {
+    return model.mainRequests[cliAtLeast('2.1.0') ? 1 : 2];
+  }
+
+  /** Waits for the openDiff; on timeout the error shows the CLI's screen (what it did instead). */
+  async function pendingReview(claude: ClaudeCli) {
+    try {
+      return await review.waitForPending(1, 30_000);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}. CLI screen:\n${await claude.screen()}`);
+    }
   }
 
   async function sessionSettled(): Promise<void> {
@@ -98,6 +126,15 @@ describe('real claude CLI ⇄ IDE server', () => {
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
     expect(server.ideSessions()[0].cliPid).toBe(claude.pid);
+    // Who connected, from its initialize: 1.0.x asks for MCP 2025-06-18, 2.0 on for 2025-11-25; 2.1 adds a title.
+    expect(server.ideSessions()[0].client).toEqual({
+      name: 'claude-code',
+      version: CLAUDE_VERSION,
+      protocolVersion: cliAtLeast('2.0.0') ? '2025-11-25' : '2025-06-18',
+      ...(cliAtLeast('2.1.0') ? { title: 'Claude Code' } : {}),
+    });
+    expect(log.join('\n')).toContain(`is claude-code ${CLAUDE_VERSION} (MCP `);
+    expect(log.join('\n')).not.toMatch(/older than the oldest|newer than the versions/);
     model.respond({ text: 'hello from the fake model' });
     await claude.submit('hi');
     await claude.waitForScreen('hello from the fake model', 30_000);
@@ -105,6 +142,19 @@ describe('real claude CLI ⇄ IDE server', () => {
     // Deferred behind ToolSearch in this CLI version: the name is announced, not necessarily a full tool entry.
     expect(JSON.stringify(model.mainRequests[0])).toContain('mcp__ide__getDiagnostics');
     expect(offered.filter((t) => t.startsWith('mcp__ide__') && !/getDiagnostics|executeCode/.test(t))).toEqual([]);
+  });
+
+  test('outside VS Code\'s terminal with only the port: 2.1 connects; before 2.1 it offers /ide and waits', async () => {
+    const claude = await startConnectedCli(TOKEN, []);
+    if (cliAtLeast('2.1.0')) {
+      await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
+    } else {
+      // It found the window (the footer names it) but connects only with --ide, /ide, autoConnectIde
+      // or CLAUDE_CODE_AUTO_CONNECT_IDE.
+      await claude.waitForScreen(/\/ide for (Visual Studio Code|VS Code)/, 15_000);
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(server.connections()).toHaveLength(0);
+    }
   });
 
   test('a wrong token is refused before the upgrade and no session starts', async () => {
@@ -119,9 +169,9 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, 'def f():\n    return 1\n');
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
-    model.respond({ toolUse: { name: 'Edit', input: { file_path: file, old_string: 'return 1', new_string: 'return 2' } } }, { text: 'edit done' });
+    changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'return 1', new_string: 'return 2' } } }, { text: 'edit done' });
     await claude.submit('change it');
-    const [pending] = await review.waitForPending(1, 30_000);
+    const [pending] = await pendingReview(claude);
     expect(pending.extra.originalText).toBe('def f():\n    return 1\n');
     expect(pending.extra.proposedText).toBe('def f():\n    return 2\n');
     expect(pending.title).toMatch(/^✻ \[Claude Code\] demo\.py \([0-9a-f]{6}\) ⧉$/);
@@ -129,7 +179,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     review.registry.settle(pending.id, { kind: 'accepted', text: 'def f():\n    return 2  # reviewed\n' });
     await claude.waitForScreen('edit done', 30_000);
     expect(await fs.readFile(file, 'utf8')).toBe('def f():\n    return 2  # reviewed\n');
-    const toolResult = JSON.stringify(model.mainRequests[1].messages);
+    const toolResult = JSON.stringify(requestAfterChange().messages);
     expect(toolResult).toMatch(/user modified your proposed changes/i);
   });
 
@@ -138,11 +188,18 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, 'original\n');
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
-    model.respond({ toolUse: { name: 'Write', input: { file_path: file, content: 'replaced\n' } } });
+    changeFile(file, { toolUse: { name: 'Write', input: { file_path: file, content: 'replaced\n' } } });
     await claude.submit('overwrite it');
-    await review.decide({ kind: 'rejected', reason: 'tab-closed' });
+    const [pending] = await pendingReview(claude);
+    review.registry.settle(pending.id, { kind: 'rejected', reason: 'tab-closed' });
     await claude.waitForScreen(/User rejected|Rejected|rejected/, 30_000);
     expect(await fs.readFile(file, 'utf8')).toBe('original\n');
+    // After a rejection the CLI closes the (already settled) tab: once in 1.0.x, twice from 2.0 on (measured); all answered.
+    await new Promise((r) => setTimeout(r, 1500));
+    const closeTabs = log.filter((l) => /close_tab answered/.test(l)).length;
+    console.log(`claude ${CLAUDE_VERSION}: close_tab after rejection x${closeTabs}`);
+    expect(log.filter((l) => /close_tab failed/.test(l))).toEqual([]);
+    expect(closeTabs).toBe(cliAtLeast('2.0.0') ? 2 : 1);
   });
 
   test('answering in the terminal settles the pending openDiff through close_tab', async () => {
@@ -150,9 +207,9 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, 'a\n');
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
-    model.respond({ toolUse: { name: 'Write', input: { file_path: file, content: 'b\n' } } }, { text: 'written' });
+    changeFile(file, { toolUse: { name: 'Write', input: { file_path: file, content: 'b\n' } } }, { text: 'written' });
     await claude.submit('write it');
-    await review.waitForPending(1, 30_000);
+    await pendingReview(claude);
     await claude.waitForScreen(/Opened changes in/, 10_000);
     await claude.answer(/Opened changes in/); // "Yes" in the terminal's own prompt (Enter, retried until it closes)
     await waitFor(() => review.registry.size === 0, 15_000, 'close_tab to settle the review');
@@ -174,7 +231,8 @@ describe('real claude CLI ⇄ IDE server', () => {
     model.respond({ text: 'seen' });
     await claude.submit('what did I select?');
     await claude.waitForScreen('seen', 30_000);
-    expect(JSON.stringify(model.mainRequests[0].messages)).toMatch(/selected the lines 2 to 3/);
+    // The selection is sent 0-based (lines 1..2); before 2.1 the CLI copies those numbers into the model's text, 2.1 adds 1.
+    expect(JSON.stringify(model.mainRequests[0].messages)).toMatch(cliAtLeast('2.1.0') ? /selected the lines 2 to 3/ : /selected the lines 1 to 2/);
     await server.notifyIdeSessions('at_mentioned', { filePath: file, lineStart: 0, lineEnd: 2 });
     await claude.waitForScreen('@sel.ts#L1-3', 10_000);
   });
@@ -184,15 +242,20 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, '{"a": 1}\n');
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
-    model.respond({ toolUse: { name: 'Edit', input: { file_path: file, old_string: '"a": 1', new_string: '"a": 1,' } } }, { text: 'edited json' });
+    changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: '"a": 1', new_string: '"a": 1,' } } }, { text: 'edited json' });
     await claude.submit('edit json');
-    const [pending] = await review.waitForPending(1, 30_000);
+    const [pending] = await pendingReview(claude);
+    // Before 2.1 the CLI takes its baseline with getDiagnostics before every edit; 2.1 only after.
+    const diagnosticsBeforeEdit = log.filter((l) => /getDiagnostics answered/.test(l)).length;
+    console.log(`claude ${CLAUDE_VERSION}: getDiagnostics calls before openDiff: ${diagnosticsBeforeEdit}`);
+    if (cliAtLeast('2.1.0')) expect(diagnosticsBeforeEdit).toBe(0);
+    else expect(diagnosticsBeforeEdit).toBeGreaterThan(0);
     review.registry.settle(pending.id, { kind: 'accepted', text: pending.extra.proposedText });
     // The language server reports the syntax error a little after the CLI wrote the file.
-    await waitFor(() => log.some((l) => /getDiagnostics answered/.test(l)), 10_000, 'baseline getDiagnostics');
+    await waitFor(() => log.filter((l) => /getDiagnostics answered/.test(l)).length > diagnosticsBeforeEdit, 10_000, 'getDiagnostics after the edit');
     setTimeout(() => diagnostics.set(file, [diagnostic('Trailing comma', 0)]), 300);
     await claude.waitForScreen('edited json', 30_000);
-    expect(JSON.stringify(model.mainRequests[1].messages)).toMatch(/new-diagnostics[\s\S]*Trailing comma/);
+    expect(JSON.stringify(requestAfterChange().messages)).toMatch(/new-diagnostics[\s\S]*Trailing comma/);
   });
 
   test('the IDE server\'s MCP instructions reach the model', async () => {

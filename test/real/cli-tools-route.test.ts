@@ -85,7 +85,9 @@ describe('real claude CLI ⇄ the tools route', () => {
       // What the extension's terminals carry; ENABLE_TOOL_SEARCH=false lists full schemas so the request shows them all.
       env: { NATIVE_CLAUDE_PORT: String(server.port), NATIVE_CLAUDE_TOKEN: TOKEN, ENABLE_TOOL_SEARCH: 'false' },
       globalConfig: { mcpServers: { [TOOLS_SERVER_NAME]: toolsRouteEntry() } },
-      settings: { permissions: { allow: [`mcp__${TOOLS_SERVER_NAME}__*`] } },
+      // The rule form the README recommends: every line matches a server-wide rule; 1.0.x matches
+      // nothing with a tool part (`mcp__vscode__*`). A prompt here would stall the test.
+      settings: { permissions: { allow: [`mcp__${TOOLS_SERVER_NAME}`] } },
     });
     await waitFor(() => server.connections().some((c) => c.route === 'tools'), 30_000, 'the CLI to open /tools');
     expect(server.ideSessions()).toHaveLength(0); // no ide_connected on the tools route
@@ -102,7 +104,10 @@ describe('real claude CLI ⇄ the tools route', () => {
     model.respond(...calls.map(([tool, input]) => ({ toolUse: { name: `mcp__${TOOLS_SERVER_NAME}__${tool}`, input } })), { text: 'all seven done' });
     // The review UI: accept each proposal as shown.
     const accepting = (async () => {
-      for (let i = 0; i < 2; i++) await review.decide((request) => ({ kind: 'accepted', text: request.proposedText }));
+      for (let i = 0; i < 2; i++) {
+        const [first] = await review.waitForPending(1, 120_000);
+        review.registry.settle(first.id, { kind: 'accepted', text: first.extra.proposedText });
+      }
     })();
     await cli.submit('use every vscode tool');
     await cli.waitForScreen('all seven done', 120_000);
@@ -136,7 +141,8 @@ describe('real claude CLI ⇄ the tools route', () => {
     cli = await startClaude({ cwd: workspace, model, globalConfig: { mcpServers: { [TOOLS_SERVER_NAME]: toolsRouteEntry() } } });
     const connectionsBefore = server.connections().length;
     await new Promise((r) => setTimeout(r, 3000));
-    expect(await cli.screen()).not.toMatch(/MCP|failed|error/i);
+    // Nothing about the entry (other start-up notes, e.g. 2.0.77's "Failed to install Anthropic marketplace", are not ours).
+    expect(await cli.screen()).not.toMatch(/MCP|vscode|NATIVE_CLAUDE/i);
     model.respond({ text: 'still working' });
     await cli.submit('hello');
     await cli.waitForScreen('still working', 30_000);

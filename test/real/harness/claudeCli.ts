@@ -10,7 +10,29 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-export const CLAUDE_VERSION = '2.1.328';
+/** The CLI the README's test command runs (test/setup/install-real-clients.sh installs it). */
+export const PINNED_CLAUDE_VERSION = '2.1.328';
+
+/**
+ * The CLI version the real tests run against: `NATIVE_CLAUDE_CLI_VERSION` (set by
+ * `npm run test:cli-matrix`, test/setup/cliMatrix.ts), else the pinned one.
+ */
+export function selectedClaudeVersion(env: NodeJS.ProcessEnv = process.env): string {
+  const wanted = env.NATIVE_CLAUDE_CLI_VERSION?.trim();
+  if (wanted === undefined || wanted === '') return PINNED_CLAUDE_VERSION;
+  if (!/^\d+\.\d+\.\d+$/.test(wanted)) throw new Error(`NATIVE_CLAUDE_CLI_VERSION=${wanted} is not a version like 2.1.328`);
+  return wanted;
+}
+
+export const CLAUDE_VERSION = selectedClaudeVersion();
+
+/** Whether the selected CLI is at least `version` (numeric compare), for tests of line-specific behaviour. */
+export function cliAtLeast(version: string, selected: string = CLAUDE_VERSION): boolean {
+  const a = selected.split('.').map(Number);
+  const b = version.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] > b[i];
+  return true;
+}
 
 /** The cache the real-client installer fills: `${NATIVE_CLAUDE_CACHE:-$HOME/.cache/native-claude}`. */
 export function nativeClaudeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -19,9 +41,12 @@ export function nativeClaudeCacheDir(env: NodeJS.ProcessEnv = process.env): stri
   return path.join(env.HOME ?? os.homedir(), '.cache', 'native-claude');
 }
 
-/** Path of the pinned CLI binary inside the cache (test/setup/install-real-clients.sh installs it). */
+/**
+ * Path of the selected CLI inside the cache (install-real-clients.sh / install-claude-cli.sh put it there):
+ * npm's bin link, which is the native `bin/claude.exe` from 2.1 on and `cli.js` (run by node) before.
+ */
 export function claudeBinaryPath(env: NodeJS.ProcessEnv = process.env, version: string = CLAUDE_VERSION): string {
-  return path.join(nativeClaudeCacheDir(env), `claude-${version}`, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
+  return path.join(nativeClaudeCacheDir(env), `claude-${version}`, 'node_modules', '.bin', 'claude');
 }
 
 export interface StartClaudeOptions {
@@ -31,7 +56,7 @@ export interface StartClaudeOptions {
   model: { url: string };
   /** Extra environment for the CLI; `undefined` values are removed. */
   env?: Record<string, string | undefined>;
-  /** Deep-merged over `{"tui":"default","permissions":{"defaultMode":"default"}}` into settings.json. */
+  /** Deep-merged over {@link defaultSettings} into settings.json. */
   settings?: Record<string, unknown>;
   /** Deep-merged over the seeded `$CLAUDE_CONFIG_DIR/.claude.json`. */
   globalConfig?: Record<string, unknown>;
@@ -80,7 +105,18 @@ export interface ClaudeCli {
   stop(): Promise<void>;
 }
 
-const DEFAULT_SETTINGS = { tui: 'default', permissions: { defaultMode: 'default' } };
+/** The input prompt is up: `❯` (2.x) or `>` (1.0.x), then a space or NBSP, above the footer hint. */
+export const PROMPT_READY = /^[❯>][ \u00a0][\s\S]*(for shortcuts|mode on)/m;
+/** The input prompt character of any line. */
+export const PROMPT = /^[❯>][ \u00a0]/m;
+
+/**
+ * `tui` exists from 2.1 on; 1.0.x validates settings.json strictly and ignores the whole file
+ * ("Found invalid settings files … They will be ignored") when it has a key it does not know.
+ */
+export function defaultSettings(version: string = CLAUDE_VERSION): Record<string, unknown> {
+  return cliAtLeast('2.1.0', version) ? { tui: 'default', permissions: { defaultMode: 'default' } } : { permissions: { defaultMode: 'default' } };
+}
 /** Any string works against the fake model; its last 20 characters are pre-approved by {@link seedClaudeConfig}. */
 export const DEFAULT_API_KEY = 'sk-ant-api03-native-claude-fake-key-0123456789abcdef';
 
@@ -88,7 +124,7 @@ export interface SeedClaudeConfigOptions {
   /** Folder(s) whose trust dialog counts as accepted (absolute; realpath them first). */
   cwd: string | string[];
   apiKey?: string;
-  /** Deep-merged over `{"tui":"default","permissions":{"defaultMode":"default"}}` into settings.json. */
+  /** Deep-merged over {@link defaultSettings} into settings.json. */
   settings?: Record<string, unknown>;
   /** Deep-merged over the seeded `.claude.json`. */
   globalConfig?: Record<string, unknown>;
@@ -107,12 +143,13 @@ export function seedClaudeConfig(configDir: string, options: SeedClaudeConfigOpt
       hasCompletedOnboarding: true,
       hasSeenAutoDefaultNudge: true,
       customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
-      projects: Object.fromEntries(folders.map((f) => [f, { hasTrustDialogAccepted: true }])),
+      // 1.0.x reads `allowedTools` of the project entry without a default and crashes when it is missing.
+      projects: Object.fromEntries(folders.map((f) => [f, { hasTrustDialogAccepted: true, allowedTools: [] }])),
     },
     options.globalConfig ?? {},
   );
   fs.writeFileSync(path.join(configDir, '.claude.json'), JSON.stringify(globalConfig, null, 2));
-  fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(deepMerge(DEFAULT_SETTINGS, options.settings ?? {}), null, 2));
+  fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(deepMerge(defaultSettings(), options.settings ?? {}), null, 2));
 }
 
 // Variables that describe the terminal running the tests or its own Claude/IDE setup; the CLI must
@@ -123,7 +160,7 @@ const KEEP_ENV = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'USER', 'LOGNAME',
 export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCli> {
   const binary = options.binary ?? claudeBinaryPath();
   if (!fs.existsSync(binary)) {
-    throw new Error(`claude CLI not found at ${binary}; run test/setup/install-real-clients.sh (or set NATIVE_CLAUDE_CACHE)`);
+    throw new Error(`claude CLI not found at ${binary}; run test/setup/install-real-clients.sh, or test/setup/install-claude-cli.sh ${CLAUDE_VERSION} (or set NATIVE_CLAUDE_CACHE)`);
   }
   const cwd = fs.realpathSync(path.resolve(options.cwd));
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'native-claude-cli-'));
@@ -218,9 +255,28 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
       await cli.type(prompt);
       // Wait for the echo so Enter is not swallowed as part of the typed text.
       const tail = prompt.split('\n').pop()!.slice(-30).trimEnd();
-      await poll(tail === '' ? /❯/ : new RegExp(`${escapeRegExp(tail)}|\\[Pasted text`), 5_000, true);
-      await sleep(150);
-      await cli.keys('Enter');
+      await poll(tail === '' ? PROMPT : new RegExp(`${escapeRegExp(tail)}|\\[Pasted text`), 5_000, true);
+      // 1.0.x takes an Enter that follows typed text closely as part of a paste (a newline in the input).
+      await sleep(cliAtLeast('2.0.0') ? 150 : 800);
+      // Enter can also be dropped while the CLI redraws; press again while the text still sits in the
+      // input box (a prompt line ending with it, then only blank lines down to the box's bottom rule),
+      // never once it was sent (a dialog may be up then, and Enter would answer it).
+      const stillTyped = (s: string): boolean => {
+        if (tail === '') return false;
+        const lines = s.split('\n');
+        return lines.some((l, i) => {
+          if (!PROMPT.test(l) || !l.trimEnd().endsWith(tail)) return false;
+          let j = i + 1;
+          while (j < lines.length && lines[j].trim() === '') j++;
+          return /^─{10}/.test(lines[j] ?? '');
+        });
+      };
+      for (let attempt = 0; attempt < 4; attempt++) {
+        await cli.keys('Enter');
+        const until = Date.now() + 1_500;
+        while (Date.now() < until && stillTyped(await screen())) await sleep(100);
+        if (!stillTyped(await screen())) return;
+      }
     },
     answer: async (question, keys = ['Enter'], timeoutMs = 15_000) => {
       const deadline = Date.now() + timeoutMs;
@@ -262,7 +318,8 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
 
   if (options.waitReady ?? true) {
     try {
-      await cli.waitForScreen(/❯[\s\S]*(for shortcuts|mode on)/, options.readyTimeoutMs ?? 20_000);
+      // 1.0.x draws its prompt as `>`, later lines as `❯`.
+      await cli.waitForScreen(PROMPT_READY, options.readyTimeoutMs ?? 20_000);
     } catch (err) {
       await cli.stop();
       throw err;

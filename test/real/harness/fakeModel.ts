@@ -122,6 +122,8 @@ export function isSideRequest(request: MessagesRequest): boolean {
   if (request.stream !== true) return true;
   if (!Array.isArray(request.tools) || request.tools.length === 0) return true;
   if (jsonSchemaOf(request) !== undefined) return true;
+  // 1.0.x/2.0.x warm up the main loop and each sub-agent at start with a one-message "Warmup" prompt.
+  if (request.messages?.length === 1 && blockText(request.messages[0].content).trim() === 'Warmup') return true;
   return false;
 }
 
