@@ -18,7 +18,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, openWorkbench, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
-import { startFakeModel, type FakeModel, type Message, type MessagesRequest, type Reply, type ToolUse } from './harness/fakeModel';
+import { startFakeModel, type FakeModel, type Message, type MessagesRequest, type Reply, type ToolUse, freshMessages, textOf } from './harness/fakeModel';
 import { lockFiles, prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
 
@@ -90,19 +90,6 @@ interface RoutedCall {
 
 /** The id of the tool_use the fake model sends for a scenario (one per scenario). */
 const toolUseId = (scenario: string) => `toolu_nc_${scenario.replace(/-/g, '_')}`;
-
-function textOf(m: Message): string {
-  if (typeof m.content === 'string') return m.content;
-  return m.content.map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
-}
-
-/** The messages after the last assistant message: what is new in this request. */
-function freshMessages(request: MessagesRequest): Message[] {
-  const msgs = request.messages ?? [];
-  let i = msgs.length - 1;
-  while (i >= 0 && msgs[i].role !== 'assistant') i--;
-  return msgs.slice(i + 1);
-}
 
 describe('vscode-ide', () => {
   let model: FakeModel;

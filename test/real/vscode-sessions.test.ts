@@ -22,24 +22,11 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, saveScreenshot, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
-import { startFakeModel, type FakeModel, type Message, type MessagesRequest, type Reply } from './harness/fakeModel';
+import { startFakeModel, type FakeModel, type Message, type MessagesRequest, type Reply, freshMessages, textOf } from './harness/fakeModel';
 import { prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
 
 const FILES = ['focus', 'routea', 'routeb', 'bg'];
-
-function textOf(m: Message): string {
-  if (typeof m.content === 'string') return m.content;
-  return m.content.map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
-}
-
-/** The messages after the last assistant message: what is new in this request. */
-function freshMessages(request: MessagesRequest): Message[] {
-  const msgs = request.messages ?? [];
-  let i = msgs.length - 1;
-  while (i >= 0 && msgs[i].role !== 'assistant') i--;
-  return msgs.slice(i + 1);
-}
 
 describe('vscode-sessions', () => {
   let model: FakeModel;

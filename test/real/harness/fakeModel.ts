@@ -378,3 +378,17 @@ function sampleForSchema(schema: unknown): unknown {
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** The text of a message, its text blocks joined. */
+export function textOf(m: Message): string {
+  if (typeof m.content === 'string') return m.content;
+  return m.content.map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
+}
+
+/** The messages after the last assistant message: what is new in this request. */
+export function freshMessages(request: MessagesRequest): Message[] {
+  const msgs = request.messages ?? [];
+  let i = msgs.length - 1;
+  while (i >= 0 && msgs[i].role !== 'assistant') i--;
+  return msgs.slice(i + 1);
+}
