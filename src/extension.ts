@@ -20,7 +20,8 @@ import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
 import { createWorkspaceHost } from './vscode/workspaceHost';
 import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
-import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
+import { WalkthroughContext } from './vscode/walkthroughContext';
+import { PORT_VARIABLE, TOKEN_VARIABLE, TOOLS_SERVER_NAME } from './route/toolsRouteEntry';
 import { executeCommandTool } from './tools/executeCommand';
 import { modalCommandApprover } from './vscode/commandApprover';
 
@@ -72,11 +73,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const toolsRoute = createToolsConsent(context.globalState, log);
   const ideSessions = bridgeSessionSource(ideBridge);
   const selection = new SelectionTracker(ideSessions, log);
+  // The first-run walkthrough's steps complete on these context keys.
+  const walkthrough = new WalkthroughContext(async () => (await toolsRoute.config.getServer(TOOLS_SERVER_NAME)) !== undefined);
   ideBridge.on('change', () => {
     const status = ideBridge.status();
     statusBar.update(status);
+    walkthrough.bridgeChanged(status);
     // The tools route is offered once, when the user first actually uses claude with this window.
-    if (status.ideSessions > 0) void toolsRoute.offerOnce();
+    if (status.ideSessions > 0) void toolsRoute.offerOnce().then(walkthrough.refreshTools);
   });
   statusBar.update(ideBridge.status());
 
@@ -103,10 +107,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     terminalRunner,
     ideSessions,
     selection,
+    walkthrough,
     registerMentionCommand(ideSessions, log),
     ...registerServerCommands(ideBridge, controls, log),
-    vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable()),
-    vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove()),
+    vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable().then(walkthrough.refreshTools)),
+    vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove().then(walkthrough.refreshTools)),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
     { dispose: () => ideBridge.stopSync() },
   );
