@@ -18,24 +18,13 @@ export const WALKTHROUGH_KEYS = {
   toolsEnabled: 'nativeClaude.toolsEnabled',
 } as const;
 
-/** Tab inputs the API knows; the walkthrough (Welcome) editor is none of them. */
-const KNOWN_TAB_INPUTS = [
-  vscode.TabInputText,
-  vscode.TabInputTextDiff,
-  vscode.TabInputCustom,
-  vscode.TabInputWebview,
-  vscode.TabInputNotebook,
-  vscode.TabInputNotebookDiff,
-  vscode.TabInputTerminal,
-];
-
 /**
  * Sets the walkthrough's context keys from what the extension observes.
  *
- * VS Code 1.139 ticks a step only when its key *changes* to true while the walkthrough service exists, and
- * that service is created when a walkthrough is first opened: a key already true then does not count
- * (test/real/vscode-walkthrough.test.ts). So when an editor the API cannot name opens (the Welcome page),
- * the keys that are true are set again (false, then true).
+ * Seen in VS Code 1.139 (code-server): a step ticks when its key turns true after the walkthrough has been
+ * opened in this window; a key that was already true when it is first opened does not tick it, and
+ * setting it again (false, then true) does not either. So the README sends the user to the walkthrough
+ * right after installing, before the steps are done.
  */
 export class WalkthroughContext implements vscode.Disposable {
   private readonly values = new Map<string, boolean>();
@@ -44,11 +33,9 @@ export class WalkthroughContext implements vscode.Disposable {
   constructor(private readonly toolsInstalled: () => Promise<boolean>) {
     this.subscriptions = [
       vscode.window.tabGroups.onDidChangeTabs((e) => {
-        const tabs = [...e.opened, ...e.changed];
-        if (tabs.some((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === PROPOSAL_SCHEME)) {
+        if ([...e.opened, ...e.changed].some((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === PROPOSAL_SCHEME)) {
           this.set(WALKTHROUGH_KEYS.reviewSeen, true);
         }
-        if (e.opened.some((tab) => !KNOWN_TAB_INPUTS.some((known) => tab.input instanceof known))) this.announceAgain();
       }),
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('nativeClaude.claudeCommand') && this.checkCli()),
     ];
@@ -68,20 +55,6 @@ export class WalkthroughContext implements vscode.Disposable {
       () => undefined, // an unreadable config is reported where it is edited
     );
   };
-
-  /** Sets every true key again, now and once more shortly after (the walkthrough may still be registering). */
-  private announceAgain(): void {
-    const again = async () => {
-      for (const [key, value] of this.values) {
-        if (!value) continue;
-        await vscode.commands.executeCommand('setContext', key, false);
-        await vscode.commands.executeCommand('setContext', key, true);
-      }
-    };
-    void again();
-    const timer = setTimeout(() => void again(), 1500);
-    this.subscriptions.push({ dispose: () => clearTimeout(timer) });
-  }
 
   private checkCli(): void {
     const command = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');

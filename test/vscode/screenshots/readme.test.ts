@@ -70,6 +70,9 @@ describe('README screenshots', function () {
     await waitFor('the IDE server to run', () => api.status().running, 30_000);
     workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
     greet = vscode.Uri.file(path.join(workspace, 'src', 'greet.ts'));
+    // As after installing: the walkthrough is open before the user starts (steps tick only while it is known).
+    await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${EXTENSION_ID}#nativeClaude.firstRun`, false);
+    await sleep(2000);
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(greet), { preview: false });
     // No tmux status line: the terminal should look like claude run by hand.
     const conf = path.join(os.tmpdir(), `nc-shots-${process.pid}.tmux.conf`);
@@ -131,7 +134,7 @@ describe('README screenshots', function () {
     await vscode.commands.executeCommand('workbench.action.closePanel');
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
     await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${EXTENSION_ID}#nativeClaude.firstRun`, false);
-    // findClaude (claude is on PATH), runClaude, seeConnection and tryReview are done by now; the tools were declined.
+    // findClaude (claude connected), runClaude, seeConnection and tryReview are done by now; the tools were declined.
     const page = await waitFor('the walkthrough with four steps done', async () => {
       const p = await probe<{ steps: Array<{ checked: boolean }> }>('walkthrough');
       return p.steps.map((s) => s.checked).join() === 'true,true,true,true,false' ? p : undefined;

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HeaderWebSocketClientTransport } from '../../support/wsClientTransport';
 import { after, before, describe, it } from '../bdd';
 import { AUTH_HEADER, proposalTabs, record, recordOutcomes, toolsRunActive, workspaceRoot, type NativeClaudeApi } from '../toolsClient';
-import { EXTENSION_ID, installedExtension, probe, sleep, waitFor } from '../util';
+import { EXTENSION_ID, installedExtension, probe, waitFor } from '../util';
 
 const WALKTHROUGH = `${EXTENSION_ID}#nativeClaude.firstRun`;
 
@@ -64,17 +64,9 @@ describe('first-run walkthrough', function () {
     await client?.close().catch(() => undefined);
   });
 
-  it('[shown] opened after claude was found: "Install or find claude" is already ticked, nothing else', async () => {
-    // The key is set before the walkthrough is first opened (the usual order: install, run claude, then look).
-    const fakeClaude = process.env.NC_WALKTHROUGH_CLAUDE!;
-    assert.ok(fakeClaude && fs.existsSync(fakeClaude), 'the outer test made an executable claude');
-    await vscode.workspace.getConfiguration('nativeClaude').update('claudeCommand', fakeClaude, vscode.ConfigurationTarget.Global);
-    await sleep(1000);
+  it('[shown] opens from the command with its five steps, none done yet (claude is not on PATH)', async () => {
     await vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH, false);
-    const shown = await waitFor('the walkthrough page', async () => {
-      const p = await page();
-      return p.steps.length > 0 ? p : undefined;
-    }, 20_000, 500);
+    const shown = await waitFor('the walkthrough page', async () => ((await page()).steps.length > 0 ? page() : undefined), 20_000, 500);
     record('shown', { page: shown });
     const declared = (await installedExtension()).packageJSON.contributes.walkthroughs[0];
     assert.strictEqual(shown.title, declared.title);
@@ -82,8 +74,15 @@ describe('first-run walkthrough', function () {
       shown.steps.map((s) => s.title),
       declared.steps.map((s: { title: string }) => s.title),
     );
+    assert.deepStrictEqual(shown.steps.map((s) => s.checked), [false, false, false, false, false]);
+  });
+
+  it('[findClaude] completes when nativeClaude.claudeCommand names an executable', async () => {
+    const fakeClaude = process.env.NC_WALKTHROUGH_CLAUDE!;
+    assert.ok(fakeClaude && fs.existsSync(fakeClaude), 'the outer test made an executable claude');
+    await vscode.workspace.getConfiguration('nativeClaude').update('claudeCommand', fakeClaude, vscode.ConfigurationTarget.Global);
     const state = await waitChecked('findClaude');
-    record('shown', { state });
+    record('findClaude', { state });
     assert.deepStrictEqual(state, { findClaude: true, runClaude: false, seeConnection: false, tryReview: false, enableTools: false });
   });
 
