@@ -20,7 +20,9 @@ module.exports = {
     clean: { keep: /\.vsix$/ },
   },
   externals: { vscode: 'commonjs vscode', bufferutil: 'commonjs bufferutil', 'utf-8-validate': 'commonjs utf-8-validate' },
-  resolve: { extensions: ['.ts', '.js'], conditionNames: ['require', 'node', 'default'] },
+  // ES module builds where a package has them ('import' before 'require'): webpack can then drop what is
+  // not used (zod's ESM build leaves its 40 locales out: session.js 903 KiB -> 416 KiB).
+  resolve: { extensions: ['.ts', '.js'], conditionNames: ['node', 'import', 'require', 'default'] },
   module: {
     rules: [{ test: /\.ts$/, exclude: /node_modules/, use: [
           {

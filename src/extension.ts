@@ -24,7 +24,8 @@ import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
 import { createWorkspaceHost } from './vscode/workspaceHost';
 import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
-import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
+import { WalkthroughContext } from './vscode/walkthroughContext';
+import { PORT_VARIABLE, TOKEN_VARIABLE, TOOLS_SERVER_NAME } from './route/toolsRouteEntry';
 import { modalCommandApprover } from './vscode/commandApprover';
 import { Coexistence } from './vscode/coexistence';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
@@ -109,10 +110,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const selection = new SelectionTracker(ideSessions, log, currentSharingPolicy);
   const sessionLabels = () => windowSessions.labels();
   const updateStatus = () => statusBar.update(ideBridge.status(), sessionLabels());
+  // The first-run walkthrough's steps complete on these context keys.
+  const walkthrough = new WalkthroughContext(async () => (await toolsRoute.config.getServer(TOOLS_SERVER_NAME)) !== undefined);
   ideBridge.on('change', () => {
     updateStatus();
+    const status = ideBridge.status();
+    walkthrough.bridgeChanged(status);
     // The tools route is offered once, when the user first actually uses claude with this window.
-    if (ideBridge.status().ideSessions > 0) void toolsRoute.offerOnce();
+    if (status.ideSessions > 0) void toolsRoute.offerOnce().then(walkthrough.refreshTools);
   });
   updateStatus();
   ideBridge.on('unsupportedClient', (message) => showCompatibilityNotice(message, log));
@@ -169,18 +174,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     windowSessions,
     ideSessions.onDidChangeTargets(updateStatus),
     selection,
+    walkthrough,
     registerPendingReviews(review, statusBar, (id) => windowSessions.whoAsked(id)),
     registerMentionCommand(ideSessions, log, currentSharingPolicy),
     registerSelectionSharing(() => selection.refresh()),
     ...registerServerCommands(ideBridge, controls, log, windowSessions.launch, () => sessionLabels().map(describeSession)),
-    vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable()),
+    vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable().then(walkthrough.refreshTools)),
     registerHealthView(healthDeps),
     registerPermissionRulesCommand(log),
     vscode.commands.registerCommand('nativeClaude.chooseIdeExtension', async (choice?: 'this' | 'anthropic') => {
       const chosen = await coexistence.choose(choice);
       return { choice: chosen, reloadNeeded: coexistence.reloadNeeded };
     }),
-    vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove()),
+    vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove().then(walkthrough.refreshTools)),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
     { dispose: () => ideBridge.stopSync() },
   );

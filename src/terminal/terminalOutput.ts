@@ -44,7 +44,7 @@ export class TerminalScreen {
     const Terminal = await loadTerminalClass();
     // convertEol: a bare \n starts a new line, as the pty's onlcr would have made it.
     return new TerminalScreen(
-      new Terminal({ cols: SCREEN_COLUMNS, rows: SCREEN_ROWS, scrollback: SCROLLBACK_ROWS, convertEol: true, allowProposedApi: true }),
+      new Terminal({ cols: SCREEN_COLUMNS, rows: SCREEN_ROWS, scrollback: SCROLLBACK_ROWS, convertEol: true, allowProposedApi: true, logLevel: 'off' }),
     );
   }
 

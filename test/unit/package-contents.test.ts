@@ -1,0 +1,91 @@
+/**
+ * The .vsix (issue 12): only what the extension loads and what a user reads, no source maps, within
+ * 300 KiB. Uses dist/native-claude.vsix when it is newer than everything it is built from; otherwise runs
+ * `npm run package` first (about 30–60 s), so on a fresh clone this test builds the package itself.
+ */
+import { execFile } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { MAX_VSIX_BYTES, readVsix, type VsixContents } from '../../scripts/vsixContents';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const VSIX = path.join(ROOT, 'dist', 'native-claude.vsix');
+const INPUTS = ['src', 'media', 'package.json', '.vscodeignore', 'README.md', 'CHANGELOG.md', 'LICENSE', 'webpack.config.js', 'tsconfig.build.json'];
+
+function newestInput(p: string): number {
+  const full = path.join(ROOT, p);
+  if (!fs.existsSync(full)) return 0;
+  const st = fs.statSync(full);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(st.mtimeMs, ...fs.readdirSync(full).map((e) => newestInput(path.join(p, e))));
+}
+
+function packageNow(): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile('npm', ['run', 'package'], { cwd: ROOT, timeout: 300_000, maxBuffer: 32 << 20 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`npm run package failed: ${err.message}\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`)) : resolve(stdout),
+    ),
+  );
+}
+
+/** What may be in the .vsix: the bundle and its chunks, the manifest, the user's documents, the icon, the walkthrough pages. */
+const ALLOWED = [
+  /^\[Content_Types\]\.xml$/,
+  /^extension\.vsixmanifest$/,
+  /^extension\/package\.json$/,
+  /^extension\/readme\.md$/,
+  /^extension\/changelog\.md$/,
+  /^extension\/LICENSE\.txt$/,
+  /^extension\/media\/icon\.png$/,
+  /^extension\/media\/walkthrough\/[\w-]+\.md$/,
+  /^extension\/dist\/[\w./-]+\.js$/,
+];
+
+describe('the packaged .vsix', () => {
+  let vsix: VsixContents;
+
+  beforeAll(async () => {
+    const inputs = Math.max(...INPUTS.map(newestInput));
+    if (!fs.existsSync(VSIX) || fs.statSync(VSIX).mtimeMs < inputs) await packageNow();
+    vsix = await readVsix(VSIX);
+  }, 320_000);
+
+  it('holds only the bundle, package.json, README, CHANGELOG, LICENSE, the icon and the walkthrough pages', () => {
+    const paths = vsix.entries.map((e) => e.path);
+    expect(paths.filter((p) => !ALLOWED.some((re) => re.test(p)))).toEqual([]);
+    for (const needed of ['extension/dist/extension.js', 'extension/package.json', 'extension/readme.md', 'extension/changelog.md', 'extension/LICENSE.txt', 'extension/media/icon.png']) {
+      expect(paths).toContain(needed);
+    }
+  });
+
+  it('has no source maps in it; they stay beside it in dist/', () => {
+    expect(vsix.entries.filter((e) => /\.map$/.test(e.path))).toEqual([]);
+    expect(fs.existsSync(path.join(ROOT, 'dist', 'extension.js.map'))).toBe(true);
+  });
+
+  it('ships every walkthrough page package.json points at, and the icon', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      icon: string;
+      contributes: { walkthroughs: Array<{ steps: Array<{ media: { markdown?: string; image?: string } }> }> };
+    };
+    const referenced = [pkg.icon, ...pkg.contributes.walkthroughs.flatMap((w) => w.steps.map((s) => s.media.markdown ?? s.media.image ?? ''))];
+    const paths = vsix.entries.map((e) => e.path);
+    for (const file of referenced) expect(paths).toContain(`extension/${file}`);
+  });
+
+  it(`is at most ${MAX_VSIX_BYTES / 1024} KiB`, () => {
+    expect(vsix.bytes).toBeGreaterThan(50 * 1024); // a real bundle, not an empty archive
+    expect(vsix.bytes).toBeLessThanOrEqual(MAX_VSIX_BYTES);
+  });
+
+  it('`npm run package` prints the file list and the size (its last step, scripts/package-report.ts)', async () => {
+    const printed = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['-r', 'ts-node/register/transpile-only', 'scripts/package-report.ts'], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+      ),
+    );
+    for (const e of vsix.entries) expect(printed).toContain(e.path);
+    expect(printed).toContain(`size: ${vsix.bytes} bytes`);
+    expect(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).toMatch(/"package": "[^"]*vsce package[^"]*&& node -r ts-node\/register\/transpile-only scripts\/package-report\.ts"/);
+  }, 60_000);
+});
