@@ -82,6 +82,22 @@ class ScriptedClaude {
     this.terminal.sendText('\r', false);
   }
 
+  /**
+   * Submits a prompt and waits for the model's answer on the screen. Under load the CLI can take the
+   * Enter as part of the typed text (a paste) and leave the prompt in its input box: then Enter is
+   * pressed once more (on an already submitted prompt it is a no-op on an empty input line).
+   */
+  async ask(prompt: string, answer: string): Promise<void> {
+    const mark = this.output().length;
+    await this.submit(prompt);
+    try {
+      await this.waitFor(answer, 15_000, mark);
+    } catch {
+      this.terminal.sendText('\r', false);
+      await this.waitFor(answer, 30_000, mark);
+    }
+  }
+
   /** Ends claude (as a crash or `kill` would; its socket closes) and closes its terminal. */
   async kill(): Promise<void> {
     const pids = await this.processes();
@@ -221,16 +237,13 @@ describe('several claude sessions in one window', function () {
     d.aShowsSelection = TWO_LINES.test(a.output().slice(markA));
     assert.ok(!TWO_LINES.test(a.output().slice(markA)), 'claude-a (terminal behind) got no selection');
     // Both ask the model something: the outer test checks which prompt carried the selection.
-    await b.submit('prompt sel-b');
-    await b.waitFor('answered sel-b', 30_000);
-    await a.submit('prompt sel-a');
-    await a.waitFor('answered sel-a', 30_000);
+    await b.ask('prompt sel-b', 'answered sel-b');
+    await a.ask('prompt sel-a', 'answered sel-a');
     // claude-a's terminal comes forward: it gets the selection now.
     const markA2 = a.output().length;
     a.terminal.show(true);
     await a.waitFor(TWO_LINES, 10_000, markA2);
-    await a.submit('prompt sel-a2');
-    await a.waitFor('answered sel-a2', 30_000);
+    await a.ask('prompt sel-a2', 'answered sel-a2');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
