@@ -17,6 +17,7 @@ import * as vscode from 'vscode';
 import { after, afterEach, before, describe, it } from '../bdd';
 import { tools } from '../toolsClient';
 import { installedExtension, probe, sleep, terminalWithShellIntegration, waitFor } from '../util';
+import { renderTerminalOutput } from '../../../src/terminal/terminalOutput';
 
 interface NativeClaudeApi {
   status(): { running: boolean; port?: number; ideSessions: number; connections: number };
@@ -83,18 +84,19 @@ class ScriptedClaude {
   }
 
   /**
-   * Submits a prompt and waits for the model's answer on the screen. Under load the CLI can take the
-   * Enter as part of the typed text (a paste) and leave the prompt in its input box: then Enter is
-   * pressed once more (on an already submitted prompt it is a no-op on an empty input line).
+   * Submits a prompt and waits for the model's answer on the screen, as rendered by a terminal
+   * emulator: the CLI redraws only the cells that changed, so a stripped log can hold "answered
+   * sel-a2" as "answered sel-a" plus a lone "2" elsewhere. Under load the CLI can also take the Enter
+   * as part of the typed text: then Enter is pressed once more (a no-op on an empty input line).
    */
   async ask(prompt: string, answer: string): Promise<void> {
-    const mark = this.output().length;
+    const onScreen = async () => (await renderTerminalOutput(fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8') : '')).includes(answer);
     await this.submit(prompt);
     try {
-      await this.waitFor(answer, 15_000, mark);
+      await waitFor(`claude-${this.tag} to show ${answer}`, onScreen, 15_000, 250);
     } catch {
       this.terminal.sendText('\r', false);
-      await this.waitFor(answer, 30_000, mark);
+      await waitFor(`claude-${this.tag} to show ${answer}`, onScreen, 30_000, 250);
     }
   }
 
