@@ -68,9 +68,14 @@ class ScriptedClaude {
 
   async waitFor(pattern: RegExp | string, timeoutMs = 30_000, since = 0): Promise<string> {
     const test = (s: string) => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s));
-    return waitFor(`claude-${this.tag} to show ${String(pattern)}`, () => {
+    return waitFor(`claude-${this.tag} to show ${String(pattern)}`, async () => {
       const out = this.output().slice(since);
-      return test(out) ? out : undefined;
+      if (test(out)) return out;
+      // The CLI redraws only changed cells, so a text can be split in the stripped log: look at the
+      // screen as a terminal renders it too (the texts waited for this way are new to the screen).
+      if (typeof pattern !== 'string' || since === 0) return undefined;
+      const screen = await renderTerminalOutput(fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8') : '');
+      return screen.includes(pattern) ? screen : undefined;
     }, timeoutMs, 100);
   }
 
