@@ -169,6 +169,9 @@ async function main(): Promise<void> {
         'workbench.colorTheme': 'Default Dark Modern',
         'terminal.integrated.fontSize': 13,
         'editor.fontSize': 14,
+        // code-server's own PATH has no claude (the tests' CLI is on the terminal's PATH only), so the
+        // health page is pointed at it the way a user would: nativeClaude.claudeCommand.
+        'nativeClaude.claudeCommand': path.join(ic.binDir, 'claude'),
       },
     });
     const result = await runSuiteInVsCode({
