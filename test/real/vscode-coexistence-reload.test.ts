@@ -10,7 +10,7 @@
  *   first place among the terminal environment collections, which VS Code keeps across reloads;
  * - the question comes up; the user clicks the answer in the notification;
  * - Developer: Reload Window;
- * - after the reload the question is not asked again, and a new terminal (Terminal: Create New Terminal)
+ * - after the reload the question is not asked again (nor any start-up warning about the other extension), and a new terminal (Terminal: Create New Terminal)
  *   carries the port of the extension chosen: Native Claude's (its status bar says `Claude :<port>`, and the
  *   real `claude` typed into that terminal connects to it), or Anthropic's (the port of its lock file, while
  *   Native Claude stays off and writes no lock file).
@@ -264,6 +264,8 @@ describe('vscode-coexistence-reload', () => {
     // Before the reload already, the choice took the terminal variable (no warning that it did not).
     expect(o.afterChoice).toEqual([expect.stringMatching(/^Native Claude serves claude in this workspace\. Terminals opened from now on get its port/)]);
     expect({ askedFirst: o.askedFirst, askedAgain: o.notificationsAfter.filter((t) => QUESTION.test(t)) }).toEqual({ askedFirst: true, askedAgain: [] });
+    // Nor does a start-up warning bring Anthropic's lock file up again: the user was told when choosing.
+    expect(o.notificationsAfter).toEqual([]);
     expect(ourPort).toMatch(/^\d+$/);
     expect({ terminalPort: o.terminalPort, ourLock: o.ourLockPorts }).toEqual({ terminalPort: ourPort, ourLock: [Number(ourPort)] });
     expect(o.theirLockPorts).toHaveLength(1);
@@ -274,6 +276,8 @@ describe('vscode-coexistence-reload', () => {
   it("chosen Anthropic's, then Reload Window: not asked again; Native Claude stays off and a new terminal carries Anthropic's port", async () => {
     const o = await answerAndReload('theirs', "Anthropic's Claude Code", { withClaude: false, installedLater: false });
     expect({ askedFirst: o.askedFirst, askedAgain: o.notificationsAfter.filter((t) => QUESTION.test(t)) }).toEqual({ askedFirst: true, askedAgain: [] });
+    // Nothing from Native Claude at start-up either (it once warned that Anthropic's lock file lists the folder).
+    expect(o.notificationsAfter).toEqual([]);
     expect(o.ourStatusBefore).toBe('Claude: off');
     expect(o.ourStatusAfter).toBe('Claude: off');
     expect(o.ourLockPorts).toEqual([]);
