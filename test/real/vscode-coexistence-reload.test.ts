@@ -68,6 +68,21 @@ async function runCommand(page: Page, title: string): Promise<void> {
   await until(`the palette to close after "${title}"`, async () => !(await widget.isVisible()), 15_000);
 }
 
+/**
+ * Clicks `answer` on the coexistence question: on its toast, or (a toast hides after a while, sooner on a
+ * slow page) in the notification centre. Returns whether the question was there.
+ */
+async function answerQuestion(page: Page, answer: string): Promise<boolean> {
+  const button = (where: string) =>
+    page.locator(`${where} .notification-list-item`, { hasText: QUESTION }).locator('.monaco-button', { hasText: new RegExp(`^${answer}$`) }).first();
+  const inToast = await until('the question', async () => (await notificationTexts(page)).some((t) => QUESTION.test(t)), 90_000).then(() => true, () => false);
+  if (inToast && (await button('.notification-toast').click({ timeout: 5_000 }).then(() => true, () => false))) return true;
+  await runCommand(page, 'Notifications: Show Notifications');
+  await button('.notifications-center').click({ timeout: 10_000 });
+  await runCommand(page, 'Notifications: Hide Notifications');
+  return true;
+}
+
 /** Developer: Reload Window, and waits for the reloaded workbench in the same page. */
 async function reloadWindow(page: Page): Promise<void> {
   await page.evaluate('window.__ncBeforeReload = true');
@@ -138,8 +153,8 @@ describe('vscode-coexistence-reload', () => {
     statusWithClaude?: string;
   }
 
-  /** One window, one browser profile: answer, reload, look again. */
   /**
+   * One window, one browser profile: answer, reload, look again.
    * `installedLater`: Native Claude is installed into the running code-server after Anthropic's extension has
    * served this workspace (the usual way a user comes to have both): Anthropic's extension then holds the
    * first place in VS Code's terminal environment. Otherwise both are there from the start, and which one
@@ -174,25 +189,22 @@ describe('vscode-coexistence-reload', () => {
     const page = wb.page;
     const out: Partial<Outcome> = {};
     try {
-      const toast = page.locator('.notification-toast', { hasText: QUESTION });
       if (installedLater) {
         await until("Anthropic's extension alone to serve the workspace (its lock file)", async () => locksFor(theirLockDir, folder)[0], 90_000);
         // Its terminal variable registered: a terminal opened now gets its port (VS Code stores that per workspace).
         await sleep(2000);
         await installVsix(vsixes[0], server.userDataDir, server.extensionsDir, path.join(server.tempDir, 'config.yaml'), codeServerEnv(ic.env));
         // VS Code starts a newly installed extension by itself; if it has not within a minute, the user reloads.
-        const asked = await toast.waitFor({ state: 'visible', timeout: 60_000 }).then(() => true, () => false);
+        const asked = await until('the question', async () => (await notificationTexts(page)).some((t) => QUESTION.test(t)), 60_000).then(() => true, () => false);
         out.reloadedToStart = !asked;
         if (!asked) await reloadWindow(page);
       }
+      const theirsBefore = await until("Anthropic's lock file", async () => locksFor(theirLockDir, folder)[0], 90_000);
       // The question, as a notification with the two answers as buttons.
-      await toast.waitFor({ state: 'visible', timeout: 90_000 });
-      out.askedFirst = true;
-      const theirsBefore = await until("Anthropic's lock file", async () => locksFor(theirLockDir, folder)[0], 30_000);
-      await toast.locator('.monaco-button', { hasText: new RegExp(`^${answer}$`) }).first().click();
+      out.askedFirst = await answerQuestion(page, answer);
       out.afterChoice = await until('what the extension says about the choice', async () => {
         const texts = (await notificationTexts(page)).filter((t) => !QUESTION.test(t));
-        return texts.some((t) => /serves claude in this workspace|Reload the window/.test(t)) ? texts : undefined;
+        return texts.some((t) => /serves claude in this workspace/.test(t)) ? texts : undefined;
       }, 30_000);
       out.ourStatusBefore = await ourStatus(page);
       debug('before reload', { ...out, theirsBefore });
