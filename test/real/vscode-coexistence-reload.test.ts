@@ -61,10 +61,15 @@ async function runCommand(page: Page, title: string): Promise<void> {
     return input.isEditable();
   }, 30_000, 500);
   await input.fill(`>${title}`);
-  // The row whose label is exactly the title is first once the palette has filtered.
-  const row = widget.locator('.quick-input-list .monaco-list-row').first();
-  await until(`"${title}" first in the palette`, async () => (await row.getAttribute('aria-label'))?.startsWith(title) ?? false, 20_000);
-  await page.keyboard.press('Enter');
+  // The row whose label is exactly the title (not e.g. "Developer: Reload Window With Extensions Disabled").
+  const rows = widget.locator('.quick-input-list .monaco-list-row');
+  const row = await until(`"${title}" in the palette`, async () => {
+    for (let i = 0, n = await rows.count(); i < n; i++) {
+      if ((await rows.nth(i).locator('.label-name').first().textContent({ timeout: 1_000 }))?.trim() === title) return rows.nth(i);
+    }
+    return undefined;
+  }, 20_000);
+  await row.click();
   await until(`the palette to close after "${title}"`, async () => !(await widget.isVisible()), 15_000);
 }
 
