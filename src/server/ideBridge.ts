@@ -93,20 +93,25 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
     this.server = server;
     this.token = token;
     this.lockFile = new LockFile(port, this.options.lockDirectory ?? lockFileDirectory());
-    // Saved while the lock file is written: the CLI needs the lock file now, the identity only at the next reload.
-    const saving = this.options.identity.save({ port, token });
+    // Saved in the background: the CLI needs the lock file now, the identity only at the next reload. Never
+    // awaited: VS Code's workspaceState answers through the window, and a window closed right after start
+    // never answers, which would leave activation pending, so VS Code would skip deactivate (lock file left).
+    void this.options.identity.save({ port, token }).catch((error: Error) => log.warn(`Could not remember port ${port} for the next reload: ${error.message}`));
     try {
       await this.writeLockFile(workspaceFolders);
     } catch (error) {
-      await saving.catch(() => undefined);
       const lockPath = this.lockFile.path; // stop() forgets it
       await this.stop();
       throw new Error(`Could not write the lock file ${lockPath}: ${(error as Error).message}`);
     }
-    await saving;
+    // Last resort when the process ends without stop(): VS Code gives deactivate 5 s, and skips it for an
+    // extension whose activation has not finished.
+    process.on('exit', this.deleteLockOnExit);
     this.emit('change');
     return { port, token };
   }
+
+  private readonly deleteLockOnExit = () => this.stopSync();
 
   async updateWorkspaceFolders(workspaceFolders: readonly string[]): Promise<void> {
     if (this.server) await this.writeLockFile(workspaceFolders);
@@ -115,6 +120,7 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    process.off('exit', this.deleteLockOnExit);
     const lockFile = this.lockFile;
     this.lockFile = undefined;
     // Clean up first, log last: on window close VS Code may already have disposed the log channel.

@@ -1,7 +1,8 @@
+import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { IdeBridge, type ServerIdentity } from '../../src/server/ideBridge';
+import { IdeBridge, type IdentityStore, type ServerIdentity } from '../../src/server/ideBridge';
 import { createSessionFactory } from '../../src/server/mcpSession';
 import { LockFile, lockFileDirectory } from '../../src/server/lockFile';
 import { memoryLogger } from '../../src/util/logger';
@@ -16,7 +17,7 @@ async function tempDir(): Promise<string> {
   return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-bridge-')));
 }
 
-function makeBridge(lockDirectory: string, identity = memoryIdentity()) {
+function makeBridge(lockDirectory: string, identity: IdentityStore = memoryIdentity()) {
   return new IdeBridge({
     ideName: 'Visual Studio Code',
     lockPid: process.pid,
@@ -131,4 +132,64 @@ describe('IdeBridge life cycle', () => {
     await bridge.stop();
     await holder.stop();
   });
+
+  // A window closed right after start: VS Code's workspaceState never answers, activation never finishes,
+  // and VS Code then skips deactivate (seen in code-server: the lock file was left behind).
+  test('start() does not wait for the identity to be saved, and a failed save is only logged', async () => {
+    const never = { load: () => undefined, save: () => new Promise<void>(() => undefined) };
+    const bridge = makeBridge(lockDir, never);
+    let timer: NodeJS.Timeout | undefined;
+    const started = await Promise.race([bridge.start([root]), new Promise<undefined>((r) => (timer = setTimeout(r, 5000, undefined)))]);
+    clearTimeout(timer);
+    expect(started?.port).toEqual(expect.any(Number));
+    await bridge.stop();
+
+    const lines: string[] = [];
+    const failing = new IdeBridge({
+      ideName: 'Visual Studio Code',
+      lockPid: process.pid,
+      runningInWindows: false,
+      identity: { load: () => undefined, save: async () => Promise.reject(new Error('storage gone')) },
+      lockDirectory: lockDir,
+      log: memoryLogger(lines),
+      createSession: createSessionFactory({ toolsFor: () => [], serverInfo: { name: 'native-claude', version: 't' }, log: memoryLogger() }),
+    });
+    const { port } = await failing.start([root]);
+    await waitFor(() => lines.some((l) => l.includes('storage gone')));
+    expect(lines.filter((l) => l.includes('storage gone'))).toEqual([`warn Could not remember port ${port} for the next reload: storage gone`]);
+    await failing.stop();
+  });
+
+  test('a process that exits without stop() still deletes its lock file; after stop() the exit hook is gone', async () => {
+    const child = (stopFirst: boolean) =>
+      new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+        execFile(
+          process.execPath,
+          [
+            '-r',
+            'ts-node/register/transpile-only',
+            '-e',
+            `const { IdeBridge } = require('./src/server/ideBridge');
+             const { memoryLogger } = require('./src/util/logger');
+             const bridge = new IdeBridge({ ideName: 'x', lockPid: process.pid, runningInWindows: false,
+               identity: { load: () => undefined, save: async () => undefined }, lockDirectory: ${JSON.stringify(lockDir)},
+               log: memoryLogger(), createSession: async () => ({ notify: async () => undefined }) });
+             bridge.start([]).then(async ({ port }) => {
+               console.log(port);
+               if (${stopFirst}) { await bridge.stop(); console.log(process.listenerCount('exit')); }
+               process.exit(0); // like VS Code's extension host at the end of its 5 s for deactivate
+             });`,
+          ],
+          { cwd: path.resolve(__dirname, '../..'), timeout: 60_000 },
+          (error, stdout, stderr) => (error ? reject(Object.assign(error, { stderr })) : resolve({ stdout, stderr })),
+        ),
+      );
+    const { stdout } = await child(false);
+    const port = Number(stdout.trim());
+    expect(port).toBeGreaterThan(0);
+    expect(await fs.readdir(lockDir)).toEqual([]);
+
+    const stopped = await child(true);
+    expect(stopped.stdout.trim().split('\n')[1]).toBe('0');
+  }, 60_000);
 });

@@ -280,8 +280,12 @@ describe('vscode-ide', () => {
     // Nothing in this test deletes lock files, and claude deletes only lock files of dead pids, at its start;
     // the lock file's pid (code-server's server process) stays alive throughout.
     const terminations = () =>
-      findFiles(path.join(srv.userDataDir, 'logs'), /^remoteexthost\.log$/).flatMap((f) =>
-        fs.readFileSync(f, 'utf8').split('\n').filter((l) => /Extension host terminating|exiting with code|Lock file|Error/.test(l)).map((l) => `${path.basename(path.dirname(f))}: ${l}`),
+      findFiles(path.join(srv.userDataDir, 'logs'), /^remoteexthost\.log$|Native Claude\.log$/).flatMap((f) =>
+        fs
+          .readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((l) => /Extension host terminating|exiting with code|Lock file|Error|error/.test(l))
+          .map((l) => `${path.basename(path.dirname(f.includes('Native Claude') ? path.dirname(f) : f))}: ${l}`),
       );
     const goneWithin = async (file: string, ms: number) => {
       const deadline = Date.now() + ms;
@@ -298,7 +302,9 @@ describe('vscode-ide', () => {
     let lock: string | undefined;
     try {
       const deadline = Date.now() + 45_000;
-      while (!(lock = lockFiles(ic!.lockDir)[0]) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      // Polled often so the tab closes right after the lock file appears: activation may still be finishing
+      // then (a closed window once left the lock file behind that way).
+      while (!(lock = lockFiles(ic!.lockDir)[0]) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       expect({ lockFileWritten: !!lock, console: lock ? [] : wb.console().slice(-20) }).toEqual({ lockFileWritten: true, console: [] });
     } finally {
       await wb.close();
