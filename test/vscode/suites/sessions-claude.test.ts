@@ -276,7 +276,7 @@ describe('several claude sessions in one window', function () {
       const shown = await waitFor(`claude-${front.tag}'s prompt to hold ${text}`, async () => {
         const screen = await front.screen();
         return inPrompt.test(screen) ? screen : undefined;
-      }, 15_000, 250).catch(async (error: Error) => {
+      }, 30_000, 250).catch(async (error: Error) => {
         const tail = async (c: ScriptedClaude) => (await c.screen()).split('\n').slice(-25);
         throw new Error(`${error.message} (keyboard before the key: ${JSON.stringify(pressed.before)})\nclaude-${front.tag}:\n${(await tail(front)).join('\n')}\nclaude-${other.tag}:\n${(await tail(other)).join('\n')}`);
       });
