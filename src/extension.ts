@@ -49,7 +49,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const log = vscode.window.createOutputChannel('Native Claude', { log: true });
   const serverLog = safeLogger(log); // used during shutdown, when the channel may be gone
   const config = () => vscode.workspace.getConfiguration('nativeClaude');
-  const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection);
+  const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection, () => vscode.workspace.workspaceFolders ?? []);
   const statusBar = new StatusBar();
   const review = new DiffReviewHost(log, {
     placement: () => config().get<ReviewPlacement>('reviewPlacement', 'active'),
@@ -184,10 +184,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     registerPermissionRulesCommand(log),
     vscode.commands.registerCommand('nativeClaude.chooseIdeExtension', async (choice?: 'this' | 'anthropic') => {
       const chosen = await coexistence.choose(choice);
-      return { choice: chosen, reloadNeeded: coexistence.reloadNeeded };
+      return { choice: chosen, portElsewhere: coexistence.portElsewhere };
     }),
     vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove().then(walkthrough.refreshTools)),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message))),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message));
+      // The port is also set per workspace folder (terminalEnvironment.ts): follow the folders.
+      const { running, port } = ideBridge.status();
+      if (running && port !== undefined) applyTerminalEnv(port, identity.load()?.token ?? '');
+    }),
     { dispose: () => ideBridge.stopSync() },
   );
 

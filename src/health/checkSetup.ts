@@ -172,25 +172,43 @@ function otherLockFindings(facts: SetupFacts, ours: LockFileFacts | undefined): 
   );
   return competing.map((lock): Finding => {
     const who = describeOwner(lock, facts);
+    const theirs = isAnthropicLock(lock, facts);
+    const choice = facts.anthropicExtension?.choice;
     const stale = lock.pid !== undefined && lock.pidAlive === false;
     const detail = [`${lock.path}: ${lock.ideName ?? 'unknown IDE'}, folders ${lock.workspaceFolders.join(', ')}, pid ${lock.pid ?? '?'}${stale ? ' (not running)' : ''}.`];
     if (stale) {
       detail.push('Left behind by an IDE that exited; claude deletes it at its next start. Harmless, but /ide may list it.');
       return { id: 'lockFiles.stale', severity: 'info', title: `Stale lock file for port ${lock.port}`, detail, fixes: [fix('Delete it', HEALTH_COMMANDS.deleteStaleLockFile, lock.path)] };
     }
+    // The user chose Anthropic's extension here: Native Claude writes no lock file, nothing competes.
+    if (theirs && choice === 'anthropic') {
+      detail.push("As chosen for this workspace: Native Claude writes no lock file here, so claude finds Anthropic's extension for this folder.");
+      return { id: 'lockFiles.anthropic', severity: 'info', title: `Anthropic's Claude Code extension serves this folder (port ${lock.port})`, detail };
+    }
     detail.push(
       facts.providesTerminalPort
         ? "claude in this window's terminals still connects here (their CLAUDE_CODE_SSE_PORT decides). claude started elsewhere in this folder finds two IDEs and connects to neither by itself; /ide lets you pick."
         : 'claude started in this folder outside a terminal of that IDE finds two IDEs and connects to neither by itself; /ide lets you pick.',
     );
+    // Chosen Native Claude: the user was told this when choosing; no warning (and no start-up offer) each time.
+    if (theirs && choice === 'this') {
+      detail.push("You chose Native Claude for this workspace; Anthropic's extension still writes its lock file (disable it for this workspace to stop that).");
+      return { id: 'lockFiles.competing', severity: 'info', title: `Another IDE lists this folder: ${who} (port ${lock.port})`, detail };
+    }
     return { id: 'lockFiles.competing', severity: 'warning', title: `Another IDE lists this folder: ${who} (port ${lock.port})`, detail };
   });
+}
+
+/** A lock file of this VS Code's process that Native Claude did not write (it writes 0600), with Anthropic's extension installed. */
+function isAnthropicLock(lock: LockFileFacts, facts: SetupFacts): boolean {
+  return lock.pid === facts.lockPid && (lock.mode & 0o077) !== 0 && facts.anthropicExtension !== undefined;
 }
 
 /** Who wrote a lock file, as far as can be told: Native Claude writes 0600; Anthropic's extension leaves the default mode. */
 function describeOwner(lock: LockFileFacts, facts: SetupFacts): string {
   const sameProcess = lock.pid === facts.lockPid;
-  if (sameProcess && (lock.mode & 0o077) !== 0) return facts.anthropicExtension ? "Anthropic's Claude Code extension in this VS Code" : 'another extension in this VS Code';
+  if (isAnthropicLock(lock, facts)) return "Anthropic's Claude Code extension in this VS Code";
+  if (sameProcess && (lock.mode & 0o077) !== 0) return 'another extension in this VS Code';
   if (sameProcess) return 'another window of this VS Code';
   return lock.ideName ? `${lock.ideName} (another process)` : 'another IDE';
 }

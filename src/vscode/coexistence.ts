@@ -10,8 +10,8 @@ const CHOICE_KEY = 'nativeClaude.ideExtensionChoice';
  * one serves it (remembered in the workspace state), and tells the extension what to run.
  */
 export class Coexistence {
-  /** Set when the last choice of this extension could not take the terminal variable without a reload. */
-  reloadNeeded = false;
+  /** Set when the last choice of this extension did not give new terminals its port. */
+  portElsewhere = false;
   constructor(
     private readonly state: vscode.Memento,
     private readonly apply: (plan: CoexistencePlan) => Promise<void>,
@@ -65,19 +65,20 @@ export class Coexistence {
     await this.state.update(CHOICE_KEY, choice);
     await this.apply(this.plan());
     const port = this.port();
-    // VS Code gives a variable that two extensions replace to the one whose collection it registered first;
-    // this extension's collection is kept across reloads, so after a reload it comes first.
+    // The port is set per workspace folder too, which VS Code applies after every extension's global
+    // collection (terminalEnvironment.ts): new terminals should now get it. If they do not, something
+    // else sets the variable, and a reload would not change that (VS Code keeps the collections' order).
     if (choice === 'this' && port !== undefined && this.anthropic && (await this.newTerminalsGetPort(port)) === false) {
-      this.reloadNeeded = true;
+      this.portElsewhere = true;
       void vscode.window
         .showWarningMessage(
-          "Native Claude serves claude in this workspace, but in this window Anthropic's extension set CLAUDE_CODE_SSE_PORT first, so new terminals still get its port. Reload the window to give them Native Claude's.",
-          'Reload Window',
+          'Native Claude serves claude in this workspace, but new terminals of this window still get another CLAUDE_CODE_SSE_PORT. Claude: Check Setup shows where each terminal connects.',
+          'Check Setup',
         )
-        .then((c) => c && vscode.commands.executeCommand('workbench.action.reloadWindow'));
+        .then((c) => c && vscode.commands.executeCommand('nativeClaude.checkSetup'));
       return choice;
     }
-    this.reloadNeeded = false;
+    this.portElsewhere = false;
     void vscode.window.showInformationMessage(
       choice === 'this'
         ? 'Native Claude serves claude in this workspace. Terminals opened from now on get its port; relaunch older ones (Claude: Check Setup lists them).'

@@ -1,31 +1,60 @@
 import type * as vscode from 'vscode';
 
+const SSE_PORT = 'CLAUDE_CODE_SSE_PORT';
+
 /**
  * Every integrated terminal of this window gets the port, so `claude` typed there connects to this
  * window (CLAUDE_CODE_SSE_PORT bypasses the CLI's folder and ancestry checks, ide-protocol.md §1.8).
  * The collection is persistent: terminals VS Code restores at start-up get the variables before the
  * extension activates, and the port is the same across reloads (see identityStore.ts).
+ *
+ * Another extension may set CLAUDE_CODE_SSE_PORT too (Anthropic's, src/health/coexistence.ts). When
+ * two extensions replace the same variable in their global collections, VS Code keeps the one whose
+ * collection it registered first in this workspace, and keeps that order across reloads (it is stored
+ * with the collections), so a reload never hands the variable over. A workspace folder's scoped
+ * collection is applied after the global ones, so the port is also set scoped to each workspace
+ * folder: when this extension serves the workspace, its port is the one new terminals get.
  */
 export class TerminalEnvironment {
-  constructor(private readonly collection: vscode.GlobalEnvironmentVariableCollection) {
+  /** Folders whose scoped collection holds the port (by URI), so a removed folder's entry can be deleted. */
+  private readonly scoped = new Map<string, vscode.WorkspaceFolder>();
+
+  constructor(
+    private readonly collection: vscode.GlobalEnvironmentVariableCollection,
+    private readonly folders: () => readonly vscode.WorkspaceFolder[] = () => [],
+  ) {
     collection.persistent = true;
     collection.description = 'Lets `claude` in this terminal connect to this VS Code window';
   }
 
   /** `ssePort` false: leave CLAUDE_CODE_SSE_PORT to another extension (src/health/coexistence.ts). */
   apply(port: number, extra: Record<string, string> = {}, ssePort = true): void {
+    const folders = ssePort ? this.folders() : [];
+    for (const [key, folder] of this.scoped) {
+      if (folders.some((f) => f.uri.toString() === key)) continue;
+      this.collection.getScoped({ workspaceFolder: folder }).delete(SSE_PORT);
+      this.scoped.delete(key);
+    }
     if (ssePort) {
-      this.collection.replace('CLAUDE_CODE_SSE_PORT', String(port));
+      this.collection.replace(SSE_PORT, String(port));
+      for (const folder of folders) {
+        this.collection.getScoped({ workspaceFolder: folder }).replace(SSE_PORT, String(port));
+        this.scoped.set(folder.uri.toString(), folder);
+      }
       // Older CLIs looked for this; 2.1.328 no longer reads it, but it is harmless.
       this.collection.replace('ENABLE_IDE_INTEGRATION', 'true');
     } else {
-      this.collection.delete('CLAUDE_CODE_SSE_PORT');
+      // Also what an earlier window (restored with the persistent collection) set for these folders.
+      for (const folder of this.folders()) this.collection.getScoped({ workspaceFolder: folder }).delete(SSE_PORT);
+      this.collection.delete(SSE_PORT);
       this.collection.delete('ENABLE_IDE_INTEGRATION');
     }
     for (const [name, value] of Object.entries(extra)) this.collection.replace(name, value);
   }
 
   clear(): void {
+    // Clears the scoped entries too.
     this.collection.clear();
+    this.scoped.clear();
   }
 }

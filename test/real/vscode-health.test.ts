@@ -11,7 +11,6 @@
  *   flock /tmp/native-claude-real.lock npx jest --selectProjects real --runInBand -- test/real/vscode-health.test.ts
  * NC_HEALTH_DEBUG=1 prints the inner results and logs; NATIVE_CLAUDE_VSIX=<file> skips packaging.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -19,9 +18,9 @@ import type { Page } from 'playwright-core';
 import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, INNER_SUITES, runSuiteInVsCode, saveScreenshot, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
 import { startFakeModel, type FakeModel } from './harness/fakeModel';
 import { killTmuxServer, prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
+import { anthropicVsix, ANTHROPIC_VERSION } from './harness/anthropicExtension';
 import { ensureVsix } from './harness/vsix';
 
-const ANTHROPIC_VERSION = '1.0.109';
 const SELECTION_FILE = 'sel.ts';
 const SECRET_FILE = '.env';
 const NOTEBOOK_FILE = 'nb.ipynb';
@@ -32,18 +31,6 @@ const NOTEBOOK = {
   nbformat_minor: 5,
 };
 type Results = Record<string, { state?: string; error?: string; data?: Record<string, any> }>;
-
-/** Anthropic's terminal-era extension, as shipped inside the CLI's npm package. */
-function anthropicVsix(): string {
-  const dir = path.join(os.tmpdir(), `nc-anthropic-${ANTHROPIC_VERSION}`);
-  const vsix = path.join(dir, 'claude-code.vsix');
-  if (fs.existsSync(vsix)) return vsix;
-  fs.mkdirSync(dir, { recursive: true });
-  const tgz = execFileSync('npm', ['pack', `@anthropic-ai/claude-code@${ANTHROPIC_VERSION}`, '--silent'], { cwd: dir, encoding: 'utf8', timeout: 300_000 }).trim().split('\n').pop()!;
-  execFileSync('tar', ['xzf', tgz, '-C', dir, '--strip-components=2', 'package/vendor/claude-code.vsix'], { cwd: dir });
-  fs.rmSync(path.join(dir, tgz), { force: true });
-  return vsix;
-}
 
 const probes = {
   screenshot: async (page: Page, name: unknown) => saveScreenshot(page, String(name)),
@@ -199,16 +186,15 @@ describe('vscode-health', () => {
     expect((d.notifications as string[]).some((n) => /Anthropic's Claude Code extension is also installed/.test(n))).toBe(true);
   });
 
-  it('chosen Native Claude in the same window: new terminals carry its port, or it says a reload is needed (VS Code keeps the first registration)', () => {
+  it('chosen Native Claude in the same window: new terminals carry its port at once, whichever extension registered the variable first', () => {
     const d = passed('coexist', 'coexist-this');
     expect(d.choice).toBe('this');
-    expect(d.reloadNeeded).toBe(d.terminalPort !== String(d.ourPort));
-    if (process.env.NC_HEALTH_DEBUG) console.log(`coexist-this: terminal port ${d.terminalPort}, ours ${d.ourPort}, reload needed ${d.reloadNeeded}`);
+    expect({ terminalPort: d.terminalPort, portElsewhere: d.portElsewhere }).toEqual({ terminalPort: String(d.ourPort), portElsewhere: false });
   });
 
   it("chosen Anthropic's: no server, no lock file, new terminals carry their port; switching back restarts", () => {
     const d = passed('coexist', 'coexist-anthropic');
-    expect(d).toMatchObject({ choice: { choice: 'anthropic', reloadNeeded: false }, running: false, lockExists: false, runningAgain: true });
+    expect(d).toMatchObject({ choice: { choice: 'anthropic', portElsewhere: false }, running: false, lockExists: false, runningAgain: true });
     expect(d.terminalPort).toMatch(/^\d+$/);
     expect(d.ids).toContain('coexistence.anthropic');
   });

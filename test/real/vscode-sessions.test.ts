@@ -7,6 +7,8 @@
  * notifications, a key press as the user's keyboard) and checks what reached the model:
  * - both claude stay connected, each session matched to its terminal, the status bar says 2 sessions;
  * - a selection reaches the claude whose terminal is in front, and the other once its terminal comes forward;
+ * - the at-mention key (Ctrl+Alt+K, pressed in the editor) fills the prompt of the claude in front only, and
+ *   the other's once its terminal is in front;
  * - a review opens without taking focus: Enter typed next goes to claude's permission prompt in the terminal;
  * - each review belongs to the claude that asked; closing one claude closes only its review; closing a
  *   review tab rejects with a notification naming the file; reviews wait in the status bar;
@@ -44,7 +46,7 @@ describe('vscode-sessions', () => {
     const fresh = freshMessages(request);
     const typed = fresh.filter((m) => m.role === 'user').map(textOf).join('\n');
     const afterTool = fresh.some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result'));
-    const sel = /prompt (sel-\w+)/.exec(typed);
+    const sel = /prompt ((?:sel|mention)-\w+)/.exec(typed);
     if (sel) {
       prompts.push({ prompt: sel[1], fresh: JSON.stringify(fresh) });
       return { text: `answered ${sel[1]}` };
@@ -111,6 +113,23 @@ describe('vscode-sessions', () => {
             await page.keyboard.press(String(key));
             return true;
           },
+          // A key pressed in the text editor, as the user's keyboard would: first waits until the editor has
+          // the keyboard (showTextDocument moves it there; the page may lag behind the extension host).
+          pressInEditor: async (page, key) => {
+            const where = () => page.evaluate(`(() => {
+              const el = document.activeElement;
+              return { tag: el && el.tagName, inEditor: !!(el && el.closest('.monaco-editor')), inTerminal: !!(el && el.closest('.terminal-wrapper, .xterm')) };
+            })()`) as Promise<{ inEditor: boolean }>;
+            const deadline = Date.now() + 15_000;
+            let before = await where();
+            while (!before.inEditor && Date.now() < deadline) {
+              await new Promise((r) => setTimeout(r, 200));
+              before = await where();
+            }
+            if (!before.inEditor) throw new Error(`the editor never had the keyboard: ${JSON.stringify(before)}`);
+            await page.keyboard.press(String(key));
+            return { before };
+          },
           notifications: async (page) => {
             const shot = await saveScreenshot(page, 'vscode-sessions-notifications');
             if (shot) screenshots.push(shot);
@@ -152,6 +171,27 @@ describe('vscode-sessions', () => {
       return /selected the lines 2 to 3 from [^"]*\/sel\.ts/.test(p!.fresh);
     };
     expect({ b: carried('sel-b'), a: carried('sel-a'), aAfterFront: carried('sel-a2') }).toEqual({ b: true, a: false, aAfterFront: true });
+  });
+
+  it('Ctrl+Alt+K in the editor puts @sel.ts#L2-3 into the prompt of the claude in front only; with the other in front, the next mention goes there', () => {
+    const d = expectInnerPassed('mention');
+    expect(d.first).toMatchObject({ focusBefore: { inEditor: true }, otherShows: false });
+    expect(d.second).toMatchObject({ focusBefore: { inEditor: true }, otherShows: false });
+    // What each claude sent the model when its prompt was submitted: the text typed in its prompt, with the
+    // mention where the key put it (the CLI also attached those lines, read from the file).
+    const typed = (name: string) => {
+      const p = prompts.find((x) => x.prompt === name);
+      expect(p).toBeDefined();
+      return new RegExp(`"text":"([^"]*prompt ${name})"`).exec(p!.fresh)?.[1];
+    };
+    expect({ b: typed('mention-b'), a: typed('mention-a'), a2: typed('mention-a2'), b2: typed('mention-b2') }).toEqual({
+      b: '@sel.ts#L2-3 prompt mention-b',
+      a: 'prompt mention-a',
+      a2: '@sel.ts#L3-4 prompt mention-a2',
+      b2: 'prompt mention-b2',
+    });
+    expect(prompts.find((x) => x.prompt === 'mention-b')!.fresh).toContain('2\\tconst line2 = 2;\\n3\\tconst line3 = 3;');
+    expect(prompts.find((x) => x.prompt === 'mention-a2')!.fresh).toContain('3\\tconst line3 = 3;\\n4\\tconst line4 = 4;');
   });
 
   it('a review opens without taking the keyboard: Enter typed next answers claude in its terminal, which writes the file', () => {

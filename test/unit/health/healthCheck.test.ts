@@ -60,6 +60,32 @@ describe('health check', () => {
     expect(find(facts, 'coexistence.both')?.fixes?.[0].command).toBe(HEALTH_COMMANDS.chooseIdeExtension);
   });
 
+  test("once the user chose, Anthropic's lock file is no longer a warning (nothing to offer at start-up); chosen Anthropic's, it is the one serving", () => {
+    const theirs = { path: '/home/u/.claude/ide/5000.lock', port: 5000, mode: 0o644, pid: PID, pidAlive: true, workspaceFolders: [WS], ideName: 'Visual Studio Code' };
+    const chosenThis = healthy();
+    chosenThis.lockFiles.push(theirs);
+    chosenThis.anthropicExtension = { version: '1.0.109', active: true, choice: 'this' };
+    const competing = find(chosenThis, 'lockFiles.competing')!;
+    expect(competing.severity).toBe('info');
+    expect(competing.detail!.join(' ')).toMatch(/You chose Native Claude for this workspace/);
+    expect(problems(checkSetup(chosenThis)).map((f) => f.id)).toEqual([]);
+
+    const chosenTheirs = healthy();
+    chosenTheirs.server = { running: false };
+    chosenTheirs.providesTerminalPort = false;
+    chosenTheirs.lockFiles = [theirs];
+    chosenTheirs.anthropicExtension = { version: '1.0.109', active: true, choice: 'anthropic' };
+    expect(find(chosenTheirs, 'lockFiles.competing')).toBeUndefined();
+    expect(find(chosenTheirs, 'lockFiles.anthropic')).toMatchObject({ severity: 'info', title: "Anthropic's Claude Code extension serves this folder (port 5000)" });
+    expect(problems(checkSetup(chosenTheirs)).map((f) => f.id)).toEqual([]);
+
+    // Undecided, it stays a warning.
+    const undecided = healthy();
+    undecided.lockFiles.push(theirs);
+    undecided.anthropicExtension = { version: '1.0.109', active: true };
+    expect(find(undecided, 'lockFiles.competing')?.severity).toBe('warning');
+  });
+
   test('a parent folder counts as competing; an unrelated folder does not; another window (0600, same pid) is named', () => {
     const facts = healthy();
     facts.lockFiles.push({ path: '/l/1.lock', port: 1, mode: 0o600, pid: PID, pidAlive: true, workspaceFolders: ['/home/u'] });

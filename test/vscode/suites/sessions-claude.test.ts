@@ -79,6 +79,11 @@ class ScriptedClaude {
     }, timeoutMs, 100);
   }
 
+  /** The whole output as a terminal emulator renders it (the CLI redraws only the cells that changed). */
+  async screen(): Promise<string> {
+    return renderTerminalOutput(fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8') : '');
+  }
+
   /** Types a prompt and presses Enter (the terminal's input, as the user's keyboard would). */
   async submit(prompt: string): Promise<void> {
     const mark = this.output().length;
@@ -251,6 +256,46 @@ describe('several claude sessions in one window', function () {
     a.terminal.show(true);
     await a.waitFor(TWO_LINES, 10_000, markA2);
     await a.ask('prompt sel-a2', 'answered sel-a2');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('[mention] Ctrl+Alt+K in the editor puts @file#Lx-y into the prompt of the claude in front only; the other gets the next one once its terminal is in front', async () => {
+    started = Date.now();
+    const d = (data.mention = {} as Record<string, unknown>);
+    const doc = await vscode.workspace.openTextDocument(path.join(workspace, 'sel.ts'));
+    /** The user brings `front`'s terminal forward, selects lines in the editor and presses the at-mention key there. */
+    const mentionWithKey = async (front: ScriptedClaude, other: ScriptedClaude, selection: vscode.Selection, text: string) => {
+      front.terminal.show(true);
+      await waitFor(`claude-${front.tag}'s terminal in front`, () => vscode.window.activeTerminal === front.terminal, 5_000);
+      const editor = await vscode.window.showTextDocument(doc, { preview: false });
+      editor.selection = selection;
+      const pressed = await probe<{ before: Record<string, unknown> }>('pressInEditor', 'Control+Alt+K', 30_000);
+      // In the prompt input (the line that starts with the ❯ cursor), as a terminal shows it; the CLI may show
+      // the selection there first, as a chip: `❯ [⧉ 2 lines selected] @sel.ts#L3-4`.
+      const inPrompt = new RegExp(`^❯\\s+(\\[⧉[^\\]]*\\]\\s+)?${text.replace(/[.#]/g, '\\$&')}(\\s|$)`, 'm');
+      const shown = await waitFor(`claude-${front.tag}'s prompt to hold ${text}`, async () => {
+        const screen = await front.screen();
+        return inPrompt.test(screen) ? screen : undefined;
+      }, 30_000, 250).catch(async (error: Error) => {
+        const tail = async (c: ScriptedClaude) => (await c.screen()).split('\n').slice(-25);
+        throw new Error(`${error.message} (keyboard before the key: ${JSON.stringify(pressed.before)})\nclaude-${front.tag}:\n${(await tail(front)).join('\n')}\nclaude-${other.tag}:\n${(await tail(other)).join('\n')}`);
+      });
+      // Long enough for a mention sent to both to have been drawn by the other claude too.
+      await sleep(2000);
+      const otherScreen = await other.screen();
+      return { focusBefore: pressed.before, promptLine: shown.split('\n').filter((l) => inPrompt.test(l)), otherShows: otherScreen.includes(text) };
+    };
+
+    d.first = await mentionWithKey(b, a, new vscode.Selection(1, 0, 2, doc.lineAt(2).text.length), '@sel.ts#L2-3');
+    assert.strictEqual((d.first as { otherShows: boolean }).otherShows, false, 'claude-a (terminal behind) got no at-mention');
+    // Each submits its prompt: the outer test checks which one the model got with the mention in it.
+    await b.ask('prompt mention-b', 'answered mention-b');
+    await a.ask('prompt mention-a', 'answered mention-a');
+
+    d.second = await mentionWithKey(a, b, new vscode.Selection(2, 0, 3, doc.lineAt(3).text.length), '@sel.ts#L3-4');
+    assert.strictEqual((d.second as { otherShows: boolean }).otherShows, false, 'claude-b (now behind) got no at-mention');
+    await a.ask('prompt mention-a2', 'answered mention-a2');
+    await b.ask('prompt mention-b2', 'answered mention-b2');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
