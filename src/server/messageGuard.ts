@@ -1,10 +1,14 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /**
- * The SDK's own message schema. Passed in rather than imported: it brings zod and the SDK's types,
- * which load with the first connection, not at activation (webSocketTransport.ts loads it).
+ * The SDK's own message schemas: `JSONRPCMessageSchema` and the four strict objects it is the union
+ * of. Passed in rather than imported: they bring zod and the SDK's types, which load with the first
+ * connection, not at activation (webSocketTransport.ts loads them).
  */
-export type MessageSchema = (typeof import('@modelcontextprotocol/sdk/types.js'))['JSONRPCMessageSchema'];
+export type MessageSchemas = Pick<
+  typeof import('@modelcontextprotocol/sdk/types.js'),
+  'JSONRPCMessageSchema' | 'JSONRPCRequestSchema' | 'JSONRPCNotificationSchema' | 'JSONRPCResultResponseSchema' | 'JSONRPCErrorResponseSchema'
+>;
 
 // What a peer's message must pass before the MCP SDK sees it. The SDK assumes well-formed,
 // reasonable input: a 10,000-deep `result` in a response to nothing makes its error path call
@@ -55,7 +59,7 @@ export function describeId(id: unknown): string {
  * and whether the peer has called `initialize`.
  */
 export class MessageScreen {
-  constructor(private readonly schema: MessageSchema) {}
+  constructor(private readonly schemas: MessageSchemas) {}
 
   private initialized = false;
   private readonly awaitingResponse = new Set<RequestId>();
@@ -64,6 +68,22 @@ export class MessageScreen {
   noteSent(message: JSONRPCMessage): void {
     const m = message as { id?: RequestId; method?: unknown };
     if (typeof m.method === 'string' && m.id !== undefined) this.awaitingResponse.add(m.id);
+  }
+
+  /**
+   * The one member of the SDK's `JSONRPCMessageSchema` union that can accept this message. The four
+   * members are strict objects told apart by their keys (a request has method and id, a notification
+   * method without id, a result response result without method, an error response error without
+   * method or result), so parsing with that member accepts and returns exactly what the union does;
+   * the union itself would first try, and fail, the members before it (a notification costs a failed
+   * request parse, a response two or three), building zod issues nobody reads.
+   */
+  private schemaFor(raw: Record<string, unknown>) {
+    const s = this.schemas;
+    if ('method' in raw) return 'id' in raw ? s.JSONRPCRequestSchema : s.JSONRPCNotificationSchema;
+    if ('result' in raw) return s.JSONRPCResultResponseSchema;
+    if ('error' in raw) return s.JSONRPCErrorResponseSchema;
+    return s.JSONRPCMessageSchema;
   }
 
   /** Decides what to do with one text message from the peer. Never throws. */
@@ -91,7 +111,7 @@ export class MessageScreen {
       const reason = `nested deeper than ${MAX_JSON_DEPTH} levels`;
       return { kind: 'refuse', reason, answer: answerable ? { id: answerId, code: INVALID_REQUEST, message: `Invalid Request: ${reason}` } : undefined };
     }
-    const checked = this.schema.safeParse(raw);
+    const checked = this.schemaFor(raw).safeParse(raw);
     if (!checked.success || (isRequest && !validId(raw.id))) {
       const reason = 'not a valid JSON-RPC 2.0 message';
       return { kind: 'refuse', reason, answer: answerable ? { id: answerId, code: INVALID_REQUEST, message: `Invalid Request: ${reason}` } : undefined };
