@@ -18,7 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import WebSocket from 'ws';
 import { AUTH_HEADER } from '../src/server/auth';
-import { BENCH_TOKEN, BULK_PATH, SMALL_FILE, type ControlReply, type ControlRequest } from './transport/shared';
+import { BENCH_TOKEN, BULK_PATH, SMALL_FILE, type ControlReply, type ControlRequest, type HeapSpaces } from './transport/shared';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SEQUENTIAL_CALLS = 1000;
@@ -321,6 +321,8 @@ async function main(): Promise<void> {
     }
     console.log('\n');
     const rssAfter = servers.map((s) => s.rssMb());
+    const spacesAfter: HeapSpaces[] = [];
+    for (const server of servers) spacesAfter.push((await server.control({ kind: 'spaces' })) as HeapSpaces);
     await Promise.all([...mains, ...bulks].map((p) => p.close()));
     const heapPerConnection: number[] = [];
     for (const server of servers) heapPerConnection.push(await heapPerIdleConnection(server));
@@ -374,6 +376,16 @@ async function main(): Promise<void> {
       real: `${rssIdle[2].toFixed(0)} / ${rssAfter[2].toFixed(0)} MB`,
       target: '≤ 55 / ≤ 80 MB',
       pass: rssIdle[2] <= 55 && rssAfter[2] <= 80,
+    });
+    const mb = (bytes: number) => (bytes / 1048576).toFixed(0);
+    const spaces = (i: number) => `${mb(spacesAfter[i].newSpace)} + ${mb(spacesAfter[i].oldSpacesUsed)} MB`;
+    rows.push({
+      measure: 'of which V8 young gen + rest of heap',
+      unit: 'MB',
+      echo: spaces(0),
+      floor: spaces(1),
+      real: spaces(2),
+      target: '(reported: young gen is sized by V8)',
     });
     rows.push({
       measure: 'heap per idle connection (after GC)',
