@@ -151,7 +151,9 @@ async function main(): Promise<void> {
     for (const [name, tool, raw, ratio, rawName, limit] of rows) {
       const target = limit === undefined ? '' : `≤ ${limit.toFixed(2)}x`;
       const result = limit === undefined ? '' : ratio <= limit ? 'PASS' : 'MISS';
-      console.log(`${pad(name, 44)}${pad(tool.toFixed(1), 10)}${pad(raw.toFixed(1), 10)}${pad(`${ratio.toFixed(2)}x`, 8)}${pad(target, 10)}${pad(result, 8)}${rawName}`);
+      // Three decimals where there is a target, so a ratio just past it does not print as equal to it.
+      const shownRatio = `${ratio.toFixed(limit === undefined ? 2 : 3)}x`;
+      console.log(`${pad(name, 44)}${pad(tool.toFixed(1), 10)}${pad(raw.toFixed(1), 10)}${pad(shownRatio, 8)}${pad(target, 10)}${pad(result, 8)}${rawName}`);
     }
     console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
