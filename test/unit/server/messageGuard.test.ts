@@ -90,36 +90,56 @@ describe('MessageScreen', () => {
       { jsonrpc: '2.0', id: 7 },
       { jsonrpc: '2.0' },
       {},
+      { jsonrpc: '2.0', id: 1, method: 'ping', params: null },
+      { jsonrpc: '2.0', id: 1.5, method: 'ping' },
+      { jsonrpc: '2.0', id: '', method: '' },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: { progressToken: 'p' }, name: 'x' } },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: { progressToken: {} }, name: 'x' } },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: null } },
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { _meta: {}, progress: 1 } },
+      { jsonrpc: '2.0', method: 'x', params: { _meta: 5 } },
+      { jsonrpc: '2.0', method: 'x', params: { nested: { _meta: 5 } } },
     ];
-    for (const message of corpus) {
+    // Keys JSON.stringify cannot produce from an object literal.
+    const texts = [
+      '{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{"x":1}}',
+      '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"__proto__":{"_meta":5}}}',
+      '{"jsonrpc":"2.0","method":"x","params":{"__proto__":null}}',
+    ];
+    for (const text of [...corpus.map((m) => JSON.stringify(m)), ...texts]) {
+      const message = JSON.parse(text) as unknown;
       const screen = new MessageScreen(sdkTypes);
       screen.screen(init);
       screen.noteSent({ jsonrpc: '2.0', id: 7, method: 'roots/list' });
-      const verdict = screen.screen(JSON.stringify(message));
+      const verdict = screen.screen(text);
       const sdk = sdkTypes.JSONRPCMessageSchema.safeParse(message);
       // Beyond the schema, the screen takes a response only when it answers the request it sent (id 7).
       const m = message as Record<string, unknown>;
       const answersNothing = !('method' in m) && m.id !== 7;
       const expectAccepted = sdk.success && !answersNothing;
-      expect({ message, accepted: verdict.kind === 'accept' }).toEqual({ message, accepted: expectAccepted });
+      expect({ text, accepted: verdict.kind === 'accept' }).toEqual({ text, accepted: expectAccepted });
       if (verdict.kind === 'accept' && sdk.success) expect(verdict.message).toEqual(sdk.data);
     }
   });
 
-  test('a message is parsed with the one member of the union that can take it, not the ones before it', () => {
+  test('a plain request or notification is not parsed against the envelope schemas; anything else with the one member that can take it', () => {
     const screen = new MessageScreen(sdkTypes);
     screen.screen(init);
     // zod runs every schema through its internals' run(); the union calls each member's in turn.
     const runOf = (schema: unknown) => jest.spyOn((schema as { _zod: { run: (...args: unknown[]) => unknown } })._zod, 'run');
+    const union = runOf(sdkTypes.JSONRPCMessageSchema);
     const request = runOf(sdkTypes.JSONRPCRequestSchema);
     const notification = runOf(sdkTypes.JSONRPCNotificationSchema);
     const result = runOf(sdkTypes.JSONRPCResultResponseSchema);
-    screen.noteSent({ jsonrpc: '2.0', id: 9, method: 'roots/list' });
+    const error = runOf(sdkTypes.JSONRPCErrorResponseSchema);
     expect(screen.screen('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toMatchObject({ kind: 'accept' });
+    expect(screen.screen('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{}}}')).toMatchObject({ kind: 'accept' });
+    expect([union, request, notification, result, error].map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0, 0, 0]);
+    // With _meta, or as a response, the SDK's schema decides: only the member that can take it runs.
+    expect(screen.screen('{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{},"progressToken":1,"progress":1}}')).toMatchObject({ kind: 'accept' });
+    screen.noteSent({ jsonrpc: '2.0', id: 9, method: 'roots/list' });
     expect(screen.screen('{"jsonrpc":"2.0","id":9,"error":{"code":1,"message":"no"}}')).toMatchObject({ kind: 'accept' });
-    expect(request).not.toHaveBeenCalled();
-    expect(result).not.toHaveBeenCalled();
-    expect(notification).toHaveBeenCalledTimes(1);
+    expect([union, request, notification, result, error].map((spy) => spy.mock.calls.length)).toEqual([0, 0, 1, 0, 1]);
     jest.restoreAllMocks();
   });
 });
