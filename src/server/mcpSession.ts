@@ -192,8 +192,8 @@ interface ProtocolInternals {
 }
 
 /**
- * The transport hands over only messages that passed the SDK's own `JSONRPCMessageSchema`, whose
- * four members are strict objects told apart by their keys. The SDK's `connect` re-classifies each
+ * The transport hands over only messages the SDK's own `JSONRPCMessageSchema` accepts (messageGuard.ts),
+ * whose four members are strict objects told apart by their keys. The SDK's `connect` re-classifies each
  * one with up to four more zod parses, the first two of which fail for every request (~10 µs and
  * most of the garbage of a call). Knowing the kind already, this hands each message straight to
  * the SDK's own handler for that kind, in the SDK's order (responses, requests, notifications).
