@@ -7,9 +7,9 @@
 // Run: npx ts-node --transpile-only bench/transport.bench.ts  (or npm run bench)
 //   BENCH_ROUNDS=n (default 7)   BENCH_CPU_PROF=<dir>: the servers write --cpu-prof profiles there.
 //
-// The servers are bundled with webpack first (as the extension ships, the real server's session code
-// in a chunk loaded on the first connection), so they run as plain Node without a TypeScript loader
-// inflating their memory.
+// The servers are bundled first with the extension's own webpack config in production mode (as
+// `npm run build` ships dist/: minified, the real server's session code in a chunk loaded on the first
+// connection), so they run as plain Node without a TypeScript loader inflating their memory.
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { execSync } from 'node:child_process';
@@ -18,7 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import WebSocket from 'ws';
 import { AUTH_HEADER } from '../src/server/auth';
-import { BENCH_TOKEN, BULK_PATH, SMALL_FILE, type ControlReply, type ControlRequest } from './transport/shared';
+import { BENCH_TOKEN, BULK_PATH, SMALL_FILE, type ControlReply, type ControlRequest, type HeapSpaces } from './transport/shared';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SEQUENTIAL_CALLS = 1000;
@@ -35,18 +35,27 @@ const KINDS: Kind[] = ['echo', 'floor', 'real'];
 
 // ---------- the servers ----------
 
-async function bundleServers(outDir: string): Promise<string> {
+/**
+ * Builds the three servers with the extension's own webpack.config.js in production mode, as
+ * `npm run build` ships dist/ (minified, ES module builds where packages have them, the session code
+ * in its own chunk). Only the entries, output and source maps differ. With profiles on, the bundles
+ * are left unminified with module names (pathinfo) so bench/cpuProfileSummary.ts can name modules.
+ */
+async function bundleServers(outDir: string, forProfiles: boolean): Promise<string> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const webpack = require('webpack') as typeof import('webpack');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const shipped = require('../webpack.config.js') as import('webpack').Configuration;
   const config: import('webpack').Configuration = {
-    target: 'node',
-    mode: 'none',
+    ...shipped,
+    mode: 'production',
+    context: path.join(__dirname, '..'),
     entry: Object.fromEntries(KINDS.map((kind) => [kind, path.join(__dirname, 'transport', `${kind}Server.ts`)])),
-    output: { path: outDir, filename: '[name].js', chunkFilename: '[name].[id].js', libraryTarget: 'commonjs2', pathinfo: true },
-    externals: { bufferutil: 'commonjs bufferutil', 'utf-8-validate': 'commonjs utf-8-validate' },
-    resolve: { extensions: ['.ts', '.js'], conditionNames: ['require', 'node', 'default'] },
-    module: { rules: [{ test: /\.ts$/, exclude: /node_modules/, use: [{ loader: 'ts-loader', options: { transpileOnly: true, configFile: path.join(__dirname, '..', 'tsconfig.build.json'), compilerOptions: { module: 'es2020', moduleResolution: 'node10' } } }] }] },
-    optimization: { splitChunks: false },
+    output: { ...shipped.output, path: outDir, filename: '[name].js', chunkFilename: '[name].[id].js', clean: false, pathinfo: forProfiles },
+    // The shipped ts-loader options, without type checking (the bench and test/support are outside tsconfig.build.json).
+    module: { rules: [{ test: /\.ts$/, exclude: /node_modules/, use: [{ loader: 'ts-loader', options: { ...shippedTsLoaderOptions(shipped), transpileOnly: true, configFile: path.join(__dirname, '..', 'tsconfig.build.json') } }] }] },
+    devtool: false,
+    optimization: { ...shipped.optimization, ...(forProfiles && { minimize: false, concatenateModules: false }) },
     infrastructureLogging: { level: 'error' },
   };
   await new Promise<void>((resolve, reject) =>
@@ -56,6 +65,13 @@ async function bundleServers(outDir: string): Promise<string> {
     }),
   );
   return outDir;
+}
+
+function shippedTsLoaderOptions(config: import('webpack').Configuration): Record<string, unknown> {
+  const rule = config.module?.rules?.[0] as { use?: Array<{ loader: string; options?: Record<string, unknown> }> } | undefined;
+  const tsLoader = rule?.use?.find((u) => u.loader === 'ts-loader');
+  if (!tsLoader?.options) throw new Error('webpack.config.js no longer has its ts-loader rule first: update bench/transport.bench.ts');
+  return tsLoader.options;
 }
 
 class ServerProcess {
@@ -277,7 +293,7 @@ async function main(): Promise<void> {
   const servers: ServerProcess[] = [];
   try {
     // With profiles on, the bundles stay next to them so bench/cpuProfileSummary.ts can name modules.
-    const bundle = await bundleServers(profileDir ?? work);
+    const bundle = await bundleServers(profileDir ?? work, profileDir !== undefined);
     for (const kind of KINDS) servers.push(await ServerProcess.start(kind, bundle, profileDir));
     await new Promise((r) => setTimeout(r, 500));
     const rssIdle = servers.map((s) => s.rssMb());
@@ -305,6 +321,8 @@ async function main(): Promise<void> {
     }
     console.log('\n');
     const rssAfter = servers.map((s) => s.rssMb());
+    const spacesAfter: HeapSpaces[] = [];
+    for (const server of servers) spacesAfter.push((await server.control({ kind: 'spaces' })) as HeapSpaces);
     await Promise.all([...mains, ...bulks].map((p) => p.close()));
     const heapPerConnection: number[] = [];
     for (const server of servers) heapPerConnection.push(await heapPerIdleConnection(server));
@@ -358,6 +376,16 @@ async function main(): Promise<void> {
       real: `${rssIdle[2].toFixed(0)} / ${rssAfter[2].toFixed(0)} MB`,
       target: '≤ 55 / ≤ 80 MB',
       pass: rssIdle[2] <= 55 && rssAfter[2] <= 80,
+    });
+    const mb = (bytes: number) => (bytes / 1048576).toFixed(0);
+    const spaces = (i: number) => `${mb(spacesAfter[i].newSpace)} + ${mb(spacesAfter[i].oldSpacesUsed)} MB`;
+    rows.push({
+      measure: 'of which V8 young gen + rest of heap',
+      unit: 'MB',
+      echo: spaces(0),
+      floor: spaces(1),
+      real: spaces(2),
+      target: '(reported: young gen is sized by V8)',
     });
     rows.push({
       measure: 'heap per idle connection (after GC)',

@@ -1,6 +1,7 @@
 // The part every benchmark server shares: it reports its port over IPC and answers the parent's
 // control messages (push notifications, heap after GC). Each server is its own webpack entry, so
 // a process loads only its own code (the echo server never loads the SDK).
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { ControlReply, ControlRequest } from './shared';
 
 export interface BenchServer {
@@ -17,6 +18,11 @@ export function serve(start: () => Promise<BenchServer>): void {
         if (request.kind === 'push') {
           server.push(request.count);
           reply = { kind: 'pushed' };
+        } else if (request.kind === 'spaces') {
+          const spaces = getHeapSpaceStatistics();
+          const newSpace = spaces.filter((s) => s.space_name.startsWith('new_')).reduce((n, s) => n + s.space_size, 0);
+          const oldSpacesUsed = spaces.filter((s) => !s.space_name.startsWith('new_')).reduce((n, s) => n + s.space_used_size, 0);
+          reply = { kind: 'spaces', newSpace, oldSpacesUsed };
         } else {
           global.gc?.();
           global.gc?.();

@@ -1,7 +1,16 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { ListToolsRequestSchema, type JSONRPCMessage, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type JSONRPCMessage,
+  type ListToolsResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import type { Route } from './auth';
@@ -52,12 +61,16 @@ const toolLists = new WeakMap<readonly ToolDefinition[], Promise<ListToolsResult
 /** One `McpServer` per connection (the SDK refuses a second transport on one server). */
 export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
   return async (connection: Connection, events: SessionEvents): Promise<SessionHandle> => {
+    const tools = options.toolsFor(connection.route);
     const mcp = new McpServer(options.serverInfo, {
-      capabilities: { tools: {} },
+      // Declared up front, McpServer would install its tool handlers in its constructor; with tools to
+      // register it installs them (and the same capability, tools.listChanged) at the first one, after
+      // parseToolCallsOnce is in place.
+      capabilities: tools.length ? {} : { tools: {} },
       instructions: options.instructionsFor?.(connection.route),
       jsonSchemaValidator: sharedSchemaValidator,
     });
-    const tools = options.toolsFor(connection.route);
+    parseToolCallsOnce(mcp);
     for (const tool of tools) registerTool(mcp, tool, connection, options);
     serveToolListOnce(mcp, tools);
 
@@ -119,6 +132,35 @@ function registerTool(mcp: McpServer, tool: ToolDefinition, connection: Connecti
   );
 }
 
+type ServerSetRequestHandler = McpServer['server']['setRequestHandler'];
+type ToolCallHandler = (request: unknown, extra: unknown) => unknown;
+
+/**
+ * Every `tools/call` went through CallToolRequestSchema twice: the SDK's Protocol parses each request
+ * against its handler's schema, then the SDK's Server wraps the tools/call handler to parse the
+ * already-parsed request again (and to check the result). McpServer's tools/call handler is installed
+ * here with the Protocol's single parse (so a malformed request gets the same error as before), and
+ * the result check the Server wrapper did is kept. Must run before the first tool is registered
+ * (McpServer installs its handlers then, unless the tools capability was passed to its constructor); if a future SDK installs it differently, the SDK's own
+ * path stays in place (integration test "a tools/call request is parsed once" catches it).
+ */
+function parseToolCallsOnce(mcp: McpServer): void {
+  const server = mcp.server;
+  const serverSetRequestHandler: ServerSetRequestHandler = server.setRequestHandler;
+  server.setRequestHandler = ((schema, handler) => {
+    if ((schema as unknown) !== CallToolRequestSchema) return serverSetRequestHandler.call(server, schema, handler);
+    const callTool = handler as ToolCallHandler;
+    Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (request, extra) => checkedToolResult(await callTool(request, extra)));
+  }) as ServerSetRequestHandler;
+}
+
+/** What the SDK's Server checks a tool's result against, with its error for a result that fails. */
+function checkedToolResult(result: unknown) {
+  const checked = CallToolResultSchema.safeParse(result);
+  if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`);
+  return checked.data;
+}
+
 type RequestHandler = (request: unknown, extra: unknown) => Promise<ListToolsResult>;
 
 /**
@@ -150,8 +192,8 @@ interface ProtocolInternals {
 }
 
 /**
- * The transport hands over only messages that passed the SDK's own `JSONRPCMessageSchema`, whose
- * four members are strict objects told apart by their keys. The SDK's `connect` re-classifies each
+ * The transport hands over only messages the SDK's own `JSONRPCMessageSchema` accepts (messageGuard.ts),
+ * whose four members are strict objects told apart by their keys. The SDK's `connect` re-classifies each
  * one with up to four more zod parses, the first two of which fail for every request (~10 µs and
  * most of the garbage of a call). Knowing the kind already, this hands each message straight to
  * the SDK's own handler for that kind, in the SDK's order (responses, requests, notifications).

@@ -1,15 +1,15 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
-import { MessageScreen, type MessageSchema } from './messageGuard';
+import { MessageScreen, type MessageSchemas } from './messageGuard';
 
 /**
- * The SDK's own message schema, loaded with the first connection rather than at activation: it
- * brings zod and the SDK's types (most of the bundle), which the server does not need to listen.
+ * The SDK's own message schemas, loaded with the first connection rather than at activation: they
+ * bring zod and the SDK's types (most of the bundle), which the server does not need to listen.
  */
-let messageSchemaLoading: Promise<MessageSchema> | undefined;
-function loadMessageSchema(): Promise<MessageSchema> {
-  return (messageSchemaLoading ??= import(/* webpackChunkName: "session" */ '@modelcontextprotocol/sdk/types.js').then((types) => types.JSONRPCMessageSchema));
+let messageSchemaLoading: Promise<MessageSchemas> | undefined;
+function loadMessageSchema(): Promise<MessageSchemas> {
+  return (messageSchemaLoading ??= import(/* webpackChunkName: "session" */ '@modelcontextprotocol/sdk/types.js'));
 }
 
 /** Default bound on bytes queued for one peer; past it the peer is not reading and is closed. */
@@ -28,8 +28,8 @@ export interface WebSocketServerTransportOptions {
 /**
  * The SDK's `Transport` over one server-side `ws` socket: one text frame carries one JSON-RPC
  * message (ide-protocol.md §2.2). Every message is screened first (messageGuard.ts: nesting depth,
- * shape, responses to nothing, requests before initialize) and validated there, once, with the SDK's
- * own schema; a refused one is answered with a JSON-RPC error when it is a request and reported
+ * shape, responses to nothing, requests before initialize) and its envelope validated there, once,
+ * as the SDK's own schema would; a refused one is answered with a JSON-RPC error when it is a request and reported
  * through `onerror`. Nothing a peer sends can throw out of here into the socket's event loop: any
  * error is contained to that one message.
  */

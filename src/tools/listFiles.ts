@@ -210,6 +210,10 @@ export function listFilesTool(host: WorkspaceHost): ToolDefinition<typeof inputS
       const folders = host.folders();
       const target = await workspaceTarget(host, input, { mustExist: true });
       if ('error' in target) return errorResult(target.error);
+      const rg = host.ripgrepPath();
+      // Where rg runs is looked up while the folder is checked: each is a trip to the file system's thread pool.
+      const rgWhere = rg ? ripgrepTarget(target) : undefined;
+      rgWhere?.catch(() => undefined); // not awaited when the checks below refuse the path
       const stat = await fs.stat(target.realPath);
       if (!stat.isDirectory()) return errorResult(`"${input}" is a file, not a folder. Use read_file to read it, or list its folder.`);
       if (isForbiddenListingRoot(target.realPath)) {
@@ -217,19 +221,19 @@ export function listFilesTool(host: WorkspaceHost): ToolDefinition<typeof inputS
       }
       const shown = displayPath(target.folder, target.relative, folders.length);
       const prefix = shown === '' ? '' : `${shown}/`;
-      const rg = host.ripgrepPath();
 
       if (recursive) {
-        if (!rg) return errorResult(ripgrepMissingMessage());
-        return listRecursive(rg, target, prefix, context.signal);
+        if (!rg || !rgWhere) return errorResult(ripgrepMissingMessage());
+        return listRecursive(rg, await rgWhere, target, prefix, context.signal);
       }
-      return listDirect(rg, target, prefix, context.signal);
+      return listDirect(rg && rgWhere ? { rg, where: rgWhere } : undefined, target, prefix, context.signal);
     },
   });
 }
 
-async function listRecursive(rg: string, target: WorkspacePath, prefix: string, signal: AbortSignal) {
-  const { cwd, start } = await ripgrepTarget(target);
+type RipgrepWhere = Awaited<ReturnType<typeof ripgrepTarget>>;
+
+async function listRecursive(rg: string, { cwd, start }: RipgrepWhere, target: WorkspacePath, prefix: string, signal: AbortSignal) {
   const base = target.relative === '' ? '' : `${target.relative}/`;
   const listing = new RecursiveListingBuilder();
   let files = 0;
@@ -256,7 +260,7 @@ async function listRecursive(rg: string, target: WorkspacePath, prefix: string, 
  * Direct entries. Files: what `rg --files --max-depth 1` lists. Folders: those in which a full
  * scan finds a file; the scan stops as soon as every candidate folder has been seen.
  */
-async function listDirect(rg: string | undefined, target: WorkspacePath, prefix: string, signal: AbortSignal) {
+async function listDirect(ripgrep: { rg: string; where: Promise<RipgrepWhere> } | undefined, target: WorkspacePath, prefix: string, signal: AbortSignal) {
   const excluded = new Set(EXCLUDED_FOLDERS);
   const dirents = await fs.readdir(target.realPath, { withFileTypes: true });
   const candidateDirs = new Set<string>();
@@ -271,14 +275,15 @@ async function listDirect(rg: string | undefined, target: WorkspacePath, prefix:
     } else plainFiles.push(dirent.name);
   }
 
-  if (!rg) {
+  if (!ripgrep) {
     const entries = [...[...candidateDirs].map((d) => `${d}/`), ...plainFiles, ...links].sort(byPath);
     return textResult(
       formatListing(capped(entries), prefix, ['Note: .gitignore was not applied (VS Code\'s ripgrep was not found); only folders like node_modules and .git were left out.']),
     );
   }
 
-  const { cwd, start } = await ripgrepTarget(target);
+  const { rg } = ripgrep;
+  const { cwd, start } = await ripgrep.where;
   const base = target.relative === '' ? '' : `${target.relative}/`;
   const files: string[] = [];
   const seenDirs = new Set<string>();

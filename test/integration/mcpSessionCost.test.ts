@@ -18,6 +18,8 @@ const echo = defineTool({
   inputSchema: z.object({ text: z.string().describe('what to echo') }),
   handle: async ({ text }) => textResult(text),
 });
+/** A tool whose result breaks the MCP schema (content must be an array): a bug the SDK's result check reports. */
+const broken = defineTool({ name: 'broken', description: 'Returns a malformed result.', inputSchema: z.object({}), handle: async () => ({ content: 'not a list' }) as never });
 const internal = defineTool({ name: 'internalCall', description: 'Not listed.', internal: true, inputSchema: z.object({}), handle: async () => textResult('ok') });
 
 describe('per-connection cost', () => {
@@ -65,6 +67,37 @@ describe('per-connection cost', () => {
     // The test's Client shares these functions (for the responses it receives); the server must not
     // have called them on the requests it received.
     for (const spy of reparsed) expect(spy.mock.calls.filter(([message]) => 'method' in (message as object))).toEqual([]);
+  });
+
+  test('a tools/call request is parsed once against CallToolRequestSchema, not a second time by the SDK Server', async () => {
+    const { client } = await connectClient(fixture.url);
+    // zod runs a schema through its internals' run(); the SDK's parse helpers all end there.
+    const internals = (sdkTypes.CallToolRequestSchema as unknown as { _zod: { run: (...args: unknown[]) => unknown } })._zod;
+    const run = jest.spyOn(internals, 'run');
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'hi' } })).resolves.toEqual({ content: [{ type: 'text', text: 'hi' }] });
+    await client.close();
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  test('with one parse, the real SDK Client still gets the SDK errors for malformed tools/call params and a malformed tool result', async () => {
+    const own = await startTestServer({ tools: { ide: [echo, broken] } });
+    const { client } = await connectClient(own.url);
+    // The capability the SDK declares for tools is unchanged by installing the tool handlers later.
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: true } });
+    // Sent as the SDK Client sends any request, past callTool()'s own typing: params without a tool name.
+    const malformed = client.request({ method: 'tools/call', params: { arguments: { text: 'hi' } } } as never, sdkTypes.CallToolResultSchema);
+    await expect(malformed).rejects.toMatchObject({ code: sdkTypes.ErrorCode.InternalError, message: expect.stringMatching(/"name"[\s\S]*expected string/) });
+    const wrongType = client.request({ method: 'tools/call', params: { name: 'echo', arguments: 'hi' } } as never, sdkTypes.CallToolResultSchema);
+    await expect(wrongType).rejects.toMatchObject({ code: sdkTypes.ErrorCode.InternalError, message: expect.stringMatching(/"arguments"/) });
+    await expect(client.callTool({ name: 'broken', arguments: {} })).rejects.toMatchObject({
+      code: sdkTypes.ErrorCode.InvalidParams,
+      message: expect.stringMatching(/Invalid tools\/call result: [\s\S]*"content"[\s\S]*expected array/),
+    });
+    // Unknown tools and arguments the tool's schema refuses stay McpServer's own answers.
+    await expect(client.callTool({ name: 'nope', arguments: {} })).resolves.toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/Tool nope not found/) }] });
+    await expect(client.callTool({ name: 'echo', arguments: { text: 5 } })).resolves.toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/Input validation error/) }] });
+    await client.close();
+    await own.server.stop();
   });
 
   test('a notification to the CLI goes straight to the socket, not through the SDK notification() bookkeeping', async () => {
