@@ -108,7 +108,8 @@ export class VsCodeTerminalRunner implements TerminalHost, vscode.Disposable {
       }
       if (!integration) {
         managed.terminal.sendText(command, true);
-        managed.busy = false;
+        // Stays busy for good: without shell integration nobody can tell when the command ends, and the
+        // next command typed here would land in whatever still runs (a dev server, a prompt) (pitfall 16).
         return { exit_code: null, output: NO_SHELL_INTEGRATION_OUTPUT, cwd, output_captured: false };
       }
       return await this.execute(managed, integration, command, cwd, timeoutMs, signal);
