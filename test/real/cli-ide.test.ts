@@ -264,8 +264,15 @@ describe('real claude CLI ⇄ IDE server', () => {
     model.respond({ text: 'hello back' });
     await claude.submit('hello');
     await claude.waitForScreen('hello back', 30_000);
-    // 2.1.328 puts them in the messages (its MCP-instructions attachment), not in the system prompt.
-    const request = JSON.stringify(model.mainRequests[0].messages);
-    expect(request).toContain(JSON.stringify(IDE_INSTRUCTIONS).slice(1, -1));
+    // 2.1 puts them in the messages (its MCP-instructions attachment); before 2.1 they are in the system
+    // prompt (seen with 2.0.77 and 1.0.128 in the CLI matrix).
+    const [first] = model.mainRequests;
+    const instructions = JSON.stringify(IDE_INSTRUCTIONS).slice(1, -1);
+    if (cliAtLeast('2.1.0')) {
+      expect(JSON.stringify(first.messages)).toContain(instructions);
+    } else {
+      expect(JSON.stringify(first.system)).toContain(instructions);
+      expect(JSON.stringify(first.messages)).not.toContain(instructions);
+    }
   });
 });

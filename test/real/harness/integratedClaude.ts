@@ -15,7 +15,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { claudeBinaryPath, DEFAULT_API_KEY, LEAKY_ENV, seedClaudeConfig } from './claudeCli';
+import { CLAUDE_VERSION, claudeBinaryPath, DEFAULT_API_KEY, LEAKY_ENV, seedClaudeConfig } from './claudeCli';
 import { processAlive } from './codeServer';
 
 export interface IntegratedClaude {
@@ -78,6 +78,8 @@ export function prepareIntegratedClaude(opts: PrepareOptions): IntegratedClaude 
     PATH: `${binDir}${path.delimiter}${process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`,
     // VS Code's terminal may rebuild PATH, so the suite also puts this first when it types `claude`.
     NC_CLAUDE_BIN_DIR: binDir,
+    // The version the inner suites must see on the CLI's banner (the pinned one, or the CLI matrix's).
+    NC_CLAUDE_VERSION: CLAUDE_VERSION,
     NC_TMUX_SOCKET: tmuxSocket,
     NC_PROBE_DIR: probeDir,
     ...opts.env,

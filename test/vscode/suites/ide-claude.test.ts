@@ -168,7 +168,8 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     );
     await waitFor('claude to connect to the extension (status().ideSessions === 1)', () => api.status().ideSessions === 1, 60_000, 200);
     await waitForScreen(/❯/, 30_000);
-    await waitForScreen(/Claude Code v2\.1\.328/, 5_000);
+    const version = process.env.NC_CLAUDE_VERSION ?? '2.1.328';
+    await waitForScreen(new RegExp(`Claude Code v${version.replace(/\./g, '\\.')}`), 5_000);
     // The CLI registers its notification handlers shortly after ide_connected; let the selection resends pass.
     await sleep(1500);
   });
