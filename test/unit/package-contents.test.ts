@@ -1,11 +1,13 @@
 /**
  * The .vsix (issue 12): only what the extension loads and what a user reads, no source maps, within
- * 300 KiB. Uses dist/native-claude.vsix when it is newer than everything it is built from; otherwise runs
+ * 300 KiB, and its chunks leave webpack.config.js's externals (vscode, bufferutil, utf-8-validate) to
+ * require(). Uses dist/native-claude.vsix when it is newer than everything it is built from; otherwise runs
  * `npm run package` first (about 30–60 s), so on a fresh clone this test builds the package itself.
  */
 import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import * as yauzl from 'yauzl';
 import { MAX_VSIX_BYTES, readVsix, type VsixContents } from '../../scripts/vsixContents';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -41,6 +43,32 @@ const ALLOWED = [
   /^extension\/dist\/[\w./-]+\.js$/,
 ];
 
+/** The text of every dist/*.js the .vsix ships (what VS Code loads), by path inside the archive. */
+function readShippedChunks(file: string): Promise<Map<string, string>> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(file, { lazyEntries: true }, (err, zip) => {
+      if (err || !zip) return reject(err ?? new Error(`cannot open ${file}`));
+      const chunks = new Map<string, string>();
+      zip.on('entry', (e: yauzl.Entry) => {
+        if (!/^extension\/dist\/[\w./-]+\.js$/.test(e.fileName)) return zip.readEntry();
+        zip.openReadStream(e, (streamErr, stream) => {
+          if (streamErr || !stream) return reject(streamErr ?? new Error(`cannot read ${e.fileName}`));
+          const parts: Buffer[] = [];
+          stream.on('data', (b: Buffer) => parts.push(b));
+          stream.on('end', () => {
+            chunks.set(e.fileName, Buffer.concat(parts).toString('utf8'));
+            zip.readEntry();
+          });
+          stream.on('error', reject);
+        });
+      });
+      zip.on('end', () => resolve(chunks));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
 describe('the packaged .vsix', () => {
   let vsix: VsixContents;
 
@@ -71,6 +99,21 @@ describe('the packaged .vsix', () => {
     const referenced = [pkg.icon, ...pkg.contributes.walkthroughs.flatMap((w) => w.steps.map((s) => s.media.markdown ?? s.media.image ?? ''))];
     const paths = vsix.entries.map((e) => e.path);
     for (const file of referenced) expect(paths).toContain(`extension/${file}`);
+  });
+
+  // webpack.config.js externals: `vscode` is the host's, and ws's optional native speed-ups are not
+  // shipped. Bundled or left unresolved, the first would break activation and the others would make
+  // ws load a webpack "Cannot find module" stub instead of trying (and quietly missing) the real package.
+  it('requires vscode, bufferutil and utf-8-validate at run time by their bare names instead of bundling them', async () => {
+    const chunks = await readShippedChunks(VSIX);
+    const extension = chunks.get('extension/dist/extension.js') ?? '';
+    const all = [...chunks.values()].join('\n');
+    const count = (text: string, needle: string) => text.split(needle).length - 1;
+    const NAMES = ['vscode', 'bufferutil', 'utf-8-validate'];
+    // Each is one external module (`e.exports=require("name")`) in the chunk activation loads, where ws
+    // and the vscode adapters are: not bundled, not a second copy, not a webpack missing-module stub.
+    expect(NAMES.map((name) => [name, count(extension, `require("${name}")`), count(all, `require("${name}")`)])).toEqual(NAMES.map((name) => [name, 1, 1]));
+    expect(NAMES.filter((name) => all.includes(`Cannot find module '${name}'`))).toEqual([]);
   });
 
   it(`is at most ${MAX_VSIX_BYTES / 1024} KiB`, () => {
