@@ -139,6 +139,23 @@ const data: Record<string, Record<string, unknown>> = {};
 const keyOf = (title: string) => /^\[([\w-]+)\]/.exec(title)?.[1] ?? title;
 let testStarted = 0;
 
+
+/** The CLI version under test: the pinned one, or the CLI matrix's (NC_CLAUDE_VERSION from the harness). */
+function claudeVersion(): string {
+  return process.env.NC_CLAUDE_VERSION ?? '2.1.328';
+}
+
+/**
+ * How claude is started. 2.1 connects by itself with CLAUDE_CODE_SSE_PORT. 2.0.77 and 1.0.128 did not
+ * connect by themselves here (not even with TERM_PROGRAM=vscode restored): claude runs under tmux's
+ * server, which is not a child of VS Code's terminal, unlike in a user's terminal. Those lines get `--ide`,
+ * the flag their users run outside the IDE's terminal, so the rest of the suite still runs against them.
+ */
+function claudeCommandLine(): string {
+  const [major, minor] = claudeVersion().split('.').map(Number);
+  return major > 2 || (major === 2 && minor >= 1) ? 'claude' : 'claude --ide';
+}
+
 describe('claude in the integrated terminal ⇄ the installed extension', function () {
   this.timeout(60_000);
   let api: NativeClaudeApi;
@@ -164,11 +181,11 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     // The pinned CLI first on PATH: another `claude` on the machine must not stand in for it.
     terminal.sendText(
       `export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L ${SOCKET} -f /dev/null start-server \\; set-option -g remain-on-exit on \\; set-option -g history-limit 5000 \\; ` +
-        `new-session -d -s main -x 200 -y 50 claude`,
+        `new-session -d -s main -x 200 -y 50 ${claudeCommandLine()}`,
     );
     await waitFor('claude to connect to the extension (status().ideSessions === 1)', () => api.status().ideSessions === 1, 60_000, 200);
     await waitForScreen(/❯/, 30_000);
-    const version = process.env.NC_CLAUDE_VERSION ?? '2.1.328';
+    const version = claudeVersion();
     await waitForScreen(new RegExp(`Claude Code v${version.replace(/\./g, '\\.')}`), 5_000);
     // The CLI registers its notification handlers shortly after ide_connected; let the selection resends pass.
     await sleep(1500);
