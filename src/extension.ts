@@ -193,7 +193,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
       const { running, port } = ideBridge.status();
       if (running && port !== undefined) applyTerminalEnv(port, identity.load()?.token ?? '');
     }),
-    { dispose: () => ideBridge.stopSync() },
   );
 
   const plan = coexistence.plan();

@@ -111,7 +111,10 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
     return { port, token };
   }
 
-  private readonly deleteLockOnExit = () => this.stopSync();
+  /** Last-chance cleanup when the process exits without `stop()` (synchronous: nothing is awaited at exit). */
+  private readonly deleteLockOnExit = () => {
+    if (this.lockFile && this.token) this.lockFile.deleteIfOwnedSync(this.token);
+  };
 
   async updateWorkspaceFolders(workspaceFolders: readonly string[]): Promise<void> {
     if (this.server) await this.writeLockFile(workspaceFolders);
@@ -130,10 +133,6 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
     this.emit('change');
   }
 
-  /** Last-chance cleanup when the process exits without awaiting `stop()`. */
-  stopSync(): void {
-    if (this.lockFile && this.token) this.lockFile.deleteIfOwnedSync(this.token);
-  }
 
   private async writeLockFile(workspaceFolders: readonly string[]): Promise<void> {
     if (!this.lockFile || !this.token) return;

@@ -21,6 +21,7 @@ import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFil
 import { startFakeModel, type FakeModel, type Message, type MessagesRequest, type Reply, type ToolUse, freshMessages, textOf } from './harness/fakeModel';
 import { lockFiles, prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
+import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
 /** code-server keeps a window's extension host this long after its browser went away. */
 const GRACE_SECONDS = 5;
@@ -98,7 +99,7 @@ describe('vscode-ide', () => {
   let server: CodeServer | undefined;
   let suite: SuiteResult | undefined;
   let suiteError: Error | undefined;
-  let results: Record<string, { state?: string; error?: string; data?: Record<string, unknown> }> = {};
+  let results: Record<string, InnerResult> = {};
   const calls: RoutedCall[] = [];
   const abs = (s: ScenarioDef) => path.join(workspace, s.file);
 
@@ -120,11 +121,8 @@ describe('vscode-ide', () => {
   const routed = (scenario: string, phase: RoutedCall['phase']) => calls.filter((c) => c.scenario === scenario && c.phase === phase);
 
   /** The inner test's outcome; on failure the message carries its error and the end of the inner log. */
-  const expectInnerPassed = (key: string) => {
-    const r = results[key];
-    const context = r ? undefined : { suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-60) };
-    expect({ key, state: r?.state, error: r?.error, ...context }).toEqual({ key, state: 'passed', error: undefined });
-  };
+  const expectInnerPassed = (key: string) =>
+    expectInner(key, results[key], () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-60) }));
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
@@ -285,7 +283,7 @@ describe('vscode-ide', () => {
           .readFileSync(f, 'utf8')
           .split('\n')
           .filter((l) => /Extension host terminating|exiting with code|Lock file|Error|error/.test(l))
-          .map((l) => `${path.basename(path.dirname(f.includes('Native Claude') ? path.dirname(f) : f))}: ${l}`),
+          .map((l) => `${/exthost\d+/.exec(f)?.[0] ?? path.basename(f)}: ${l}`),
       );
     const goneWithin = async (file: string, ms: number) => {
       const deadline = Date.now() + ms;

@@ -27,6 +27,7 @@ import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFil
 import { startFakeModel, type FakeModel, type Message, type MessagesRequest, type Reply, freshMessages, textOf } from './harness/fakeModel';
 import { prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
+import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
 const FILES = ['focus', 'routea', 'routeb', 'bg'];
 
@@ -37,7 +38,7 @@ describe('vscode-sessions', () => {
   let server: CodeServer | undefined;
   let suite: SuiteResult | undefined;
   let suiteError: Error | undefined;
-  let results: Record<string, { state?: string; error?: string; data?: Record<string, unknown> }> = {};
+  let results: Record<string, InnerResult> = {};
   const prompts: Array<{ prompt: string; fresh: string }> = [];
   const screenshots: string[] = [];
   const proposed = new Set<string>();
@@ -60,12 +61,8 @@ describe('vscode-sessions', () => {
     return { toolUse: { name: 'Edit', input: { file_path: path.join(workspace, `${edit[1]}.txt`), old_string: 'one', new_string: 'two' } } };
   };
 
-  const expectInnerPassed = (key: string) => {
-    const r = results[key];
-    const context = r?.state === 'passed' ? {} : { suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-60), final: results._final };
-    expect({ key, state: r?.state, error: r?.error, ...context }).toEqual({ key, state: 'passed', error: undefined });
-    return r!.data ?? {};
-  };
+  const expectInnerPassed = (key: string) =>
+    expectInner(key, results[key], () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-60), final: results._final }));
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');

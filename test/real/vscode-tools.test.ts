@@ -30,8 +30,8 @@ import { HeaderWebSocketClientTransport } from '../support/wsClientTransport';
 import { LEAKY_ENV } from './harness/claudeCli';
 import { codeServerAvailable, compileInnerSuites, INNER_SUITES, openWorkbench, runSuiteInVsCode, screenshotOnFailure, startCodeServer, type CodeServer, type Probes, type SuiteResult } from './harness/codeServer';
 import { ensureVsix } from './harness/vsix';
+import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
-type InnerResult = { state?: string; error?: string; ms?: number; data?: Record<string, unknown> };
 
 /**
  * Waits for the workbench's modal dialog, reads it, clicks the button named `click`, waits for it to go.
@@ -71,12 +71,12 @@ describe('vscode-tools', () => {
   const abs = (rel: string) => path.join(workspace, rel);
 
   /** The inner test's outcome; on failure the message carries its error, its data and the end of the inner log. */
-  const expectInnerPassed = (key: string) => {
-    const r = results[key];
-    const context = r?.state === 'passed' ? {} : { data: r?.data, runError: runError?.message.slice(0, 3000), innerLogTail: run?.log.filter((l) => !/AgentHost|gallery/.test(l)).slice(-40) };
-    expect({ key, state: r?.state, error: r?.error, ...context }).toEqual({ key, state: 'passed', error: undefined });
-    return r!.data ?? {};
-  };
+  const expectInnerPassed = (key: string) =>
+    expectInner(key, results[key], () => ({
+      data: results[key]?.data,
+      runError: runError?.message.slice(0, 3000),
+      innerLogTail: run?.log.filter((l) => !/AgentHost|gallery/.test(l)).slice(-40),
+    }));
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');

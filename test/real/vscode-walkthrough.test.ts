@@ -13,19 +13,17 @@ import * as path from 'path';
 import { codeServerAvailable, compileInnerSuites, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
 import { ensureVsix } from './harness/vsix';
 import { walkthroughPage } from './harness/walkthrough';
+import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
 describe('vscode-walkthrough', () => {
   let server: CodeServer | undefined;
   let root = '';
   let suite: SuiteResult | undefined;
   let suiteError: Error | undefined;
-  let results: Record<string, { state?: string; error?: string; data?: Record<string, unknown> }> = {};
+  let results: Record<string, InnerResult> = {};
 
-  const expectInnerPassed = (key: string) => {
-    const r = results[key];
-    const context = r ? undefined : { suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-60) };
-    expect({ key, state: r?.state, error: r?.error, ...context }).toEqual({ key, state: 'passed', error: undefined });
-  };
+  const expectInnerPassed = (key: string): void =>
+    void expectInner(key, results[key], () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-60) }));
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');

@@ -24,6 +24,7 @@ import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFil
 import { startFakeModel, type FakeModel } from './harness/fakeModel';
 import { killTmuxServer, prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
+import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
 interface Status {
   running: boolean;
@@ -50,7 +51,7 @@ interface InnerData {
   reconnectedAfterMs: number;
   selectionShownAfterMs?: number;
 }
-type Results = Record<string, { state?: string; error?: string; ms?: number; data?: InnerData }>;
+type Results = Record<string, InnerResult<InnerData>>;
 
 const SELECTION_FILE = 'sel.ts';
 const TMUX_TAGS = ['a', 'b', 'b2', 'r'];
@@ -77,12 +78,12 @@ describe('vscode-windows', () => {
   };
 
   /** The inner test's outcome; on failure the message carries its error and the end of the window's log. */
-  const expectInnerPassed = (file: string, key: string, run: string) => {
-    const r = results[file]?.[key];
-    const context = r?.state === 'passed' ? {} : { runError: runs[run]?.error?.message.slice(0, 3000), logTail: runs[run]?.suite?.log.slice(-40), final: results[file]?._final };
-    expect({ file, key, state: r?.state, error: r?.error, ...context }).toEqual({ file, key, state: 'passed', error: undefined });
-    return r!.data ?? ({} as InnerData);
-  };
+  const expectInnerPassed = (file: string, key: string, run: string) =>
+    expectInner(`${file}: ${key}`, results[file]?.[key], () => ({
+      runError: runs[run]?.error?.message.slice(0, 3000),
+      logTail: runs[run]?.suite?.log.slice(-40),
+      final: results[file]?._final,
+    }));
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
