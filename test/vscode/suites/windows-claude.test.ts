@@ -74,11 +74,19 @@ async function startClaude(tag: string, cwd: string): Promise<vscode.Terminal> {
   const terminal = await terminalWithShellIntegration({ name: `claude-${tag}`, cwd, shellPath: '/bin/bash' }, 30_000);
   terminal.show();
   // The pinned CLI first on PATH: another `claude` on the machine must not stand in for it.
-  terminal.sendText(
+  const line =
     `export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L ${SOCKET}-${tag} -f /dev/null start-server \\; set-option -g remain-on-exit on \\; set-option -g history-limit 5000 \\; ` +
-      `new-session -d -s main -x 200 -y 50 claude`,
-  );
-  return terminal;
+    `new-session -d -s main -x 200 -y 50 claude`;
+  // Under load the typed line was lost once (cold CI: window b's tmux never started); type it again then.
+  // A second line while the first is merely slow only makes tmux say "duplicate session".
+  for (let attempt = 1; ; attempt++) {
+    terminal.sendText(line);
+    const started = await waitFor(`tmux ${tag}`, () => tmux(tag, 'has-session', '-t', 'main').then(() => true, () => undefined), 20_000, 250).then(
+      () => true,
+      (e: Error) => (attempt < 2 ? false : Promise.reject(e)),
+    );
+    if (started) return terminal;
+  }
 }
 
 /** The pid of the claude process in tmux server `tag` (the pane runs `claude` as its command). */
