@@ -3,6 +3,16 @@
 // `vscode` is provided by the host; `bufferutil` and `utf-8-validate` are optional native speed-ups
 // of `ws` that we do not ship (vscode-pitfalls.md 28).
 const path = require('node:path');
+const webpack = require('webpack');
+
+/**
+ * Modules the MCP SDK imports only for paths this server never takes (zod 3 schemas, Ajv for
+ * elicitation answers): src/server/sdkPathsNotShipped.ts stands in for each, with an error that says
+ * so if one is ever reached. Keeps ajv, ajv-formats, fast-uri, zod 3 and zod-to-json-schema out of
+ * the session chunk (less to load on the first connection, less memory while the window is open).
+ */
+const notShipped = path.resolve(__dirname, 'src/server/sdkPathsNotShipped.ts');
+const SDK_PATHS_NOT_SHIPPED = [/^zod\/v3$/, /^zod-to-json-schema$/, /[\\/]validation[\\/]ajv-provider\.js$/];
 
 /** @type {import('webpack').Configuration} */
 module.exports = {
@@ -34,6 +44,7 @@ module.exports = {
       },
     ],
   },
+  plugins: SDK_PATHS_NOT_SHIPPED.map((request) => new webpack.NormalModuleReplacementPlugin(request, notShipped)),
   // One lazy chunk (named by the imports' webpackChunkName), not per-package vendor chunks.
   optimization: { splitChunks: false },
   devtool: 'nosources-source-map',

@@ -1,5 +1,4 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   CallToolRequestSchema,
@@ -44,12 +43,14 @@ export interface SessionFactoryOptions {
 }
 
 /**
- * The SDK builds an Ajv instance (meta-schemas, formats) in every `Server` for elicitation results,
- * which these sessions never ask for: one shared validator, built on first use, serves all of them.
+ * The SDK builds an Ajv instance (meta-schemas, formats) in every `Server` unless given a validator;
+ * it uses it only to check the client's answers to elicitation, which these sessions never ask for.
+ * This one says so if that ever changes (and lets the bundle leave Ajv out: sdkPathsNotShipped.ts).
  */
-let ajv: AjvJsonSchemaValidator | undefined;
-const sharedSchemaValidator: jsonSchemaValidator = {
-  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+const noElicitationValidator: jsonSchemaValidator = {
+  getValidator: () => {
+    throw new Error('native-claude never asks the client for input (elicitation), so it has no JSON Schema validator for the answer');
+  },
 };
 
 /**
@@ -68,7 +69,7 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
       // parseToolCallsOnce is in place.
       capabilities: tools.length ? {} : { tools: {} },
       instructions: options.instructionsFor?.(connection.route),
-      jsonSchemaValidator: sharedSchemaValidator,
+      jsonSchemaValidator: noElicitationValidator,
     });
     parseToolCallsOnce(mcp);
     for (const tool of tools) registerTool(mcp, tool, connection, options);

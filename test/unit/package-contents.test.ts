@@ -116,6 +116,15 @@ describe('the packaged .vsix', () => {
     expect(NAMES.filter((name) => all.includes(`Cannot find module '${name}'`))).toEqual([]);
   });
 
+  // webpack.config.js swaps the SDK's zod 3 and Ajv paths for src/server/sdkPathsNotShipped.ts. Without
+  // the swap each of these strings is in the session chunk (checked against the build before it).
+  it('leaves Ajv, zod 3 and zod-to-json-schema out of the chunks, with the stand-in that says why', async () => {
+    const all = [...(await readShippedChunks(VSIX)).values()].join('\n');
+    const leftOut = { ajv: 'must NOT have additional properties', 'zod 3': 'ZodFirstPartyTypeKind', 'zod-to-json-schema': 'Recursive reference detected' };
+    expect(Object.entries(leftOut).filter(([, text]) => all.includes(text))).toEqual([]);
+    expect(all).toContain("is left out of native-claude's bundle");
+  });
+
   it(`is at most ${MAX_VSIX_BYTES / 1024} KiB`, () => {
     expect(vsix.bytes).toBeGreaterThan(50 * 1024); // a real bundle, not an empty archive
     expect(vsix.bytes).toBeLessThanOrEqual(MAX_VSIX_BYTES);
