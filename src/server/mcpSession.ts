@@ -59,32 +59,43 @@ const noElicitationValidator: jsonSchemaValidator = {
  */
 const toolLists = new WeakMap<readonly ToolDefinition[], Promise<ListToolsResult>>();
 
-/** One `McpServer` per connection (the SDK refuses a second transport on one server). */
-export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
-  return async (connection: Connection, events: SessionEvents): Promise<SessionHandle> => {
-    const tools = options.toolsFor(connection.route);
-    const mcp = new McpServer(options.serverInfo, {
-      // Declared up front, McpServer would install its tool handlers in its constructor; with tools to
-      // register it installs them (and the same capability, tools.listChanged) at the first one, after
-      // parseToolCallsOnce is in place.
-      capabilities: tools.length ? {} : { tools: {} },
-      instructions: options.instructionsFor?.(connection.route),
-      jsonSchemaValidator: noElicitationValidator,
-    });
-    parseToolCallsOnce(mcp);
-    for (const tool of tools) registerTool(mcp, tool, connection, options);
-    serveToolListOnce(mcp, tools);
+/** Who a prepared session serves: filled in when a connection takes it. */
+interface SessionOwner {
+  connection: Connection;
+  events: SessionEvents;
+}
 
-    mcp.server.setNotificationHandler(IdeConnectedNotification, (notification) => {
-      if (connection.route !== 'ide') return;
-      const pid = notification.params?.pid;
-      if (pid !== undefined && !validPid(pid)) {
-        options.log.warn(`#${connection.id}: ignored ide_connected with an invalid pid (${typeof pid === 'number' ? pid : typeof pid}); a Claude Code CLI sends its process id`);
-        return;
-      }
-      events.ideConnected(pid);
-    });
-    mcp.server.onclose = () => options.onSessionClosed?.(connection.id);
+/** An `McpServer` with its tools and handlers in place, waiting for a connection. */
+interface PreparedSession {
+  mcp: McpServer;
+  owner: SessionOwner;
+  /** What it was built from: a spare is used only while these are still what the route serves. */
+  tools: readonly ToolDefinition[];
+  instructions: string | undefined;
+}
+
+/**
+ * One `McpServer` per connection (the SDK refuses a second transport on one server). Building one
+ * (tools registered, handlers wrapped) is the largest part of a handshake's server time, so the next
+ * connection's is built right after each connection is taken, while its client is busy answering:
+ * a `claude` that connects, or reconnects, finds its session ready.
+ */
+export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
+  const spares = new Map<Route, PreparedSession>();
+  const takeSpare = (route: Route): PreparedSession | undefined => {
+    const spare = spares.get(route);
+    spares.delete(route);
+    return spare && spare.tools === options.toolsFor(route) && spare.instructions === options.instructionsFor?.(route) ? spare : undefined;
+  };
+  const prepareSpare = (route: Route): void => {
+    setImmediate(() => {
+      if (!spares.has(route)) spares.set(route, prepareSession(route, options));
+    }).unref();
+  };
+  return async (connection: Connection, events: SessionEvents): Promise<SessionHandle> => {
+    const { mcp, owner } = takeSpare(connection.route) ?? prepareSession(connection.route, options);
+    Object.assign(owner, { connection, events });
+    prepareSpare(connection.route);
     // The SDK keeps clientInfo but not the protocol version the client asked for; it calls a handler
     // set before connect() ahead of its own, so `initialize` is read here as it arrives (and the
     // direct dispatch below calls it too).
@@ -113,11 +124,42 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
   };
 }
 
-function registerTool(mcp: McpServer, tool: ToolDefinition, connection: Connection, { log, traceCalls }: SessionFactoryOptions): void {
+/** Builds a route's session up to the point where it needs its connection. */
+function prepareSession(route: Route, options: SessionFactoryOptions): PreparedSession {
+  const tools = options.toolsFor(route);
+  const instructions = options.instructionsFor?.(route);
+  const owner = {} as SessionOwner;
+  const mcp = new McpServer(options.serverInfo, {
+    // Declared up front, McpServer would install its tool handlers in its constructor; with tools to
+    // register it installs them (and the same capability, tools.listChanged) at the first one, after
+    // parseToolCallsOnce is in place.
+    capabilities: tools.length ? {} : { tools: {} },
+    instructions,
+    jsonSchemaValidator: noElicitationValidator,
+  });
+  parseToolCallsOnce(mcp);
+  for (const tool of tools) registerTool(mcp, tool, owner, options);
+  serveToolListOnce(mcp, tools);
+
+  mcp.server.setNotificationHandler(IdeConnectedNotification, (notification) => {
+    if (route !== 'ide') return;
+    const pid = notification.params?.pid;
+    if (pid !== undefined && !validPid(pid)) {
+      options.log.warn(`#${owner.connection.id}: ignored ide_connected with an invalid pid (${typeof pid === 'number' ? pid : typeof pid}); a Claude Code CLI sends its process id`);
+      return;
+    }
+    owner.events.ideConnected(pid);
+  });
+  mcp.server.onclose = () => options.onSessionClosed?.(owner.connection.id);
+  return { mcp, owner, tools, instructions };
+}
+
+function registerTool(mcp: McpServer, tool: ToolDefinition, owner: SessionOwner, { log, traceCalls }: SessionFactoryOptions): void {
   mcp.registerTool(
     tool.name,
     { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations },
     async (args: unknown, extra) => {
+      const { connection } = owner;
       const started = (traceCalls?.() ?? true) ? performance.now() : undefined;
       try {
         const result = await tool.handle(args as never, { connectionId: connection.id, signal: extra.signal });

@@ -1,6 +1,7 @@
 // What every connection shares is built once, and each message is validated once: spies on the
 // SDK's own functions show the work is not repeated, while the answers stay the SDK's.
 import * as ajvProvider from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import * as sdkMcp from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as jsonSchemaCompat from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as sdkTypes from '@modelcontextprotocol/sdk/types.js';
@@ -9,6 +10,7 @@ import { z } from 'zod';
 import { AUTH_HEADER } from '../../src/server/auth';
 import { createSessionFactory } from '../../src/server/mcpSession';
 import { defineTool, textResult } from '../../src/tools/toolDefinition';
+import type { ToolDefinition } from '../../src/tools/toolDefinition';
 import { memoryLogger } from '../../src/util/logger';
 import { TEST_TOKEN, connectClient, startTestServer } from '../support/serverFixture';
 
@@ -56,6 +58,49 @@ describe('per-connection cost', () => {
       await client.close();
     }
     expect(construct).toHaveBeenCalledTimes(3); // one per SDK Client (the test's side); none per server session
+  });
+
+  test('each connection takes an McpServer built ahead, and its tools still see that connection', async () => {
+    const whoAmI = defineTool({ name: 'whoAmI', description: 'The connection id the tool is called for.', inputSchema: z.object({}), handle: async (_args, ctx) => textResult(String(ctx.connectionId)) });
+    const own = await startTestServer({ tools: { ide: [whoAmI] } });
+    const Original = sdkMcp.McpServer;
+    // How many connections were live when each McpServer was built.
+    const liveAtBuild: number[] = [];
+    jest.spyOn(sdkMcp, 'McpServer').mockImplementation((...args) => {
+      liveAtBuild.push(own.server.connections().length);
+      return new Original(...args);
+    });
+    try {
+      const clients = [];
+      for (let i = 0; i < 3; i++) {
+        clients.push((await connectClient(own.url)).client);
+        await new Promise((r) => setImmediate(r));
+      }
+      // The first is built as the first connection arrives; each later one before its connection existed.
+      expect(liveAtBuild).toEqual([1, 1, 2, 3]);
+      const ids = own.server.connections().map((c) => String(c.id));
+      const answers = await Promise.all(clients.map((c) => c.callTool({ name: 'whoAmI', arguments: {} })));
+      expect(answers.map((a) => (a.content as Array<{ text: string }>)[0].text)).toEqual(ids);
+    } finally {
+      await own.server.stop();
+    }
+  });
+
+  test('a session built ahead is not used once the route serves other tools', async () => {
+    let tools: ToolDefinition[] = [echo];
+    const own = await startTestServer({
+      createSession: createSessionFactory({ toolsFor: () => tools, serverInfo: { name: 'native-claude', version: 'test' }, log: memoryLogger() }),
+    });
+    try {
+      const first = (await connectClient(own.url)).client;
+      await new Promise((r) => setImmediate(r)); // the spare for the next connection is built with [echo]
+      tools = [internal];
+      const second = (await connectClient(own.url)).client;
+      await expect(second.callTool({ name: 'internalCall', arguments: {} })).resolves.toEqual({ content: [{ type: 'text', text: 'ok' }] });
+      await expect(first.callTool({ name: 'echo', arguments: { text: 'hi' } })).resolves.toEqual({ content: [{ type: 'text', text: 'hi' }] });
+    } finally {
+      await own.server.stop();
+    }
   });
 
   test('a request is classified once: the SDK does not re-parse it against the response schemas', async () => {
