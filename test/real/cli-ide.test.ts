@@ -13,6 +13,8 @@ import { createSessionFactory } from '../../src/server/mcpSession';
 import { ideTools } from '../../src/tools/registry';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { RecentEdits } from '../../src/review/recentEdits';
+import { acceptedText } from '../../src/review/acceptedText';
+import { toLf } from '../../src/workspace/textFormat';
 import { IDE_INSTRUCTIONS, serverInstructions } from '../../src/tools/instructions';
 import { memoryLogger } from '../../src/util/logger';
 import { ScriptedReviewHost, StaticDiagnostics, DiskDocumentWriter, diagnostic } from '../support/fakeHosts';
@@ -181,6 +183,31 @@ describe('real claude CLI ⇄ IDE server', () => {
     expect(await fs.readFile(file, 'utf8')).toBe('def f():\n    return 2  # reviewed\n');
     const toolResult = JSON.stringify(requestAfterChange().messages);
     expect(toolResult).toMatch(/user modified your proposed changes/i);
+  });
+
+  // vscode-pitfalls.md 2 on the CLI's own path: the CLI sends the proposal for a CRLF file with \n and
+  // writes CRLF back itself. Answering in CRLF made it tell the model the user had modified the
+  // proposal when nobody had; the review answers in the proposal's line endings (acceptedText, what
+  // DiffReviewHost answers with).
+  test('Edit of a CRLF file → openDiff; accepted as proposed: the file stays CRLF and the model is not told the user modified it', async () => {
+    const file = path.join(workspace, 'crlf.txt');
+    await fs.writeFile(file, 'one\r\ntwo\r\nthree\r\n');
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'two', new_string: 'TWO' } } }, { text: 'crlf done' });
+    await claude.submit('edit crlf');
+    const [pending] = await pendingReview(claude);
+    const sent = pending.extra.proposedText;
+    console.log(`claude ${CLAUDE_VERSION}: openDiff new_file_contents for a CRLF file: ${JSON.stringify(sent)}`);
+    expect(pending.extra.originalText).toBe('one\r\ntwo\r\nthree\r\n');
+    expect(toLf(sent)).toBe('one\nTWO\nthree\n');
+    // The editor holds the proposal as VS Code loads it (one line ending throughout).
+    const answer = acceptedText(pending.extra, toLf(sent));
+    expect(answer).toBe(sent);
+    review.registry.settle(pending.id, { kind: 'accepted', text: answer });
+    await claude.waitForScreen('crlf done', 30_000);
+    expect(await fs.readFile(file, 'utf8')).toBe('one\r\nTWO\r\nthree\r\n');
+    expect(JSON.stringify(requestAfterChange().messages)).not.toMatch(/user modified your proposed changes/i);
   });
 
   test('a rejection in the IDE leaves the file untouched and the CLI shows it', async () => {
