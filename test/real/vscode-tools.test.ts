@@ -155,6 +155,7 @@ describe('vscode-tools', () => {
         'notebook-opendiff',
         'notebook-write',
         'opendiff-dirty',
+        'opendiff-dirty-during',
         'partial',
         'reject-close',
         'search',
@@ -280,6 +281,10 @@ describe('vscode-tools', () => {
       const d = expectInnerPassed('opendiff-dirty');
       expect(d.answer).toMatch(/unsaved changes/);
       expect(fs.readFileSync(abs('dirty-cli.txt'), 'utf8')).toBe('saved\n');
+    });
+
+    it("typing into the real file during an openDiff review, then accepting: the CLI's write leaves the unsaved typing in the buffer", () => {
+      expectInnerPassed('opendiff-dirty-during');
     });
 
     it('a 1 MB proposal travels in no URI: both sides are short scheme:/<id>/<name> URIs', () => {

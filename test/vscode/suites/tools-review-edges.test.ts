@@ -146,6 +146,35 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
     }
   });
 
+  it('[opendiff-dirty-during] the user types into the real file while its openDiff review is open, accepts, and the CLI writes: the typing stays in the buffer', async () => {
+    const file = abs('during-cli.txt');
+    fs.writeFileSync(file, 'one\n');
+    const document = (await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false })).document;
+    await sleep(200);
+    const call = ide.call('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: 'two\n', tab_name: '✻ [Claude Code] during-cli.txt (bbb222) ⧉' });
+    const review = await openedReview('during-cli.txt');
+    const typed = new vscode.WorkspaceEdit();
+    typed.insert(document.uri, new vscode.Position(0, 0), 'typed by the user\n');
+    assert.ok(await vscode.workspace.applyEdit(typed));
+    await vscode.commands.executeCommand('nativeClaude.acceptReview', review.input.modified);
+    const answer = await call;
+    // What the CLI does after FILE_SAVED: it writes the accepted text to disk.
+    fs.writeFileSync(file, 'two\n');
+    await sleep(1500);
+    const after = { answer: answer.text, buffer: document.getText(), dirty: document.isDirty, onDisk: fs.readFileSync(file, 'utf8') };
+    record('opendiff-dirty-during', after);
+    try {
+      assert.strictEqual(answer.text, 'FILE_SAVED\ntwo\n');
+      assert.strictEqual(after.buffer, 'typed by the user\none\n', 'the unsaved typing was replaced');
+      assert.strictEqual(after.dirty, true);
+    } finally {
+      await vscode.window.showTextDocument(document);
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await sleep(200);
+    }
+  });
+
   it('[uri-no-content] a 1 MB proposal: the diff\'s URIs are short, without query or fragment, and carry none of the content', async () => {
     const rel = 'big.txt';
     fs.writeFileSync(abs(rel), 'small\n');
