@@ -29,6 +29,7 @@ describe('real claude CLI ⇄ IDE server', () => {
   let model: FakeModel;
   let review: ScriptedReviewHost;
   let diagnostics: StaticDiagnostics;
+  let documents: DiskDocumentWriter;
   let server: IdeServer;
   let log: string[];
   let cli: ClaudeCli | undefined;
@@ -39,12 +40,13 @@ describe('real claude CLI ⇄ IDE server', () => {
     model = await startFakeModel();
     review = new ScriptedReviewHost();
     diagnostics = new StaticDiagnostics();
+    documents = new DiskDocumentWriter();
     log = [];
     const hosts = {
       review,
       diagnostics,
       workspace: { folders: () => [workspace], ripgrepPath: () => undefined },
-      documents: new DiskDocumentWriter(),
+      documents,
       approvalMode: () => 'write-only' as const,
       lock: new KeyedLock(),
       recentEdits: new RecentEdits(),
@@ -208,6 +210,26 @@ describe('real claude CLI ⇄ IDE server', () => {
     await claude.waitForScreen('crlf done', 30_000);
     expect(await fs.readFile(file, 'utf8')).toBe('one\r\nTWO\r\nthree\r\n');
     expect(JSON.stringify(requestAfterChange().messages)).not.toMatch(/user modified your proposed changes/i);
+  });
+
+  // vscode-pitfalls.md 5 on the CLI's path: the file has unsaved edits in VS Code, so openDiff opens no
+  // review and answers an error; the CLI must fall back to its own prompt (not treat it as a decision).
+  test('Edit of a file with unsaved edits in VS Code: no review opens, claude keeps its own prompt; nothing is written before the user answers there', async () => {
+    const file = path.join(workspace, 'dirty.txt');
+    await fs.writeFile(file, 'saved\n');
+    documents.dirty.add(file);
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'saved', new_string: 'changed' } } }, { text: 'dirty done' });
+    await claude.submit('edit the dirty file');
+    await waitFor(() => log.some((l) => /openDiff answered.*\(error\)/.test(l)), 30_000, 'openDiff answered with an error');
+    const shown = await claude.waitForScreen(/Do you want to make this edit|Do you want to/, 30_000);
+    expect(review.opened).toHaveLength(0);
+    expect(shown).not.toMatch(/Rejected|denied/i);
+    expect(await fs.readFile(file, 'utf8')).toBe('saved\n');
+    await claude.answer(/Do you want to/);
+    await claude.waitForScreen('dirty done', 30_000);
+    expect(await fs.readFile(file, 'utf8')).toBe('changed\n');
   });
 
   test('a rejection in the IDE leaves the file untouched and the CLI shows it', async () => {
