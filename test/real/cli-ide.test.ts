@@ -232,6 +232,32 @@ describe('real claude CLI ⇄ IDE server', () => {
     expect(await fs.readFile(file, 'utf8')).toBe('changed\n');
   });
 
+  // Why the refusal's warning does not say "save, then answer Yes": the user saves while claude's prompt
+  // waits, then answers Yes. An Edit is applied to the saved text; a Write replaces it (seen on 2.1.328).
+  // So the warning says: Yes writes claude's version; to have it work on your edits, No, save, ask again.
+  test.each(['Edit', 'Write'])('%s of a file with unsaved edits, the user saves, then answers Yes in the terminal: an Edit keeps the saved text, a Write replaces it', async (tool) => {
+    const file = path.join(workspace, 'dirty-save.txt');
+    await fs.writeFile(file, 'saved\n');
+    documents.dirty.add(file);
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    const input = tool === 'Edit' ? { file_path: file, old_string: 'saved', new_string: 'changed' } : { file_path: file, content: 'changed\n' };
+    changeFile(file, { toolUse: { name: tool, input } }, { text: 'after save' });
+    await claude.submit(`${tool} the file I am editing`);
+    await waitFor(() => log.some((l) => /openDiff answered.*\(error\)/.test(l)), 30_000, 'openDiff answered with an error');
+    await claude.waitForScreen(/Do you want to/, 30_000);
+    // The user saves the buffer (the file's mtime moves on).
+    await new Promise((r) => setTimeout(r, 1100));
+    await fs.writeFile(file, 'typed by the user\nsaved\n');
+    documents.dirty.delete(file);
+    await claude.answer(/Do you want to/);
+    await claude.waitForScreen('after save', 30_000);
+    const onDisk = await fs.readFile(file, 'utf8');
+    const toolResult = JSON.stringify(requestAfterChange().messages);
+    console.log(`claude ${CLAUDE_VERSION} ${tool}: after a save between the proposal and the answer, on disk: ${JSON.stringify(onDisk)}; tool result: ${/"tool_result"[^}]*"content":"([^"]{0,200})/.exec(toolResult)?.[1]}`);
+    expect(onDisk).toBe(tool === 'Edit' ? 'typed by the user\nchanged\n' : 'changed\n');
+  });
+
   test('a rejection in the IDE leaves the file untouched and the CLI shows it', async () => {
     const file = path.join(workspace, 'keep.txt');
     await fs.writeFile(file, 'original\n');
