@@ -139,6 +139,7 @@ describe('vscode-tools', () => {
     expect(Object.keys(results).sort()).toEqual(
       [
         'autosave',
+        'custom-editor',
         'diagnostics',
         'diag-closed',
         'diag-ide-budget',
@@ -271,6 +272,11 @@ describe('vscode-tools', () => {
 
     it('openDiff of a notebook is a text diff too; closing it answers DIFF_REJECTED', () => {
       expectInnerPassed('notebook-opendiff');
+    });
+
+    it('a Markdown file associated to the preview (a custom editor) is still reviewed in a text diff', () => {
+      expectInnerPassed('custom-editor');
+      expect(fs.readFileSync(abs('notes.md'), 'utf8')).toBe('# Notes\n\ntwo\n');
     });
 
     it('a notebook with unsaved edits in the notebook editor is refused like a text file', () => {

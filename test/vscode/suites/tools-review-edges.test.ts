@@ -31,6 +31,13 @@ function nonTextReviewTabs(): vscode.Tab[] {
   );
 }
 
+/** Sets the user's `workbench.editorAssociations` (undefined removes it) and waits until it holds. */
+async function setAssociations(value: Record<string, string> | undefined): Promise<void> {
+  const config = () => vscode.workspace.getConfiguration('workbench');
+  await config().update('editorAssociations', value, vscode.ConfigurationTarget.Global);
+  await waitFor('workbench.editorAssociations to change', () => JSON.stringify(config().inspect('editorAssociations')?.globalValue) === JSON.stringify(value), 5_000);
+}
+
 const NOTEBOOK = (source: string) =>
   `${JSON.stringify({ cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: [source] }], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1)}\n`;
 
@@ -88,6 +95,28 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
     assert.strictEqual(answer.text, 'DIFF_REJECTED');
     assert.strictEqual(fs.readFileSync(file, 'utf8'), NOTEBOOK('a = 1'));
     assert.strictEqual(ide.api.pendingReviews(), 0);
+  });
+
+  it('[custom-editor] with Markdown files associated to the preview (a custom editor), a .md review is still a text diff', async () => {
+    const rel = 'notes.md';
+    fs.writeFileSync(abs(rel), '# Notes\n\none\n');
+    await setAssociations({ '*.md': 'vscode.markdown.preview.editor' });
+    try {
+      const call = t.call('write_file', { path: rel, content: '# Notes\n\ntwo\n' });
+      const state = await stateAfter(call, 8_000);
+      record('custom-editor', { stateAfter8s: state === 'pending' ? 'pending' : state.value.json ?? state.value.text, tabs: tabKinds() });
+      assert.strictEqual(state, 'pending', 'the review ended by itself');
+      const review = await openedReview(rel);
+      assert.strictEqual(review.document.getText(), '# Notes\n\ntwo\n');
+      await vscode.commands.executeCommand('nativeClaude.acceptReview', review.input.modified);
+      const answer = await call;
+      assert.strictEqual(answer.json?.status, 'accepted', answer.text);
+      assert.strictEqual(fs.readFileSync(abs(rel), 'utf8'), '# Notes\n\ntwo\n');
+    } finally {
+      await setAssociations(undefined);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await sleep(200);
+    }
   });
 
   it('[notebook-dirty] write_file of a notebook with unsaved edits in the notebook editor is refused', async () => {
