@@ -24,10 +24,11 @@ function tabKinds(): string[] {
   );
 }
 
-/** Tabs whose right side is ours but that are not a text diff (a notebook or custom editor took over). */
+/** Tabs showing our side of a review that are not a text diff (a notebook editor took over). */
 function nonTextReviewTabs(): vscode.Tab[] {
+  const ours = (uri: vscode.Uri) => uri.scheme.startsWith('native-claude');
   return vscode.window.tabGroups.all.flatMap((g) =>
-    g.tabs.filter((t) => t.input instanceof vscode.TabInputNotebookDiff || (t.input instanceof vscode.TabInputNotebook && t.input.uri.scheme.startsWith('native-claude'))),
+    g.tabs.filter((t) => (t.input instanceof vscode.TabInputNotebookDiff && ours(t.input.modified)) || (t.input instanceof vscode.TabInputNotebook && ours(t.input.uri))),
   );
 }
 
