@@ -33,4 +33,6 @@ export interface ReviewHost {
   closeAll(connectionId?: number): Promise<number>;
   /** Settles and closes the pending reviews of a connection that went away. */
   withdrawForConnection(connectionId: number): void;
+  /** Tells the user why a proposal for this file got no review (`reason` completes "…was not opened for review: "). */
+  notifyNotOpened?(filePath: string, reason: string): void;
 }

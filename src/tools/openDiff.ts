@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
 import type { RecentEdits } from '../review/recentEdits';
 import { defineTool, errorResult } from './toolDefinition';
@@ -10,8 +11,11 @@ import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfEx
  * Answers: FILE_SAVED + final text (accept, with the user's edits) · DIFF_REJECTED (any rejection) ·
  * TAB_CLOSED only when the CLI itself withdrew the review (it ignores that late answer). TAB_CLOSED
  * means "accept as proposed" to the CLI, so it is never the answer to a user's rejection.
+ * A file with unsaved edits in VS Code gets no review (pitfall 5): the CLI's proposal was made from the
+ * file on disk, so a diff against it would hide those edits. The error keeps the CLI's own terminal
+ * prompt up, and VS Code says why and what each answer there does.
  */
-export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits) {
+export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, documents?: Pick<DocumentWriter, 'isDirty'>) {
   return defineTool({
     name: 'openDiff',
     description: 'Internal to the Claude Code IDE integration: shows a proposed edit in VS Code\'s diff viewer and waits for the user to accept or reject it.',
@@ -25,6 +29,13 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits) {
     annotations: { readOnlyHint: true },
     internal: true,
     handle: async (args, context) => {
+      if (documents && [args.old_file_path, args.new_file_path].some((p) => documents.isDirty(p))) {
+        review.notifyNotOpened?.(
+          args.new_file_path,
+          "it has unsaved changes here, and Claude's proposal was made from the saved file. Answer claude in its terminal: Yes writes its version to disk (your unsaved edits stay in the editor only); to have Claude work on your edits, answer No, save, and ask again.",
+        );
+        return errorResult(`No review opened: ${args.new_file_path} has unsaved changes in VS Code, and the proposal was made from the file on disk. Ask the user to save or revert the file, then read it again.`);
+      }
       let originalText: string | undefined;
       try {
         originalText = await readTextIfExists(args.old_file_path);

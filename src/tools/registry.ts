@@ -30,7 +30,7 @@ export interface ToolHosts extends ChangeDependencies {
  */
 export function ideTools(hosts: ToolHosts): ToolDefinition[] {
   return [
-    openDiffTool(hosts.review, hosts.recentEdits),
+    openDiffTool(hosts.review, hosts.recentEdits, hosts.documents),
     closeTabTool(hosts.review),
     closeAllDiffTabsTool(hosts.review),
     ideGetDiagnosticsTool(hosts.diagnostics, hosts.recentEdits),

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../host/review';
 import { ReviewRegistry } from '../review/reviewRegistry';
-import { detectEol, stripBom, toLf, withEol } from '../workspace/textFormat';
+import { acceptedText } from '../review/acceptedText';
+import { stripBom } from '../workspace/textFormat';
 import { MemoryFileSystem, ORIGINAL_SCHEME, PROPOSAL_SCHEME } from './proposalFileSystem';
 
 interface ReviewSides {
@@ -120,7 +121,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     // Also close stale tabs of ours that no pending review owns (e.g. left from an earlier session);
     // another session's pending reviews keep theirs.
     const owned = new Set(this.registry.all().map((r) => r.extra.proposal.toString()));
-    const stale = this.ourTabs().filter((tab) => !owned.has((tab.input as vscode.TabInputTextDiff).modified.toString()));
+    const stale = this.ourTabs().filter((tab) => !owned.has(proposalOf(tab)!.toString()));
     if (stale.length) await vscode.window.tabGroups.close(stale);
     return reviews.length + stale.length;
   }
@@ -141,6 +142,12 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     for (const review of this.registry.byConnection(connectionId)) void this.finish(review.id, { kind: 'withdrawn', reason: 'disconnected' });
   }
 
+  notifyNotOpened(filePath: string, reason: string): void {
+    const message = `Claude's change to ${this.describe(filePath)} was not opened for review: ${reason}`;
+    this.log.warn(message);
+    void vscode.window.showWarningMessage(message);
+  }
+
   /** The window is closing or the extension stops: every pending review is a rejection. */
   dispose(): void {
     for (const review of this.registry.all()) this.registry.settle(review.id, { kind: 'rejected', reason: 'window-closed' });
@@ -155,7 +162,10 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const review = this.registry.get(id);
     if (!review) return;
     const { original, proposal, request } = review.extra;
-    await vscode.commands.executeCommand('vscode.diff', original, proposal, request.title, { preview: false, preserveFocus, viewColumn });
+    // `override` (any boolean; VS Code's internal option) opens VS Code's text diff editor whatever
+    // editor the name would get: a notebook (.ipynb) or custom editor would take the tab over, and the
+    // review is of the file's text (the CLI answers with text; pitfall 9).
+    await vscode.commands.executeCommand('vscode.diff', original, proposal, request.title, { preview: false, preserveFocus, viewColumn, override: true });
     // A decision can come before the tab is reported open (a quick click, close_tab): then stop waiting.
     await Promise.race([this.waitForTab(proposal, 5000), review.decision]);
     review.extra.shown = true;
@@ -195,7 +205,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
       return;
     }
     const document = await vscode.workspace.openTextDocument(review.extra.proposal);
-    await this.finish(review.id, { kind: 'accepted', text: this.acceptedText(review.extra, document.getText()) });
+    await this.finish(review.id, { kind: 'accepted', text: acceptedText(review.extra.request, document.getText()) });
   }
 
   private onSaved(document: vscode.TextDocument): void {
@@ -206,13 +216,13 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     // Only a deliberate save accepts; auto-save (after delay, focus change) just keeps the edits.
     if (reason !== vscode.TextDocumentSaveReason.Manual) return;
     const review = this.reviewFor(document.uri);
-    if (review) void this.finish(review.id, { kind: 'accepted', text: this.acceptedText(review.extra, document.getText()) });
+    if (review) void this.finish(review.id, { kind: 'accepted', text: acceptedText(review.extra.request, document.getText()) });
   }
 
   /** A closed tab may just have moved to another group; decide only if it is gone everywhere. */
   private onTabsClosed(): void {
     setTimeout(() => {
-      const open = new Set(this.ourTabs().map((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString()));
+      const open = new Set(this.ourTabs().map((tab) => proposalOf(tab)!.toString()));
       for (const review of this.registry.all()) {
         if (!review.extra.shown || open.has(review.extra.proposal.toString())) continue;
         void this.finish(review.id, { kind: 'rejected', reason: 'tab-closed' });
@@ -231,7 +241,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const { proposal, original } = review.extra;
     const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === proposal.toString());
     if (document?.isDirty) await document.save(); // into memory only; the review is already settled
-    const tabs = this.ourTabs().filter((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString() === proposal.toString());
+    const tabs = this.ourTabs().filter((tab) => proposalOf(tab)!.toString() === proposal.toString());
     if (tabs.length) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
     this.forget(original, proposal);
     this.updateContextKey();
@@ -258,26 +268,19 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     this.proposals.remove(proposal);
   }
 
-  /** The right side's text in the file's own line endings (pitfall 2). */
-  private acceptedText(sides: ReviewSides, text: string): string {
-    const reference = sides.request.originalText ?? sides.request.proposedText;
-    return withEol(toLf(text), detectEol(reference));
-  }
-
   private reviewFor(uri: vscode.Uri) {
     if (uri.scheme !== PROPOSAL_SCHEME && uri.scheme !== ORIGINAL_SCHEME) return undefined;
     const id = uri.path.split('/')[1];
     return this.registry.get(id);
   }
 
+  /** The review tabs this extension opened (never the user's own diffs: their right side is not ours). */
   private ourTabs(): vscode.Tab[] {
-    return vscode.window.tabGroups.all.flatMap((group) =>
-      group.tabs.filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === PROPOSAL_SCHEME),
-    );
+    return vscode.window.tabGroups.all.flatMap((group) => group.tabs.filter((tab) => proposalOf(tab) !== undefined));
   }
 
   private waitForTab(proposal: vscode.Uri, timeoutMs: number): Promise<void> {
-    const present = () => this.ourTabs().some((tab) => (tab.input as vscode.TabInputTextDiff).modified.toString() === proposal.toString());
+    const present = () => this.ourTabs().some((tab) => proposalOf(tab)!.toString() === proposal.toString());
     if (present()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -298,6 +301,16 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const active = !!uri && !!this.reviewFor(uri);
     void vscode.commands.executeCommand('setContext', ACTIVE_CONTEXT_KEY, active);
   }
+}
+
+/**
+ * The proposal shown by a review tab of ours, else undefined. A notebook diff counts too: should VS Code
+ * ever ignore `override`, the review still sees its tab (its closing rejects; closeAll closes it).
+ */
+function proposalOf(tab: vscode.Tab): vscode.Uri | undefined {
+  const input = tab.input;
+  if (!(input instanceof vscode.TabInputTextDiff) && !(input instanceof vscode.TabInputNotebookDiff)) return undefined;
+  return input.modified.scheme === PROPOSAL_SCHEME ? input.modified : undefined;
 }
 
 /**

@@ -9,7 +9,9 @@ import { stripBom } from '../workspace/textFormat';
  */
 export class VsCodeDocumentWriter implements DocumentWriter {
   isDirty(absolutePath: string): boolean {
-    return vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath && d.isDirty);
+    // A notebook open in the notebook editor is not among the text documents (its cells are).
+    const same = (d: { uri: vscode.Uri; isDirty: boolean }) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath && d.isDirty;
+    return vscode.workspace.textDocuments.some(same) || vscode.workspace.notebookDocuments.some(same);
   }
 
   async write(absolutePath: string, text: string): Promise<{ savedText: string }> {

@@ -30,11 +30,15 @@ afterAll(() => {
   console.log(`hardening/faults figures${FAST ? ' (fast subset)' : ''}:\n  ${figures.join('\n  ')}`);
 });
 
-/** Runs one task of faultProcess.ts to its end; `asNobody` drops root so permissions apply. */
+/**
+ * Runs one task of faultProcess.ts to its end; `asNobody` drops root so permissions apply. The child
+ * drops it itself once its code is loaded: started as nobody, it could not load ts-node from a checkout
+ * under a folder only root may enter (e.g. a 0700 `mktemp -d`).
+ */
 function runTask<T>(task: Record<string, unknown>, options: { asNobody?: boolean } = {}): Promise<T> {
   return new Promise((resolve, reject) => {
-    const uid = options.asNobody && IS_ROOT ? { uid: NOBODY, gid: NOBODY } : {};
-    execFile(process.execPath, ['-r', TS_NODE, FAULT_PROCESS, JSON.stringify(task)], { ...uid, maxBuffer: 1 << 20, env: { ...process.env, TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.json') } }, (error, stdout, stderr) => {
+    const asUid = options.asNobody && IS_ROOT ? { asUid: NOBODY } : {};
+    execFile(process.execPath, ['-r', TS_NODE, FAULT_PROCESS, JSON.stringify({ ...task, ...asUid })], { maxBuffer: 1 << 20, env: { ...process.env, TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.json') } }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${error.message}\n${stderr}`));
       else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as T);
     });

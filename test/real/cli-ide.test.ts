@@ -13,6 +13,8 @@ import { createSessionFactory } from '../../src/server/mcpSession';
 import { ideTools } from '../../src/tools/registry';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { RecentEdits } from '../../src/review/recentEdits';
+import { acceptedText } from '../../src/review/acceptedText';
+import { toLf } from '../../src/workspace/textFormat';
 import { IDE_INSTRUCTIONS, serverInstructions } from '../../src/tools/instructions';
 import { memoryLogger } from '../../src/util/logger';
 import { ScriptedReviewHost, StaticDiagnostics, DiskDocumentWriter, diagnostic } from '../support/fakeHosts';
@@ -27,6 +29,7 @@ describe('real claude CLI ⇄ IDE server', () => {
   let model: FakeModel;
   let review: ScriptedReviewHost;
   let diagnostics: StaticDiagnostics;
+  let documents: DiskDocumentWriter;
   let server: IdeServer;
   let log: string[];
   let cli: ClaudeCli | undefined;
@@ -37,12 +40,13 @@ describe('real claude CLI ⇄ IDE server', () => {
     model = await startFakeModel();
     review = new ScriptedReviewHost();
     diagnostics = new StaticDiagnostics();
+    documents = new DiskDocumentWriter();
     log = [];
     const hosts = {
       review,
       diagnostics,
       workspace: { folders: () => [workspace], ripgrepPath: () => undefined },
-      documents: new DiskDocumentWriter(),
+      documents,
       approvalMode: () => 'write-only' as const,
       lock: new KeyedLock(),
       recentEdits: new RecentEdits(),
@@ -181,6 +185,77 @@ describe('real claude CLI ⇄ IDE server', () => {
     expect(await fs.readFile(file, 'utf8')).toBe('def f():\n    return 2  # reviewed\n');
     const toolResult = JSON.stringify(requestAfterChange().messages);
     expect(toolResult).toMatch(/user modified your proposed changes/i);
+  });
+
+  // vscode-pitfalls.md 2 on the CLI's own path: the CLI sends the proposal for a CRLF file with \n and
+  // writes CRLF back itself. Answering in CRLF made it tell the model the user had modified the
+  // proposal when nobody had; the review answers in the proposal's line endings (acceptedText, what
+  // DiffReviewHost answers with).
+  test('Edit of a CRLF file → openDiff; accepted as proposed: the file stays CRLF and the model is not told the user modified it', async () => {
+    const file = path.join(workspace, 'crlf.txt');
+    await fs.writeFile(file, 'one\r\ntwo\r\nthree\r\n');
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'two', new_string: 'TWO' } } }, { text: 'crlf done' });
+    await claude.submit('edit crlf');
+    const [pending] = await pendingReview(claude);
+    const sent = pending.extra.proposedText;
+    console.log(`claude ${CLAUDE_VERSION}: openDiff new_file_contents for a CRLF file: ${JSON.stringify(sent)}`);
+    expect(pending.extra.originalText).toBe('one\r\ntwo\r\nthree\r\n');
+    expect(toLf(sent)).toBe('one\nTWO\nthree\n');
+    // The editor holds the proposal as VS Code loads it (one line ending throughout).
+    const answer = acceptedText(pending.extra, toLf(sent));
+    expect(answer).toBe(sent);
+    review.registry.settle(pending.id, { kind: 'accepted', text: answer });
+    await claude.waitForScreen('crlf done', 30_000);
+    expect(await fs.readFile(file, 'utf8')).toBe('one\r\nTWO\r\nthree\r\n');
+    expect(JSON.stringify(requestAfterChange().messages)).not.toMatch(/user modified your proposed changes/i);
+  });
+
+  // vscode-pitfalls.md 5 on the CLI's path: the file has unsaved edits in VS Code, so openDiff opens no
+  // review and answers an error; the CLI must fall back to its own prompt (not treat it as a decision).
+  test('Edit of a file with unsaved edits in VS Code: no review opens, claude keeps its own prompt; nothing is written before the user answers there', async () => {
+    const file = path.join(workspace, 'dirty.txt');
+    await fs.writeFile(file, 'saved\n');
+    documents.dirty.add(file);
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'saved', new_string: 'changed' } } }, { text: 'dirty done' });
+    await claude.submit('edit the dirty file');
+    await waitFor(() => log.some((l) => /openDiff answered.*\(error\)/.test(l)), 30_000, 'openDiff answered with an error');
+    const shown = await claude.waitForScreen(/Do you want to make this edit|Do you want to/, 30_000);
+    expect(review.opened).toHaveLength(0);
+    expect(shown).not.toMatch(/Rejected|denied/i);
+    expect(await fs.readFile(file, 'utf8')).toBe('saved\n');
+    await claude.answer(/Do you want to/);
+    await claude.waitForScreen('dirty done', 30_000);
+    expect(await fs.readFile(file, 'utf8')).toBe('changed\n');
+  });
+
+  // Why the refusal's warning does not say "save, then answer Yes": the user saves while claude's prompt
+  // waits, then answers Yes. An Edit is applied to the saved text; a Write replaces it (seen on 2.1.328).
+  // So the warning says: Yes writes claude's version; to have it work on your edits, No, save, ask again.
+  test.each(['Edit', 'Write'])('%s of a file with unsaved edits, the user saves, then answers Yes in the terminal: an Edit keeps the saved text, a Write replaces it', async (tool) => {
+    const file = path.join(workspace, 'dirty-save.txt');
+    await fs.writeFile(file, 'saved\n');
+    documents.dirty.add(file);
+    const claude = await startConnectedCli();
+    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    const input = tool === 'Edit' ? { file_path: file, old_string: 'saved', new_string: 'changed' } : { file_path: file, content: 'changed\n' };
+    changeFile(file, { toolUse: { name: tool, input } }, { text: 'after save' });
+    await claude.submit(`${tool} the file I am editing`);
+    await waitFor(() => log.some((l) => /openDiff answered.*\(error\)/.test(l)), 30_000, 'openDiff answered with an error');
+    await claude.waitForScreen(/Do you want to/, 30_000);
+    // The user saves the buffer (the file's mtime moves on).
+    await new Promise((r) => setTimeout(r, 1100));
+    await fs.writeFile(file, 'typed by the user\nsaved\n');
+    documents.dirty.delete(file);
+    await claude.answer(/Do you want to/);
+    await claude.waitForScreen('after save', 30_000);
+    const onDisk = await fs.readFile(file, 'utf8');
+    const toolResult = JSON.stringify(requestAfterChange().messages);
+    console.log(`claude ${CLAUDE_VERSION} ${tool}: after a save between the proposal and the answer, on disk: ${JSON.stringify(onDisk)}; tool result: ${/"tool_result"[^}]*"content":"([^"]{0,200})/.exec(toolResult)?.[1]}`);
+    expect(onDisk).toBe(tool === 'Edit' ? 'typed by the user\nchanged\n' : 'changed\n');
   });
 
   test('a rejection in the IDE leaves the file untouched and the CLI shows it', async () => {

@@ -113,7 +113,7 @@ describe('vscode-tools', () => {
         server,
         folder: workspace,
         suite: INNER_SUITES.product,
-        files: ['tools-'],
+        files: process.env.NC_TOOLS_FILES?.split(',') ?? ['tools-'], // NC_TOOLS_FILES: only these inner files (a quicker run while working on them)
         timeout: 60_000,
         timeoutMs: 300_000,
         probeDir,
@@ -139,6 +139,7 @@ describe('vscode-tools', () => {
     expect(Object.keys(results).sort()).toEqual(
       [
         'autosave',
+        'custom-editor',
         'diagnostics',
         'diag-closed',
         'diag-ide-budget',
@@ -151,6 +152,11 @@ describe('vscode-tools', () => {
         'link-swapped',
         'list',
         'new-diagnostics',
+        'notebook-dirty',
+        'notebook-opendiff',
+        'notebook-write',
+        'opendiff-dirty',
+        'opendiff-dirty-during',
         'partial',
         'reject-close',
         'search',
@@ -160,6 +166,8 @@ describe('vscode-tools', () => {
         'terminal-exit',
         'terminal-shell-exit',
         'terminal-timeout',
+        'uri-no-content',
+        'user-diff-survives',
       ].sort(),
     );
   });
@@ -251,6 +259,48 @@ describe('vscode-tools', () => {
       const d = expectInnerPassed('autosave');
       expect(d.stateAfter2s).toBe('pending');
       expect(fs.readFileSync(abs('autosave.txt'), 'utf8')).toBe('one\ntwo\n');
+    });
+  });
+
+  describe('review diff edges (vscode-pitfalls.md 5, 8, 9, 11)', () => {
+    // Regression (found here): VS Code opened the review of an .ipynb in its notebook diff editor, whose
+    // tab the review did not know: no text to accept, and the review failed after 5 s with its tab left open.
+    it('write_file of a notebook is reviewed as its JSON text in a text diff, and accepting writes it', () => {
+      expectInnerPassed('notebook-write');
+      expect(fs.readFileSync(abs('nb.ipynb'), 'utf8')).toMatch(/print\(2\)/);
+    });
+
+    it('openDiff of a notebook is a text diff too; closing it answers DIFF_REJECTED', () => {
+      expectInnerPassed('notebook-opendiff');
+    });
+
+    it('a Markdown file associated to the preview (a custom editor) is still reviewed in a text diff', () => {
+      expectInnerPassed('custom-editor');
+      expect(fs.readFileSync(abs('notes.md'), 'utf8')).toBe('# Notes\n\ntwo\n');
+    });
+
+    it('a notebook with unsaved edits in the notebook editor is refused like a text file', () => {
+      expectInnerPassed('notebook-dirty');
+    });
+
+    it("the CLI's openDiff for a file with unsaved edits opens no review, answers an error, and touches neither", () => {
+      const d = expectInnerPassed('opendiff-dirty');
+      expect(d.answer).toMatch(/unsaved changes/);
+      expect(fs.readFileSync(abs('dirty-cli.txt'), 'utf8')).toBe('saved\n');
+    });
+
+    it("typing into the real file during an openDiff review, then accepting: the CLI's write leaves the unsaved typing in the buffer", () => {
+      expectInnerPassed('opendiff-dirty-during');
+    });
+
+    it('a 1 MB proposal travels in no URI: both sides are short scheme:/<id>/<name> URIs', () => {
+      const d = expectInnerPassed('uri-no-content');
+      expect(d.longest).toBeLessThan(500);
+    });
+
+    it("closeAllDiffTabs closes the review only; the user's own diffs (files, a git-like one of the same file) stay", () => {
+      const d = expectInnerPassed('user-diff-survives');
+      expect(d).toMatchObject({ closed: 'CLOSED_1_DIFF_TABS', answer: 'TAB_CLOSED' });
     });
   });
 

@@ -64,13 +64,23 @@ function answerOf(result: CallToolResult): ToolAnswer {
   return { isError: result.isError === true, text, json };
 }
 
-let connection: Promise<ToolsConnection> | undefined;
+const connections = new Map<string, Promise<ToolsConnection>>();
 
 /**
  * One connection for the whole run: the lock file of this window (in $CLAUDE_CONFIG_DIR/ide, the one
  * naming this workspace) gives the port and the token, as for the CLI.
  */
 export function tools(): Promise<ToolsConnection> {
+  return connect('/tools');
+}
+
+/** The IDE route (`/`), as the CLI's IDE connection: openDiff, close_tab, closeAllDiffTabs. */
+export function ideRoute(): Promise<ToolsConnection> {
+  return connect('/');
+}
+
+function connect(route: '/' | '/tools'): Promise<ToolsConnection> {
+  let connection = connections.get(route);
   connection ??= (async () => {
     const ext = await installedExtension<NativeClaudeApi>();
     const api = ext.exports;
@@ -87,7 +97,7 @@ export function tools(): Promise<ToolsConnection> {
     assert.strictEqual(locks.length, 1, `exactly one lock file names ${workspace}: ${JSON.stringify(locks.map((l) => l.file))}`);
     const [lock] = locks;
     assert.strictEqual(lock.port, api.status().port, 'the lock file is the running server\'s');
-    const transport = new HeaderWebSocketClientTransport(`ws://127.0.0.1:${lock.port}/tools`, { [AUTH_HEADER]: lock.content.authToken });
+    const transport = new HeaderWebSocketClientTransport(`ws://127.0.0.1:${lock.port}${route}`, { [AUTH_HEADER]: lock.content.authToken });
     const client = new Client({ name: 'native-claude-tools-test', version: '0.0.0' });
     await client.connect(transport);
     return {
@@ -98,6 +108,7 @@ export function tools(): Promise<ToolsConnection> {
       call: async (name, args, timeoutMs = 120_000) => answerOf((await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs })) as CallToolResult),
     };
   })();
+  connections.set(route, connection);
   return connection;
 }
 

@@ -5,24 +5,45 @@
 //  - inPlaceWriter: rewrites the config in place without any lock (truncate, then write), `rounds`
 //    times, and counts every parsable state it finds that lost a key it knows;
 //  - configEdit: one ClaudeUserConfig edit, to run it as another user (unwritable file or folder).
-// Each prints one JSON line with its figures and exits.
+// Each prints one JSON line with its figures and exits. With `asUid`, the process loads its code as
+// the user who started it (root), then becomes that uid for the task itself: the checkout may sit in a
+// folder other users cannot enter (a `mktemp -d` parent is 0700), and only the task's files matter.
 
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ClaudeUserConfig } from '../../../src/route/claudeUserConfig';
 import { AUTH_HEADER } from '../../../src/server/auth';
 import { HeaderWebSocketClientTransport } from '../../support/wsClientTransport';
 
-type Task =
+type Task = (
   | { kind: 'killedClient'; url: string; token: string; path: string }
   | { kind: 'lockedWriter'; file: string; rounds: number; prefix: string }
   | { kind: 'inPlaceWriter'; file: string; rounds: number; keep: string[] }
-  | { kind: 'configEdit'; file: string; op: 'set' | 'remove' };
+  | { kind: 'configEdit'; file: string; op: 'set' | 'remove' }
+) & { asUid?: number };
+
+/**
+ * Becomes `uid` (its group too) for the rest of the process; every module is loaded by now. Fails with
+ * what to do when that user cannot reach the task's file, rather than with the task's own EACCES.
+ */
+async function becomeUser(uid: number, file: string): Promise<void> {
+  process.setgroups?.([uid]);
+  process.setgid?.(uid);
+  process.setuid?.(uid);
+  const dir = path.dirname(file);
+  try {
+    await fs.access(dir, fsConstants.X_OK);
+  } catch {
+    throw new Error(`Precondition: uid ${uid} cannot enter ${dir}; the test's temporary folder and its parents must be searchable by others (chmod o+x), or set TMPDIR to such a folder.`);
+  }
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(task: Task): Promise<unknown> {
+  if (task.asUid !== undefined) await becomeUser(task.asUid, 'file' in task ? task.file : task.path);
   switch (task.kind) {
     case 'killedClient': {
       const client = new Client({ name: 'claude-code', version: 'fault' });

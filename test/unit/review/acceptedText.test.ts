@@ -1,0 +1,22 @@
+import { acceptedText } from '../../../src/review/acceptedText';
+
+describe('acceptedText (the answer of an accepted review, vscode-pitfalls.md 2)', () => {
+  test("openDiff on a CRLF file: the CLI's \\n proposal is answered with \\n, whatever the editor holds", () => {
+    const request = { originalText: 'one\r\ntwo\r\n', proposedText: 'one\nTWO\n' };
+    expect(acceptedText(request, 'one\nTWO\n')).toBe('one\nTWO\n');
+    expect(acceptedText(request, 'one\r\nTWO\r\n')).toBe('one\nTWO\n');
+    // The user's own edits too.
+    expect(acceptedText(request, 'one\r\nTWO\r\nadded\r\n')).toBe('one\nTWO\nadded\n');
+  });
+
+  test('write_file: the proposal already has the file\'s CRLF, so the answer does too', () => {
+    const request = { originalText: '\uFEFFone\r\ntwo', proposedText: 'one\r\nTWO' };
+    expect(acceptedText(request, 'one\nTWO\nthree')).toBe('one\r\nTWO\r\nthree');
+  });
+
+  test("a proposal without a line break takes the file's; a new file keeps its own; no BOM", () => {
+    expect(acceptedText({ originalText: 'a\r\nb\r\n', proposedText: 'x' }, 'x\ny')).toBe('x\r\ny');
+    expect(acceptedText({ originalText: undefined, proposedText: 'a\r\nb\r\n' }, 'a\nb\nc\n')).toBe('a\r\nb\r\nc\r\n');
+    expect(acceptedText({ originalText: undefined, proposedText: 'a' }, '\uFEFFa\nb')).toBe('a\nb');
+  });
+});

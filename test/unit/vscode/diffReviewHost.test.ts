@@ -1,0 +1,226 @@
+/**
+ * DiffReviewHost against a small stand-in of the `vscode` API: what it hands VS Code (the diff's URIs,
+ * vscode-pitfalls.md 8), which tabs it closes (11), which tabs it counts as its own (9), and that
+ * dispose() settles every pending review once (10). The same flows run in real VS Code in
+ * test/vscode/suites/tools-review*.test.ts.
+ */
+import { openDiffTool } from '../../../src/tools/openDiff';
+import type { ReviewDecision } from '../../../src/host/review';
+
+type Listener<T> = (value: T) => void;
+class EventEmitter<T> {
+  private listeners = new Set<Listener<T>>();
+  readonly event = (listener: Listener<T>) => {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  };
+  fire(value: T): void {
+    for (const l of [...this.listeners]) l(value);
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
+}
+
+class Uri {
+  private constructor(readonly scheme: string, readonly path: string, readonly query = '', readonly fragment = '') {}
+  static from(c: { scheme: string; path: string; query?: string; fragment?: string }): Uri {
+    return new Uri(c.scheme, c.path, c.query, c.fragment);
+  }
+  static file(p: string): Uri {
+    return new Uri('file', p);
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  toString(): string {
+    return `${this.scheme}:${this.path}${this.query ? `?${this.query}` : ''}${this.fragment ? `#${this.fragment}` : ''}`;
+  }
+}
+class TabInputTextDiff {
+  constructor(readonly original: Uri, readonly modified: Uri) {}
+}
+class TabInputNotebookDiff {
+  constructor(readonly original: Uri, readonly modified: Uri, readonly notebookType: string) {}
+}
+class TabInputTerminal {}
+interface Tab {
+  label: string;
+  input: unknown;
+}
+
+/** The fake window: one editor group, the commands run, the file systems registered. */
+const fake = {
+  tabs: [] as Tab[],
+  executed: [] as unknown[][],
+  closedByUs: [] as Tab[],
+  providers: new Map<string, { readFile(uri: Uri): Uint8Array }>(),
+  /** What `vscode.diff` opens: a text diff, or (as VS Code does for an .ipynb without `override`) a notebook diff. */
+  openAs: 'text' as 'text' | 'notebook',
+  tabsChanged: new EventEmitter<{ opened: Tab[]; closed: Tab[]; changed: Tab[] }>(),
+  warnings: [] as string[],
+};
+const disposable = { dispose: () => undefined };
+
+jest.mock(
+  'vscode',
+  () => ({
+    EventEmitter,
+    Uri,
+    TabInputTextDiff,
+    TabInputNotebookDiff,
+    TabInputTerminal,
+    ViewColumn: { Active: -1, Beside: -2 },
+    TextDocumentSaveReason: { Manual: 1, AfterDelay: 2, FocusOut: 3 },
+    FileType: { File: 1, Directory: 2 },
+    FileChangeType: { Changed: 1 },
+    FileSystemError: { FileNotFound: () => new Error('not found'), NoPermissions: (m: string) => new Error(m) },
+    workspace: {
+      registerFileSystemProvider: (scheme: string, provider: { readFile(uri: Uri): Uint8Array }) => {
+        fake.providers.set(scheme, provider);
+        return disposable;
+      },
+      onWillSaveTextDocument: () => disposable,
+      onDidSaveTextDocument: () => disposable,
+      textDocuments: [],
+      openTextDocument: async (uri: Uri) => ({ uri, isDirty: false, getText: () => Buffer.from(fake.providers.get(uri.scheme)!.readFile(uri)).toString('utf8') }),
+    },
+    commands: {
+      registerCommand: () => disposable,
+      executeCommand: async (id: string, ...args: unknown[]) => {
+        fake.executed.push([id, ...args]);
+        if (id !== 'vscode.diff') return;
+        const [original, modified, label] = args as [Uri, Uri, string];
+        const input = fake.openAs === 'text' ? new TabInputTextDiff(original, modified) : new TabInputNotebookDiff(original, modified, 'jupyter-notebook');
+        const tab = { label, input };
+        fake.tabs.push(tab);
+        fake.tabsChanged.fire({ opened: [tab], closed: [], changed: [] });
+      },
+    },
+    window: {
+      tabGroups: {
+        get all() {
+          return [{ tabs: fake.tabs, viewColumn: 1, activeTab: fake.tabs[fake.tabs.length - 1] }];
+        },
+        get activeTabGroup() {
+          return this.all[0];
+        },
+        onDidChangeTabs: fake.tabsChanged.event,
+        close: async (tabs: Tab | Tab[]) => {
+          const list = Array.isArray(tabs) ? tabs : [tabs];
+          fake.closedByUs.push(...list);
+          fake.tabs = fake.tabs.filter((t) => !list.includes(t));
+          fake.tabsChanged.fire({ opened: [], closed: list, changed: [] });
+          return true;
+        },
+      },
+      onDidChangeActiveTextEditor: () => disposable,
+      activeTextEditor: undefined,
+      showWarningMessage: async (message: string) => {
+        fake.warnings.push(message);
+        return undefined;
+      },
+      showInformationMessage: async () => undefined,
+      showTextDocument: async () => undefined,
+    },
+  }),
+  { virtual: true },
+);
+
+// After the mock: the module under test imports 'vscode'.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { DiffReviewHost } = require('../../../src/vscode/diffReviewHost') as typeof import('../../../src/vscode/diffReviewHost');
+
+const log = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined } as never;
+const request = (name: string, connectionId = 1, proposedText = 'new\n') => ({ filePath: `/ws/${name}`, originalText: 'old\n', proposedText, title: `✻ ${name}`, connectionId });
+const diffCalls = () => fake.executed.filter((c) => c[0] === 'vscode.diff');
+const settledWithin = <T>(p: Promise<T>, ms = 200) => Promise.race([p.then((v) => ({ value: v })), new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
+
+describe('DiffReviewHost', () => {
+  let host: InstanceType<typeof DiffReviewHost>;
+  beforeEach(() => {
+    fake.tabs = [];
+    fake.executed = [];
+    fake.closedByUs = [];
+    fake.warnings = [];
+    fake.openAs = 'text';
+    host = new DiffReviewHost(log);
+  });
+  afterEach(() => host.dispose());
+
+  test('pitfall 8: a 2 MB proposal is served from the in-memory store; the diff\'s URIs carry no content, no query, no fragment', async () => {
+    const big = 'CONTENT-MARKER '.repeat(140_000);
+    void host.review(request('big.txt', 1, big));
+    await new Promise((r) => setTimeout(r, 20));
+    const [[, original, proposal, title, options]] = diffCalls() as [[string, Uri, Uri, string, Record<string, unknown>]];
+    for (const uri of [original, proposal]) {
+      expect(uri.query).toBe('');
+      expect(uri.fragment).toBe('');
+      expect(uri.path).toMatch(/^\/[0-9a-f]{12}\/big\.txt$/);
+      expect(uri.toString().length).toBeLessThan(80);
+      expect(uri.toString()).not.toContain('CONTENT-MARKER');
+    }
+    expect(title).toBe('✻ big.txt');
+    expect(JSON.stringify(options)).not.toContain('CONTENT-MARKER');
+    expect(Buffer.from(fake.providers.get(proposal.scheme)!.readFile(proposal)).toString('utf8')).toBe(big);
+    expect(Buffer.from(fake.providers.get(original.scheme)!.readFile(original)).toString('utf8')).toBe('old\n');
+  });
+
+  test('pitfall 9: the diff is asked for as a text diff whatever the file name (override: VS Code\'s default text editor)', async () => {
+    void host.review(request('nb.ipynb'));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(diffCalls()[0][4]).toMatchObject({ override: true, preserveFocus: true });
+  });
+
+  test('pitfall 9: should a notebook diff open anyway, it is still our tab: the review waits, and closing it rejects', async () => {
+    fake.openAs = 'notebook';
+    const decision = host.review(request('nb.ipynb'));
+    await new Promise((r) => setTimeout(r, 20));
+    // Its tab was recognised (the review did not fail after 5 s), and closing it rejects.
+    expect(await settledWithin(decision)).toBe('pending');
+    expect(host.pendingReviews()[0].shown).toBe(true);
+    await (await import('vscode')).window.tabGroups.close(fake.tabs[0] as never);
+    await expect(decision).resolves.toEqual({ kind: 'rejected', reason: 'tab-closed' });
+  });
+
+  test("pitfall 11: closeAll closes this extension's review tabs only, never the user's own diffs or editors", async () => {
+    const userDiff = { label: 'my diff', input: new TabInputTextDiff(Uri.file('/ws/a'), Uri.file('/ws/b')) };
+    const gitDiff = { label: 'x (Working Tree)', input: new TabInputTextDiff(Uri.from({ scheme: 'git', path: '/ws/x' }), Uri.file('/ws/x')) };
+    const userNotebookDiff = { label: 'nb diff', input: new TabInputNotebookDiff(Uri.file('/ws/a.ipynb'), Uri.file('/ws/b.ipynb'), 'jupyter-notebook') };
+    const terminal = { label: 'bash', input: new TabInputTerminal() };
+    fake.tabs.push(userDiff, gitDiff, userNotebookDiff, terminal);
+    const first = host.review(request('one.txt', 1));
+    const second = host.review(request('two.txt', 2));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await host.closeAll(1)).toBe(1);
+    await expect(first).resolves.toEqual({ kind: 'withdrawn', reason: 'close-tab' });
+    expect(fake.closedByUs.map((t) => t.label)).toEqual(['✻ one.txt']);
+    expect(fake.tabs.map((t) => t.label)).toEqual(['my diff', 'x (Working Tree)', 'nb diff', 'bash', '✻ two.txt']);
+    expect(await host.closeAll()).toBe(1);
+    await expect(second).resolves.toEqual({ kind: 'withdrawn', reason: 'close-tab' });
+    expect(fake.tabs.map((t) => t.label)).toEqual(['my diff', 'x (Working Tree)', 'nb diff', 'bash']);
+  });
+
+  test('pitfall 10: dispose() settles every pending review once, as a rejection; later closes change nothing, and openDiff answers once', async () => {
+    const tool = openDiffTool(host);
+    const context = { connectionId: 1, signal: new AbortController().signal };
+    const answers: unknown[] = [];
+    const cli = tool.handle({ old_file_path: '/nonexistent/a.txt', new_file_path: '/nonexistent/a.txt', new_file_contents: 'a\n', tab_name: '✻ a.txt' }, context).then((r) => answers.push(r));
+    const decisions: ReviewDecision[] = [];
+    const other = host.review(request('b.txt', 2)).then((d) => decisions.push(d));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(host.pendingCount).toBe(2);
+    host.dispose();
+    await Promise.all([cli, other]);
+    expect(decisions).toEqual([{ kind: 'rejected', reason: 'window-closed' }]);
+    expect(answers).toEqual([{ content: [{ type: 'text', text: 'DIFF_REJECTED' }] }]);
+    expect(host.pendingCount).toBe(0);
+    // Every other way a review ends is now a no-op.
+    expect(await host.closeByTitle('✻ a.txt')).toBe(false);
+    host.withdrawForConnection(1);
+    await (await import('vscode')).window.tabGroups.close([...fake.tabs] as never);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(decisions).toHaveLength(1);
+    expect(answers).toHaveLength(1);
+  });
+});
