@@ -24,11 +24,10 @@ export function serve(start: () => Promise<BenchServer>): void {
           const oldSpacesUsed = spaces.filter((s) => !s.space_name.startsWith('new_')).reduce((n, s) => n + s.space_used_size, 0);
           reply = { kind: 'spaces', newSpace, oldSpacesUsed };
         } else {
-          // A memory-reducing full GC (V8's last resort: also shrinks the young generation and hands
-          // free pages back), so what is left is what the server keeps, not when V8 last collected.
-          const gc = global.gc as ((options?: { type: 'major'; flavor: 'last-resort' }) => void) | undefined;
-          gc?.({ type: 'major', flavor: 'last-resort' });
-          gc?.({ type: 'major', flavor: 'last-resort' });
+          // Two full collections (the second frees what the first's finalizers let go). Node 20's
+          // gc({ type: 'major', flavor: 'last-resort' }) was tried: it left the garbage in place.
+          global.gc?.();
+          global.gc?.();
           reply = { kind: 'heap', heapUsed: process.memoryUsage().heapUsed };
         }
         process.send?.(reply);
