@@ -89,6 +89,9 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
     });
     server.on('change', () => this.emit('change'));
     server.on('unsupportedClient', (_connection, message) => this.emit('unsupportedClient', message));
+    // The lock file's folders are resolved (realpath: a trip to the thread pool each) while the server binds.
+    const resolvedFolders = resolveWorkspaceFolders(workspaceFolders);
+    resolvedFolders.catch(() => undefined); // not awaited when binding fails
     const port = await server.start();
     this.server = server;
     this.token = token;
@@ -98,7 +101,7 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
     // never answers, which would leave activation pending, so VS Code would skip deactivate (lock file left).
     void this.options.identity.save({ port, token }).catch((error: Error) => log.warn(`Could not remember port ${port} for the next reload: ${error.message}`));
     try {
-      await this.writeLockFile(workspaceFolders);
+      await this.writeLockFile(resolvedFolders);
     } catch (error) {
       const lockPath = this.lockFile.path; // stop() forgets it
       await this.stop();
@@ -117,7 +120,7 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
   };
 
   async updateWorkspaceFolders(workspaceFolders: readonly string[]): Promise<void> {
-    if (this.server) await this.writeLockFile(workspaceFolders);
+    if (this.server) await this.writeLockFile(resolveWorkspaceFolders(workspaceFolders));
   }
 
   async stop(): Promise<void> {
@@ -134,9 +137,9 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
   }
 
 
-  private async writeLockFile(workspaceFolders: readonly string[]): Promise<void> {
+  private async writeLockFile(resolvedFolders: Promise<string[]>): Promise<void> {
     if (!this.lockFile || !this.token) return;
-    const folders = await resolveWorkspaceFolders(workspaceFolders);
+    const folders = await resolvedFolders;
     await this.lockFile.write({
       pid: this.options.lockPid,
       workspaceFolders: folders,
