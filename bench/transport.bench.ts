@@ -293,6 +293,8 @@ async function heapPerIdleConnection(server: ServerProcess): Promise<number> {
 // ---------- the report ----------
 
 type Row = { measure: string; unit: string; echo: string; floor: string; real: string; vsFloor?: string; target: string; asWritten?: string; pass?: boolean };
+/** One cell per server, in KINDS order (0 echo, 1 floor, 2 this project). */
+const perServer = (cell: (i: number) => string) => ({ echo: cell(0), floor: cell(1), real: cell(2) });
 const signed = (n: number) => `${n >= 0 ? '+' : '−'}${Math.abs(n).toFixed(0)}`;
 
 async function main(): Promise<void> {
@@ -414,9 +416,7 @@ async function main(): Promise<void> {
     rows.push({
       measure: 'RSS idle / after the run (full GC)',
       unit: 'MB',
-      echo: `${rssIdle[0].toFixed(0)} / ${rssAfterGc[0].toFixed(0)} MB`,
-      floor: `${rssIdle[1].toFixed(0)} / ${rssAfterGc[1].toFixed(0)} MB`,
-      real: `${rssIdle[2].toFixed(0)} / ${rssAfterGc[2].toFixed(0)} MB`,
+      ...perServer((i) => `${rssIdle[i].toFixed(0)} / ${rssAfterGc[i].toFixed(0)} MB`),
       vsFloor: `${signed(rssIdle[2] - rssIdle[1])} / ${signed(rssAfterGc[2] - rssAfterGc[1])} MB`,
       target: '≤ +5 / ≤ +6 MB over floor',
       asWritten: `≤ 55 / ≤ 80 MB: ${rssIdle[2] <= 55 && rssAfterGc[2] <= 80 ? 'met' : 'not met'}`,
@@ -425,28 +425,21 @@ async function main(): Promise<void> {
     rows.push({
       measure: 'RSS right after the run (before GC)',
       unit: 'MB',
-      echo: `${rssAfter[0].toFixed(0)} MB`,
-      floor: `${rssAfter[1].toFixed(0)} MB`,
-      real: `${rssAfter[2].toFixed(0)} MB`,
+      ...perServer((i) => `${rssAfter[i].toFixed(0)} MB`),
       vsFloor: `${signed(rssAfter[2] - rssAfter[1])} MB`,
       target: '(reported: V8 GC timing)',
     });
     const mb = (bytes: number) => (bytes / 1048576).toFixed(0);
-    const spaces = (i: number) => `${mb(spacesAfter[i].newSpace)} + ${mb(spacesAfter[i].oldSpacesUsed)} MB`;
     rows.push({
       measure: 'of which V8 young gen + rest of heap',
       unit: 'MB',
-      echo: spaces(0),
-      floor: spaces(1),
-      real: spaces(2),
+      ...perServer((i) => `${mb(spacesAfter[i].newSpace)} + ${mb(spacesAfter[i].oldSpacesUsed)} MB`),
       target: '(reported: young gen is sized by V8)',
     });
     rows.push({
       measure: 'heap per idle connection (after GC)',
       unit: 'KB',
-      echo: `${heapPerConnection[0].toFixed(1)} KB`,
-      floor: `${heapPerConnection[1].toFixed(1)} KB`,
-      real: `${heapPerConnection[2].toFixed(1)} KB`,
+      ...perServer((i) => `${heapPerConnection[i].toFixed(1)} KB`),
       target: '(reported)',
     });
 

@@ -127,11 +127,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     const running = ideBridge.status().running;
     if (!plan.runServer && running) await controls.stop();
     else if (plan.runServer && !running) await controls.start();
-    else if (running) applyTerminalEnv(ideBridge.status().port!, identity.load()?.token ?? '');
+    else if (running) refreshTerminalEnv();
   }, () => ideBridge.status().port);
   const applyTerminalEnv = (port: number, token: string) =>
     // The tools route's user-scope entry reads these two (src/route/toolsRouteEntry.ts).
     terminalEnv.apply(port, { [PORT_VARIABLE]: String(port), [TOKEN_VARIABLE]: token }, coexistence.plan().provideTerminalPort);
+  /** Applies the running server's port again (the coexistence plan or the workspace folders changed). */
+  const refreshTerminalEnv = () => {
+    const { running, port } = ideBridge.status();
+    if (running && port !== undefined) applyTerminalEnv(port, identity.load()?.token ?? '');
+  };
   const controls = {
     start: async () => {
       try {
@@ -190,8 +195,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
       void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message));
       // The port is also set per workspace folder (terminalEnvironment.ts): follow the folders.
-      const { running, port } = ideBridge.status();
-      if (running && port !== undefined) applyTerminalEnv(port, identity.load()?.token ?? '');
+      refreshTerminalEnv();
     }),
   );
 

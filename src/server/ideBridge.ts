@@ -89,9 +89,9 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
     });
     server.on('change', () => this.emit('change'));
     server.on('unsupportedClient', (_connection, message) => this.emit('unsupportedClient', message));
-    // The lock file's folders are resolved (realpath: a trip to the thread pool each) while the server binds.
+    // The lock file's folders are resolved (realpath: a trip to the thread pool each) while the server
+    // binds. This never rejects (a folder that cannot be resolved is kept as given), so it may go unawaited.
     const resolvedFolders = resolveWorkspaceFolders(workspaceFolders);
-    resolvedFolders.catch(() => undefined); // not awaited when binding fails
     const port = await server.start();
     this.server = server;
     this.token = token;
@@ -135,7 +135,6 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
     if (deleted) this.options.log.info(`Lock file ${lockFile!.path} deleted`);
     this.emit('change');
   }
-
 
   private async writeLockFile(resolvedFolders: Promise<string[]>): Promise<void> {
     if (!this.lockFile || !this.token) return;

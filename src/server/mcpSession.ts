@@ -76,9 +76,9 @@ interface PreparedSession {
 
 /**
  * One `McpServer` per connection (the SDK refuses a second transport on one server). Building one
- * (tools registered, handlers wrapped) is the largest part of a handshake's server time, so the next
- * connection's is built right after each connection is taken, while its client is busy answering:
- * a `claude` that connects, or reconnects, finds its session ready.
+ * (tools registered, handlers wrapped) is the largest single piece of a handshake's own server work,
+ * so the next connection's is built right after each connection is taken, while its client is busy
+ * answering: a `claude` that connects, or reconnects, finds its session ready.
  */
 export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
   const spares = new Map<Route, PreparedSession>();
