@@ -46,11 +46,6 @@ function slashCount(p: string): number {
   return n;
 }
 
-/** Plain code-unit order: deterministic, and keeps every folder's entries right after the folder. */
-function byPath(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
  * Collects a recursive listing while rg streams its file paths (relative to the listed folder,
  * `/`-separated, each file once, as `rg --files` prints them), so the work overlaps rg's own walk.
@@ -148,8 +143,10 @@ export class RecursiveListingBuilder {
       if (depth < cutoff) chosen.push(folder);
       else if (depth === cutoff) atCutoff.push(folder);
     }
-    chosen.push(...atCutoff.sort(byPath).slice(0, this.limit - kept));
-    return { entries: chosen.sort(byPath), total, truncated: total > this.limit };
+    // Entries are sorted in plain UTF-16 code-unit order, the default sort's (no call per comparison):
+    // deterministic, and every folder's entries come right after the folder.
+    chosen.push(...atCutoff.sort().slice(0, this.limit - kept));
+    return { entries: chosen.sort(), total, truncated: total > this.limit };
   }
 }
 
@@ -276,7 +273,7 @@ async function listDirect(ripgrep: { rg: string; where: Promise<RipgrepWhere> } 
   }
 
   if (!ripgrep) {
-    const entries = [...[...candidateDirs].map((d) => `${d}/`), ...plainFiles, ...links].sort(byPath);
+    const entries = [...[...candidateDirs].map((d) => `${d}/`), ...plainFiles, ...links].sort();
     return textResult(
       formatListing(capped(entries), prefix, ['Note: .gitignore was not applied (VS Code\'s ripgrep was not found); only folders like node_modules and .git were left out.']),
     );
@@ -323,7 +320,7 @@ async function listDirect(ripgrep: { rg: string; where: Promise<RipgrepWhere> } 
     dirs = candidateDirs;
     notes.push('Note: the folder is very large; subfolders are shown without checking whether .gitignore leaves anything in them.');
   }
-  const entries = [...[...dirs].map((d) => `${d}/`), ...files, ...links].sort(byPath);
+  const entries = [...[...dirs].map((d) => `${d}/`), ...files, ...links].sort();
   return textResult(formatListing(capped(entries), prefix, notes));
 }
 

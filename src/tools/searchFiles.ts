@@ -137,7 +137,8 @@ export function runRipgrep(
     child.on('close', (code) => {
       if (!stopped) {
         const rest = pending + decoder.end();
-        if (rest !== '' && !stopped) feed(rest + '\n');
+        pending = ''; // it is in rest: feed would put it in front a second time
+        if (rest !== '') feed(rest + '\n');
       }
       finish({ exitCode: stopped ? null : code, stderr: stderr.slice(0, STDERR_KEEP_CHARS), stopped });
     });
