@@ -1,23 +1,24 @@
 // The floor: the least a JSON-RPC-over-ws MCP server can do. Auth header check, JSON.parse,
-// dispatch by method, the tool's own handler (the same getDiagnostics code as the real server),
-// JSON.stringify. No validation, no SDK; the tool list is built once.
+// dispatch by method, the tools' own handlers (the same tools of the same route as the real server,
+// and tools/list answers the same list), JSON.stringify. No validation, no SDK; the tool list is built once.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { checkUpgradeRequest } from '../../src/server/auth';
-import { ideGetDiagnosticsTool } from '../../src/tools/ideGetDiagnostics';
+import { ideTools } from '../../src/tools/registry';
 import type { ToolDefinition } from '../../src/tools/toolDefinition';
-import { benchPanel } from './panel';
+import { benchHosts } from './hosts';
 import { serve } from './serve';
 import { BENCH_TOKEN, BULK_PATH, selectionParams } from './shared';
 
 type Message = { jsonrpc?: unknown; id?: number | string; method?: string; params?: { name?: string; arguments?: Record<string, unknown>; protocolVersion?: string } };
 
 serve(async () => {
-  const tools = new Map<string, ToolDefinition>([['getDiagnostics', ideGetDiagnosticsTool(benchPanel()) as unknown as ToolDefinition]]);
+  const tools = new Map<string, ToolDefinition>(ideTools(benchHosts().hosts).map((t) => [t.name, t]));
   const toolList = {
-    tools: [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: z.toJSONSchema(t.inputSchema, { io: 'input' }), annotations: t.annotations })),
+    // As the real server lists them: the CLI's internal calls (openDiff, close_tab, …) stay callable but unlisted.
+    tools: [...tools.values()].filter((t) => !t.internal).map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: z.toJSONSchema(t.inputSchema, { io: 'input' }), annotations: t.annotations })),
   };
   const sockets = new Set<WebSocket>();
   const reply = (ws: WebSocket, message: object) => ws.send(JSON.stringify(message));

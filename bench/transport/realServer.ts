@@ -1,31 +1,16 @@
 // This project's server as the extension runs it, minus VS Code: IdeBridge → IdeServer → one
 // McpServer per connection with every tool of both routes, scripted hosts (test/support/fakeHosts).
 // As in src/extension.ts, the SDK, zod and the tools are imported on the first connection.
-import { promises as fs, rmSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { IdeBridge, type ServerIdentity } from '../../src/server/ideBridge';
 import { lazySessionFactory } from '../../src/server/lazySessionFactory';
-import { RecentEdits } from '../../src/review/recentEdits';
-import { KeyedLock } from '../../src/util/keyedLock';
 import { memoryLogger } from '../../src/util/logger';
-import { DiskDocumentWriter, ScriptedReviewHost } from '../../test/support/fakeHosts';
-import { benchPanel } from './panel';
+import { benchHosts } from './hosts';
 import { serve } from './serve';
 import { BENCH_TOKEN, selectionParams } from './shared';
 
 serve(async () => {
-  const root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-transport-bench-')));
-  process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-  const hosts = {
-    review: new ScriptedReviewHost(),
-    diagnostics: benchPanel(),
-    workspace: { folders: () => [root], ripgrepPath: () => undefined },
-    documents: new DiskDocumentWriter(),
-    approvalMode: () => 'write-only' as const,
-    lock: new KeyedLock(),
-    recentEdits: new RecentEdits(),
-  };
+  const { hosts, root } = benchHosts();
   let saved: ServerIdentity | undefined = { port: 0, token: BENCH_TOKEN };
   const log = memoryLogger(); // drops every line, as a channel at the default level drops debug
   const bridge = new IdeBridge({
