@@ -54,3 +54,56 @@ describe('tools: list_files listing', () => {
     expect(formatListing({ entries: [], total: 0, truncated: false }, '')).toMatch(/no entries/);
   });
 });
+
+describe('tools: list_files listing against a plain reference', () => {
+  /** The listing by definition: every file and folder, the shallowest `limit` (by depth, then path), in path order. */
+  function reference(files: string[], limit: number) {
+    const entries = new Set<string>();
+    for (const file of files) {
+      entries.add(file);
+      for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) entries.add(file.slice(0, slash + 1));
+    }
+    const depth = (entry: string) => entry.replace(/\/$/, '').split('/').length - 1;
+    const all = [...entries].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
+    return { entries: all.slice(0, limit).sort(), total: all.length, truncated: all.length > limit };
+  }
+
+  /** A small deterministic generator (mulberry32), so a failure can be replayed. */
+  function random(seed: number) {
+    return () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  test('a level cut short and then left behind does not hide what a shallower level shows', () => {
+    // 1,100 files two levels down: the level is cut to its first 3 paths. Then 1,100 new top-level
+    // folders move the cut to the top level, where "e.txt" arrives last and sorts second.
+    const files = [
+      ...Array.from({ length: 1100 }, (_, i) => `d/e/f${String(i).padStart(4, '0')}`),
+      ...Array.from({ length: 1100 }, (_, i) => `z${i}/x/f`),
+      'e.txt',
+    ];
+    expect(buildRecursiveListing(files, 3)).toEqual(reference(files, 3));
+    expect(buildRecursiveListing(files, 3).entries).toEqual(['d/', 'e.txt', 'z0/']);
+  });
+
+  test.each([1, 2, 3, 4, 5, 6, 7, 8])('gives the same listing on a random tree and order (seed %i)', (seed) => {
+    const next = random(seed);
+    const names = ['a', 'ab', 'a-b', 'b', 'é', 'z', '_', 'Z', 'modül', '0'];
+    const pick = () => names[Math.floor(next() * names.length)] + (next() < 0.5 ? String(Math.floor(next() * 40)) : '');
+    const unique = new Set<string>();
+    const count = 200 + Math.floor(next() * 4000);
+    while (unique.size < count) {
+      const depth = Math.floor(next() * 5);
+      unique.add(Array.from({ length: depth + 1 }, pick).join('/'));
+    }
+    let files = [...unique];
+    // rg walks folders in parallel: sometimes folder by folder, sometimes shuffled.
+    if (next() < 0.5) files.sort();
+    else files = files.map((f) => [next(), f] as const).sort((x, y) => x[0] - y[0]).map(([, f]) => f);
+    for (const limit of [1, 3, 10, 50, 500]) expect(buildRecursiveListing(files, limit)).toEqual(reference(files, limit));
+  });
+});
