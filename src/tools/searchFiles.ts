@@ -75,8 +75,8 @@ export function runRipgrep(
   options: {
     cwd: string;
     onLine?(line: string): boolean | void;
-    /** Instead of onLine: the line is `text[from, to)`, so a caller that keeps few lines cuts no strings. */
-    onLineRange?(text: string, from: number, to: number): boolean | void;
+    /** Instead of onLine: rg's output as it comes, undecoded, in chunks that may split lines and characters. */
+    onChunk?(chunk: Buffer): boolean | void;
     signal?: AbortSignal;
     timeoutMs?: number;
   },
@@ -112,11 +112,7 @@ export function runRipgrep(
     const feed = (text: string): void => {
       let start = 0;
       for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-        let more: boolean | void;
-        if (pending !== '') {
-          const line = pending + text.slice(start, nl);
-          more = options.onLineRange ? options.onLineRange(line, 0, line.length) : options.onLine?.(line);
-        } else more = options.onLineRange ? options.onLineRange(text, start, nl) : options.onLine?.(text.slice(start, nl));
+        const more = options.onLine?.(pending !== '' ? pending + text.slice(start, nl) : text.slice(start, nl));
         pending = '';
         start = nl + 1;
         if (more === false) {
@@ -127,15 +123,18 @@ export function runRipgrep(
       pending += text.slice(start);
     };
 
+    const onChunk = options.onChunk;
     child.stdout.on('data', (chunk: Buffer) => {
-      if (!stopped) feed(decoder.write(chunk));
+      if (stopped) return;
+      if (!onChunk) feed(decoder.write(chunk));
+      else if (onChunk(chunk) === false) stop('limit');
     });
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < STDERR_KEEP_CHARS) stderr += chunk.toString('utf8');
     });
     child.on('error', (error) => finish({ exitCode: null, stderr, stopped, spawnError: error }));
     child.on('close', (code) => {
-      if (!stopped) {
+      if (!stopped && !onChunk) {
         const rest = pending + decoder.end();
         pending = ''; // it is in rest: feed would put it in front a second time
         if (rest !== '') feed(rest + '\n');

@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { buildRecursiveListing, formatListing, listFilesTool } from '../../../src/tools/listFiles';
+import { buildRecursiveListing, formatListing, listFilesTool, RecursiveListingBuilder } from '../../../src/tools/listFiles';
 import { runRipgrep } from '../../../src/tools/searchFiles';
 
 /**
@@ -49,10 +49,13 @@ describe('tools: rg output read line by line', () => {
     expect(lines).toEqual(['a', 'bc', 'd', 'é']);
   });
 
-  test('onLineRange: the same lines, as ranges of the text they sit in', async () => {
-    const lines: string[] = [];
-    await runRipgrep(fakeRipgrep(dir, pieces), [], { cwd: dir, onLineRange: (text, from, to) => void lines.push(text.slice(from, to)) });
-    expect(lines).toEqual(['a', 'bc', 'd', 'é']);
+  test('onChunk: the bytes as rg wrote them, undecoded, and false stops rg', async () => {
+    const chunks: Buffer[] = [];
+    const run = await runRipgrep(fakeRipgrep(dir, pieces), [], { cwd: dir, onChunk: (chunk) => void chunks.push(chunk) });
+    expect(run.exitCode).toBe(0);
+    expect(Buffer.concat(chunks).equals(Buffer.concat(pieces))).toBe(true);
+    const stopped = await runRipgrep(fakeRipgrep(dir, pieces), [], { cwd: dir, onChunk: () => false });
+    expect(stopped.stopped).toBe('limit');
   });
 });
 
@@ -71,5 +74,14 @@ describe('tools: list_files recursive reads rg output chunk by chunk', () => {
     const result = await tool.handle({ path: '.', recursive: true }, { connectionId: 0, signal: new AbortController().signal });
     expect(result.isError).toBeFalsy();
     expect(result.content).toEqual([{ type: 'text', text: formatListing(buildRecursiveListing(interleaved), '') }]);
+  });
+
+  test('adds at most max lines (empty ones not counted) and nothing past them, not even the end of the last line', () => {
+    const builder = new RecursiveListingBuilder(500, 'sub/');
+    expect(builder.addChunk(Buffer.from('./sub/a/1\n\n./sub/a/2\n./sub/b/3\n./sub/c'), 2)).toBe(2);
+    expect(builder.finish()).toEqual({ entries: ['a/', 'a/1', 'a/2'], total: 3, truncated: false });
+    const whole = new RecursiveListingBuilder(500, 'sub/');
+    expect(whole.addChunk(Buffer.from('./sub/a/1\n./sub/c'))).toBe(1);
+    expect(whole.finish()).toEqual({ entries: ['a/', 'a/1', 'c'], total: 3, truncated: false });
   });
 });
