@@ -19,7 +19,7 @@ import WebSocket from 'ws';
 import { AUTH_HEADER } from '../src/server/auth';
 import { BENCH_TOKEN, BULK_PATH, SMALL_FILE, type ControlReply, type ControlRequest, type HeapSpaces } from './transport/shared';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const SEQUENTIAL_CALLS = 1000;
 const PARALLEL_CALLS = 3000;
 const IN_FLIGHT = 16;
