@@ -28,7 +28,10 @@ export function serve(start: () => Promise<BenchServer>): void {
           // gc({ type: 'major', flavor: 'last-resort' }) was tried: it left the garbage in place.
           global.gc?.();
           global.gc?.();
-          reply = { kind: 'heap', heapUsed: process.memoryUsage().heapUsed };
+          const youngGen = getHeapSpaceStatistics()
+            .filter((s) => s.space_name.startsWith('new_'))
+            .reduce((n, s) => n + s.physical_space_size, 0);
+          reply = { kind: 'heap', heapUsed: process.memoryUsage().heapUsed, youngGen };
         }
         process.send?.(reply);
       });
