@@ -2,10 +2,11 @@
 // JSON-RPC-over-ws server) and this project's real server (IdeBridge/IdeServer/McpServer with its
 // tools), each in its own child process, all driven by the same client, interleaved in rounds.
 // Every latency/throughput figure is a paired ratio to the echo server measured in the same round
-// (median over rounds); server CPU comes from /proc/<pid>/stat, memory from /proc/<pid>/status.
+// (median over rounds); server CPU comes from /proc/<pid>/task/*/schedstat, memory from
+// /proc/<pid>/status and V8's heap statistics.
 //
 // Run: npx ts-node --transpile-only bench/transport.bench.ts  (or npm run bench)
-//   BENCH_ROUNDS=n (default 7)   BENCH_CPU_PROF=<dir>: the servers write --cpu-prof profiles there.
+//   BENCH_ROUNDS=n (default 20)   BENCH_CPU_PROF=<dir>: the servers write --cpu-prof profiles there.
 //
 // The servers are bundled first with the extension's own webpack config in production mode (as
 // `npm run build` ships dist/: minified, the real server's session code in a chunk loaded on the first
