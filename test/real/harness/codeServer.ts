@@ -331,6 +331,10 @@ export async function startCodeServer(opts: StartCodeServerOptions): Promise<Cod
     // Keep VS Code's own chat/agent out of the way (and out of the logs); a test may turn it back on.
     'chat.disableAIFeatures': true,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    // code-server announces every port a process starts listening on ("Your application running on
+    // port 18000 is available", seen in one CI run from a process no test started), and tests that
+    // count notifications would take it for ours.
+    'remote.autoForwardPorts': false,
     ...opts.userSettings,
   };
   fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
