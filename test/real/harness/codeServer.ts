@@ -331,9 +331,9 @@ export async function startCodeServer(opts: StartCodeServerOptions): Promise<Cod
     // Keep VS Code's own chat/agent out of the way (and out of the logs); a test may turn it back on.
     'chat.disableAIFeatures': true,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    // code-server announces every port a process starts listening on ("Your application running on
-    // port 18000 is available", seen in one CI run from a process no test started), and tests that
-    // count notifications would take it for ours.
+    // code-server announces ports that processes start listening on ("Your application running on
+    // port 18000 is available" in one CI run; no test of ours opens 18000, and what did is not known),
+    // and tests that count notifications would take it for ours.
     'remote.autoForwardPorts': false,
     ...opts.userSettings,
   };
