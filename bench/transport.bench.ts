@@ -351,14 +351,13 @@ async function main(): Promise<void> {
 
     // Paired ratio per round (kind / echo of the same round), then the median over rounds.
     const ratio = (kind: Kind, key: keyof RoundFigures) => median(rounds.map((r) => r[kind][key] / r.echo[key]));
-    const spread = (kind: Kind, key: keyof RoundFigures) => {
-      const all = rounds.map((r) => r[kind][key] / r.echo[key]);
-      return `${Math.min(...all).toFixed(2)}–${Math.max(...all).toFixed(2)}`;
-    };
+    const range = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
+    const spread = (kind: Kind, key: keyof RoundFigures) => range(rounds.map((r) => r[kind][key] / r.echo[key]));
     const abs = (kind: Kind, key: keyof RoundFigures) => median(rounds.map((r) => r[kind][key]));
     const x = (n: number) => `${n.toFixed(2)}×`;
     // Paired against the floor of the same round (real/echo ÷ floor/echo), median over rounds.
     const vsFloor = (key: keyof RoundFigures) => rounds.map((r) => r.real[key] / r.floor[key]);
+    const medianAndRange = (values: number[]) => `${x(median(values))} (${range(values)})`;
     const rows: Row[] = [];
     /**
      * The issue set each target against its own floor measurement (its table: floor 1.0× echo for
@@ -380,7 +379,7 @@ async function main(): Promise<void> {
         echo: `${fmt(abs('echo', key))} ${unit}`,
         floor: x(ratio('floor', key)),
         real: `${x(real)} (rounds ${spread('real', key)})`,
-        vsFloor: `${x(median(againstFloor))} (${Math.min(...againstFloor).toFixed(2)}–${Math.max(...againstFloor).toFixed(2)})`,
+        vsFloor: medianAndRange(againstFloor),
         target: `${issue.atLeast ? '≥' : '≤'} ${limit.toFixed(limit === Math.round(limit * 10) / 10 ? 1 : 2)}× floor`,
         asWritten: `${issue.atLeast ? '≥' : '≤'} ${issue.echo}× echo: ${met(real, issue.echo) ? 'met' : 'not met'}`,
         pass: met(median(againstFloor), limit),
@@ -399,7 +398,7 @@ async function main(): Promise<void> {
         echo: `${echo.toFixed(0)} µs`,
         floor: `${floor.toFixed(0)} µs`,
         real: `${real.toFixed(0)} µs`,
-        vsFloor: `${x(median(againstFloor))} (${Math.min(...againstFloor).toFixed(2)}–${Math.max(...againstFloor).toFixed(2)})`,
+        vsFloor: medianAndRange(againstFloor),
         target: `≤ ${limit}× floor`,
         asWritten: `≤ ${issueMicros} µs: ${real <= issueMicros ? 'met' : 'not met'}`,
         pass: median(againstFloor) <= limit,

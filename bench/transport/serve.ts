@@ -19,19 +19,13 @@ export function serve(start: () => Promise<BenchServer>): void {
           server.push(request.count);
           reply = { kind: 'pushed' };
         } else if (request.kind === 'spaces') {
-          const spaces = getHeapSpaceStatistics();
-          const newSpace = spaces.filter((s) => s.space_name.startsWith('new_')).reduce((n, s) => n + s.space_size, 0);
-          const oldSpacesUsed = spaces.filter((s) => !s.space_name.startsWith('new_')).reduce((n, s) => n + s.space_used_size, 0);
-          reply = { kind: 'spaces', newSpace, oldSpacesUsed };
+          reply = { kind: 'spaces', newSpace: heapSpaces(true, 'space_size'), oldSpacesUsed: heapSpaces(false, 'space_used_size') };
         } else {
           // Two full collections (the second frees what the first's finalizers let go). Node 20's
           // gc({ type: 'major', flavor: 'last-resort' }) was tried: it left the garbage in place.
           global.gc?.();
           global.gc?.();
-          const youngGen = getHeapSpaceStatistics()
-            .filter((s) => s.space_name.startsWith('new_'))
-            .reduce((n, s) => n + s.physical_space_size, 0);
-          reply = { kind: 'heap', heapUsed: process.memoryUsage().heapUsed, youngGen };
+          reply = { kind: 'heap', heapUsed: process.memoryUsage().heapUsed, youngGen: heapSpaces(true, 'physical_space_size') };
         }
         process.send?.(reply);
       });
@@ -42,4 +36,11 @@ export function serve(start: () => Promise<BenchServer>): void {
       console.error(error);
       process.exit(1);
     });
+}
+
+/** A figure of V8's young generation (`young`) or of all its other spaces, summed. */
+function heapSpaces(young: boolean, figure: 'space_size' | 'space_used_size' | 'physical_space_size'): number {
+  return getHeapSpaceStatistics()
+    .filter((s) => s.space_name.startsWith('new_') === young)
+    .reduce((n, s) => n + s[figure], 0);
 }

@@ -113,7 +113,7 @@ export class RecursiveListingBuilder {
     if (added < max) added += this.addLines(chunk, from, max - added);
     if (added === max) return added; // the rest is past the limit, the end of a line included
     const last = chunk.lastIndexOf(NEWLINE);
-    if (last < chunk.length - 1 && last + 1 >= from) this.tail = Buffer.from(chunk.subarray(last + 1)); // a copy: the chunk itself need not stay
+    if (last < chunk.length - 1) this.tail = Buffer.from(chunk.subarray(last + 1)); // a copy: the chunk itself need not stay
     return added;
   }
 
@@ -128,18 +128,20 @@ export class RecursiveListingBuilder {
       if (added === max) return added;
       added++;
       if (bytes[start] === DOT && bytes[start + 1] === SLASH) start += 2;
-      if (skip.length > 0 && startsWithBytes(bytes, start, end, skip)) start += skip.length;
+      if (skip.length > 0 && end - start >= skip.length && sameBytes(bytes, start, skip, 0, skip.length)) start += skip.length;
       if (end > start) this.addPath(bytes, start, end);
     }
     return added;
   }
 
-  /** Adds the path `bytes[from, to)`. */
+  /** Adds the path `bytes[from, to)` (not empty). */
   private addPath(bytes: Buffer, from: number, to: number): void {
-    const slash = to > from ? lastIndexOf.call(bytes, SLASH, to - 1) : -1;
+    const slash = lastIndexOf.call(bytes, SLASH, to - 1);
     let depth: number;
     if (slash < from) depth = 0;
-    else if (this.isLastFolder(bytes, from, slash + 1 - from)) depth = this.lastFolderDepth + 1;
+    else if (slash + 1 - from === this.lastFolderLength && sameBytes(bytes, from, this.lastFolderIn, this.lastFolderStart, this.lastFolderLength)) {
+      depth = this.lastFolderDepth + 1;
+    }
     else {
       const folder = bytes.toString('utf8', from, slash + 1);
       const known = this.folders.get(folder);
@@ -156,15 +158,6 @@ export class RecursiveListingBuilder {
       (this.keptByDepth[depth] ??= new Int32List()).push3(this.chunks.length - 1, from, to);
     }
     if (++this.sinceCheck === 1024) this.narrow();
-  }
-
-  private isLastFolder(bytes: Buffer, from: number, length: number): boolean {
-    if (length !== this.lastFolderLength) return false;
-    const last = this.lastFolderIn;
-    const start = this.lastFolderStart;
-    // From the end: sibling folders differ there.
-    for (let i = length - 1; i >= 0; i--) if (bytes[from + i] !== last[start + i]) return false;
-    return true;
   }
 
   /** Adds a folder and the ancestors not seen yet, from the deepest up. */
@@ -256,9 +249,9 @@ class Int32List {
   }
 }
 
-function startsWithBytes(bytes: Buffer, from: number, to: number, prefix: Buffer): boolean {
-  if (to - from < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (bytes[from + i] !== prefix[i]) return false;
+/** Whether `a[aStart, +length)` and `b[bStart, +length)` hold the same bytes; compared from the end, where sibling folders differ. */
+function sameBytes(a: Buffer, aStart: number, b: Buffer, bStart: number, length: number): boolean {
+  for (let i = length - 1; i >= 0; i--) if (a[aStart + i] !== b[bStart + i]) return false;
   return true;
 }
 
