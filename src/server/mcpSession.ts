@@ -10,10 +10,11 @@ import {
   type ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import type { Route } from './auth';
 import { clientFromInitialize } from './clientVersion';
+import { answerDirectly, serializeOnce, type ProtocolHandlers } from './directAnswers';
+import type { WebSocketServerTransport } from './webSocketTransport';
 import type { Connection, SessionEvents, SessionFactory, SessionHandle } from './ideServer';
 import { errorResult, type ToolDefinition } from '../tools/toolDefinition';
 import type { Logger } from '../util/logger';
@@ -59,43 +60,61 @@ const noElicitationValidator: jsonSchemaValidator = {
  */
 const toolLists = new WeakMap<readonly ToolDefinition[], Promise<ListToolsResult>>();
 
-/** Who a prepared session serves: filled in when a connection takes it. */
+/** Who a session serves: set when a connection takes it, cleared when that connection closes. */
 interface SessionOwner {
-  connection: Connection;
-  events: SessionEvents;
+  connection?: Connection;
+  events?: SessionEvents;
 }
 
 /** An `McpServer` with its tools and handlers in place, waiting for a connection. */
-interface PreparedSession {
+interface IdleSession {
   mcp: McpServer;
   owner: SessionOwner;
-  /** What it was built from: a spare is used only while these are still what the route serves. */
+  route: Route;
+  /** What it was built from: it is used only while these are still what the route serves. */
   tools: readonly ToolDefinition[];
   instructions: string | undefined;
 }
 
 /**
- * One `McpServer` per connection (the SDK refuses a second transport on one server). Building one
- * (tools registered, handlers wrapped) is the largest single piece of a handshake's own server work,
- * so the next connection's is built right after each connection is taken, while its client is busy
- * answering: a `claude` that connects, or reconnects, finds its session ready.
+ * Idle sessions kept per route: the one built ahead for the next connection, and those whose
+ * connection closed (a `claude` that reconnects, or runs again, gets its old one back).
+ */
+const MAX_IDLE_SESSIONS = 2;
+
+/**
+ * One `McpServer` per connection at a time (the SDK refuses a second transport on one server).
+ * Building one (tools registered, handlers wrapped) is the largest single piece of a handshake's own
+ * server work, so it is done ahead and reused: the next connection's is built right after each
+ * connection is taken, while its client is busy answering, and a connection that closes hands its
+ * server back. The SDK lets a server connect again once its transport has closed: closing aborts
+ * the old connection's unfinished calls and clears its pending state, and a call's answer goes to the
+ * transport it came from, so nothing of the old connection reaches the new one.
  */
 export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
-  const spares = new Map<Route, PreparedSession>();
-  const takeSpare = (route: Route): PreparedSession | undefined => {
-    const spare = spares.get(route);
-    spares.delete(route);
-    return spare && spare.tools === options.toolsFor(route) && spare.instructions === options.instructionsFor?.(route) ? spare : undefined;
+  const idle = new Map<Route, IdleSession[]>();
+  const current = (session: IdleSession) =>
+    session.tools === options.toolsFor(session.route) && session.instructions === options.instructionsFor?.(session.route);
+  const take = (route: Route): IdleSession | undefined => {
+    const sessions = idle.get(route) ?? [];
+    for (let session = sessions.pop(); session; session = sessions.pop()) if (current(session)) return session;
+    return undefined;
   };
-  const prepareSpare = (route: Route): void => {
+  const keep = (session: IdleSession): void => {
+    const sessions = idle.get(session.route) ?? [];
+    idle.set(session.route, sessions);
+    if (sessions.length < MAX_IDLE_SESSIONS && current(session)) sessions.push(session);
+  };
+  const prepareAhead = (route: Route): void => {
+    if (idle.get(route)?.length) return;
     setImmediate(() => {
-      if (!spares.has(route)) spares.set(route, prepareSession(route, options));
+      if (!idle.get(route)?.length) keep(prepareSession(route, options, keep));
     }).unref();
   };
   return async (connection: Connection, events: SessionEvents): Promise<SessionHandle> => {
-    const { mcp, owner } = takeSpare(connection.route) ?? prepareSession(connection.route, options);
+    const { mcp, owner } = take(connection.route) ?? prepareSession(connection.route, options, keep);
     Object.assign(owner, { connection, events });
-    prepareSpare(connection.route);
+    prepareAhead(connection.route);
     // The SDK keeps clientInfo but not the protocol version the client asked for; it calls a handler
     // set before connect() ahead of its own, so `initialize` is read here as it arrives (and the
     // direct dispatch below calls it too).
@@ -124,11 +143,14 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
   };
 }
 
-/** Builds a route's session up to the point where it needs its connection. */
-function prepareSession(route: Route, options: SessionFactoryOptions): PreparedSession {
+/**
+ * Builds a route's session up to the point where it needs its connection. When that connection
+ * closes, the session is handed to `release` (its owner cleared, so it keeps nothing of it).
+ */
+function prepareSession(route: Route, options: SessionFactoryOptions, release: (session: IdleSession) => void): IdleSession {
   const tools = options.toolsFor(route);
   const instructions = options.instructionsFor?.(route);
-  const owner = {} as SessionOwner;
+  const owner: SessionOwner = {};
   const mcp = new McpServer(options.serverInfo, {
     // Declared up front, McpServer would install its tool handlers in its constructor; with tools to
     // register it installs them (and the same capability, tools.listChanged) at the first one, after
@@ -142,16 +164,24 @@ function prepareSession(route: Route, options: SessionFactoryOptions): PreparedS
   serveToolListOnce(mcp, tools);
 
   mcp.server.setNotificationHandler(IdeConnectedNotification, (notification) => {
-    if (route !== 'ide') return;
+    const { connection, events } = owner;
+    if (route !== 'ide' || !connection || !events) return;
     const pid = notification.params?.pid;
     if (pid !== undefined && !validPid(pid)) {
-      options.log.warn(`#${owner.connection.id}: ignored ide_connected with an invalid pid (${typeof pid === 'number' ? pid : typeof pid}); a Claude Code CLI sends its process id`);
+      options.log.warn(`#${connection.id}: ignored ide_connected with an invalid pid (${typeof pid === 'number' ? pid : typeof pid}); a Claude Code CLI sends its process id`);
       return;
     }
-    owner.events.ideConnected(pid);
+    events.ideConnected(pid);
   });
-  mcp.server.onclose = () => options.onSessionClosed?.(owner.connection.id);
-  return { mcp, owner, tools, instructions };
+  const session: IdleSession = { mcp, owner, route, tools, instructions };
+  // The SDK has cleared the connection's state (pending calls aborted, transport dropped) before this.
+  mcp.server.onclose = () => {
+    const { connection } = owner;
+    owner.connection = owner.events = undefined;
+    if (connection) options.onSessionClosed?.(connection.id);
+    release(session);
+  };
+  return session;
 }
 
 function registerTool(mcp: McpServer, tool: ToolDefinition, owner: SessionOwner, { log, traceCalls }: SessionFactoryOptions): void {
@@ -160,6 +190,8 @@ function registerTool(mcp: McpServer, tool: ToolDefinition, owner: SessionOwner,
     { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations },
     async (args: unknown, extra) => {
       const { connection } = owner;
+      // A call that arrived just before its connection closed: its answer would reach nobody.
+      if (!connection) return errorResult(`${tool.name} was not run: the connection closed`);
       const started = (traceCalls?.() ?? true) ? performance.now() : undefined;
       try {
         const result = await tool.handle(args as never, { connectionId: connection.id, signal: extra.signal });
@@ -220,7 +252,7 @@ function serveToolListOnce(mcp: McpServer, tools: readonly ToolDefinition[]): vo
   mcp.server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
     let list = toolLists.get(tools);
     if (!list) {
-      list = listTools(request, extra).then((result) => ({ ...result, tools: result.tools.filter((tool) => !hidden.has(tool.name)) }));
+      list = listTools(request, extra).then((result) => serializeOnce({ ...result, tools: result.tools.filter((tool) => !hidden.has(tool.name)) }));
       toolLists.set(tools, list);
       list.catch(() => toolLists.delete(tools));
     }
@@ -228,7 +260,7 @@ function serveToolListOnce(mcp: McpServer, tools: readonly ToolDefinition[]): vo
   });
 }
 
-interface ProtocolInternals {
+interface ProtocolInternals extends ProtocolHandlers {
   _onrequest?(message: JSONRPCMessage, extra?: unknown): void;
   _onnotification?(message: JSONRPCMessage): void;
   _onresponse?(message: JSONRPCMessage): void;
@@ -239,17 +271,19 @@ interface ProtocolInternals {
  * whose four members are strict objects told apart by their keys. The SDK's `connect` re-classifies each
  * one with up to four more zod parses, the first two of which fail for every request (~10 µs and
  * most of the garbage of a call). Knowing the kind already, this hands each message straight to
- * the SDK's own handler for that kind, in the SDK's order (responses, requests, notifications).
+ * the SDK's own handler for that kind, in the SDK's order (responses, requests, notifications); the
+ * handshake's requests are answered by their SDK handlers directly (directAnswers.ts).
  * If a future SDK renames those handlers, its own dispatch stays in place.
  */
-function dispatchWithoutReclassifying(server: object, transport: Transport, observe: (message: JSONRPCMessage) => void): void {
+function dispatchWithoutReclassifying(server: object, transport: WebSocketServerTransport, observe: (message: JSONRPCMessage) => void): void {
   const protocol = server as ProtocolInternals;
   const { _onrequest, _onnotification, _onresponse } = protocol;
   if (typeof _onrequest !== 'function' || typeof _onnotification !== 'function' || typeof _onresponse !== 'function') return;
-  transport.onmessage = (message, extra) => {
+  transport.onmessage = (message: JSONRPCMessage) => {
     observe(message);
     if ('result' in message || 'error' in message) _onresponse.call(protocol, message);
-    else if ('id' in message) _onrequest.call(protocol, message, extra);
-    else _onnotification.call(protocol, message);
+    else if ('id' in message) {
+      if (!answerDirectly(protocol, transport, message)) _onrequest.call(protocol, message);
+    } else _onnotification.call(protocol, message);
   };
 }

@@ -1,7 +1,7 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
-import { MessageScreen, type MessageSchemas } from './messageGuard';
+import { MessageScreen, type MessageSchemas, type RequestId } from './messageGuard';
 
 /**
  * The SDK's own message schemas, loaded with the first connection rather than at activation: they
@@ -73,15 +73,32 @@ export class WebSocketServerTransport implements Transport {
    * write that fails later surfaces as the socket's 'error'/'close', which end the session anyway.
    */
   async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    this.checkWritable();
+    this.screen?.noteSent(message);
+    this.write(JSON.stringify(message));
+  }
+
+  /**
+   * Sends the answer to request `id` whose result is already JSON text (a result that is the same
+   * for every request, serialized once: directAnswers.ts), as `send` would send `{ result, jsonrpc, id }`.
+   */
+  async sendSerializedResult(id: RequestId, resultJson: string): Promise<void> {
+    this.checkWritable();
+    this.write(`{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
+  }
+
+  private checkWritable(): void {
     if (this.socket.readyState !== WebSocket.OPEN) throw new Error('Not connected: the WebSocket is closed');
     // Backpressure: a peer that does not read would otherwise grow this process's memory without bound.
     if (this.socket.bufferedAmount > this.maxBufferedBytes) {
       this.dropNotReadingPeer();
       throw new Error(`Not sent: the client is not reading (${this.socket.bufferedAmount} bytes waiting)`);
     }
-    this.screen?.noteSent(message);
+  }
+
+  private write(text: string): void {
     this.batchWrites();
-    this.socket.send(JSON.stringify(message));
+    this.socket.send(text);
   }
 
   /**
