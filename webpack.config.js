@@ -45,8 +45,15 @@ module.exports = {
     ],
   },
   plugins: SDK_PATHS_NOT_SHIPPED.map((request) => new webpack.NormalModuleReplacementPlugin(request, notShipped)),
-  // One lazy chunk (named by the imports' webpackChunkName), not per-package vendor chunks.
-  optimization: { splitChunks: false },
+  optimization: {
+    // One lazy chunk (named by the imports' webpackChunkName), not per-package vendor chunks.
+    splitChunks: false,
+    // webpack's own minimizer settings (terser, two compress passes), with every character outside
+    // ASCII written as an escape. V8 keeps each script's source in memory for as long as it runs, and
+    // one character outside Latin-1 (a "→" in a message) makes it keep the whole source at two bytes
+    // a character: 440 KB more heap for extension.js and session.js together.
+    minimizeOptions: { javascript: { compress: { passes: 2 }, format: { ascii_only: true } } },
+  },
   devtool: 'nosources-source-map',
   infrastructureLogging: { level: 'log' },
 };

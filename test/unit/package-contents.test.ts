@@ -125,6 +125,16 @@ describe('the packaged .vsix', () => {
     expect(all).toContain("is left out of native-claude's bundle");
   });
 
+  // V8 keeps a script's source for as long as the script runs (to compile functions when first
+  // called), one byte a character only if every character is Latin-1: a single "→" in a message
+  // doubles the memory the whole chunk's source takes (webpack.config.js writes such characters as escapes).
+  it('ships chunks whose source is all ASCII, so V8 keeps them at one byte a character', async () => {
+    const chunks = await readShippedChunks(VSIX);
+    const notAscii = [...chunks].map(([file, text]) => [file, [...new Set(text.match(/[^\x00-\x7f]/g) ?? [])].join('')]).filter(([, chars]) => chars);
+    expect(notAscii).toEqual([]);
+    expect(chunks.size).toBeGreaterThanOrEqual(3); // extension.js, session.js, terminal.js
+  });
+
   it(`is at most ${MAX_VSIX_BYTES / 1024} KiB`, () => {
     expect(vsix.bytes).toBeGreaterThan(50 * 1024); // a real bundle, not an empty archive
     expect(vsix.bytes).toBeLessThanOrEqual(MAX_VSIX_BYTES);
