@@ -330,7 +330,8 @@ async function main(): Promise<void> {
     const rssAfter = servers.map((s) => s.rssMb());
     const spacesAfter: HeapSpaces[] = [];
     for (const server of servers) spacesAfter.push((await server.control({ kind: 'spaces' })) as HeapSpaces);
-    // What the server keeps once the burst is over: RSS after a full GC, less V8's young generation.
+    // What the server keeps once the burst is over: RSS after a full, compacting GC (serve.ts), less
+    // V8's young generation.
     // V8 sizes the young generation by the recent allocation rate (32 MB in the floor and here after
     // the burst, 16 MB in echo), keeps it through a forced GC, and gives it back only once it finds
     // the process idle: in one run this server went from 104 to 58 MB on its own 16-30 s after the
@@ -418,7 +419,7 @@ async function main(): Promise<void> {
     // reported row below swings by ±15 MB from run to run with that timing).
     const kept = rssAfterGc.map((rss, i) => rss - youngGenAfterGc[i]);
     rows.push({
-      measure: 'RSS idle / kept after the run (full GC)',
+      measure: 'RSS idle / kept after the run (compacting GC)',
       unit: 'MB',
       ...perServer((i) => `${rssIdle[i].toFixed(1)} / ${kept[i].toFixed(1)} MB (+${youngGenAfterGc[i].toFixed(0)} young)`),
       vsFloor: `${signed(rssIdle[2] - rssIdle[1])} / ${signed(kept[2] - kept[1])} MB`,
