@@ -205,11 +205,7 @@ export class RecursiveListingBuilder {
 
   /** When there are more than `limit` entries, keeps the shallowest ones (by depth, then path). */
   finish(): Listing {
-    if (this.tail) {
-      const last = Buffer.concat([this.tail, Buffer.from([NEWLINE])]);
-      this.tail = undefined;
-      this.addLines(last, 0, Infinity);
-    }
+    if (this.tail) this.addChunk(Buffer.from([NEWLINE])); // output that did not end in a newline: its last line
     const perDepth = this.perDepth();
     const total = perDepth.reduce((a, b) => a + b, 0);
     // The depth where the cap falls: everything above it is kept, that level is filled in path order.
