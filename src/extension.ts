@@ -13,6 +13,7 @@ import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/atMention';
 import { registerServerCommands } from './vscode/commands';
 import { VsCodeDiagnosticsSource } from './vscode/diagnosticsSource';
+import { askLanguageServers, isTypeScriptProject, startsClaude, typeScriptWarmUp } from './vscode/languageServers';
 import { DiffReviewHost } from './vscode/diffReviewHost';
 import { VsCodeDocumentWriter } from './vscode/documentWriter';
 import { workspaceIdentityStore } from './vscode/identityStore';
@@ -62,7 +63,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     workspace: vscode.workspace,
     window: vscode.window,
     showInBackground: (uri) => vscode.commands.executeCommand('vscode.open', uri, { preview: false, preserveFocus: true, background: true }),
+    askLanguageServers,
   });
+  const warmUpTypeScript = typeScriptWarmUp(diagnostics.documents!, serverLog);
+  context.subscriptions.push(vscode.window.onDidStartTerminalShellExecution((e) => startsClaude(e.execution.commandLine.value) && warmUpTypeScript('claude started in a terminal')));
   const hosts = {
     review,
     diagnostics,
@@ -71,6 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     approvalMode,
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
+    log: serverLog,
   };
   const identity = workspaceIdentityStore(context.workspaceState);
 
@@ -118,6 +123,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     walkthrough.bridgeChanged(status);
     // The tools route is offered once, when the user first actually uses claude with this window.
     if (status.ideSessions > 0) void toolsRoute.offerOnce().then(walkthrough.refreshTools);
+    if (status.ideSessions > 0) warmUpTypeScript('claude connected');
   });
   updateStatus();
   ideBridge.on('unsupportedClient', (message) => showCompatibilityNotice(message, log));
@@ -143,6 +149,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
         const { port, token } = await ideBridge.start(workspaceFolderPaths());
         startError = undefined;
         applyTerminalEnv(port, token);
+        // After the lock file, so claude finds the window first.
+        void Promise.all(workspaceFolderPaths().map(isTypeScriptProject)).then((projects) => projects.includes(true) && warmUpTypeScript('the window opened on a TypeScript project'));
       } catch (error) {
         startError = (error as Error).message;
         throw error;
