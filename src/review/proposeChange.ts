@@ -23,6 +23,9 @@ export interface ChangeDependencies {
   workspace?: { folders(): readonly string[] };
 }
 
+/** The new text, or why there is none. May be computed asynchronously (apply_diff yields while matching). */
+export type Proposal = { text: string } | { error: string };
+
 export type ChangeResult =
   | {
       status: 'accepted';
@@ -46,7 +49,7 @@ export async function proposeChange(
   target: WorkspacePath,
   title: string,
   connectionId: number,
-  makeProposal: (original: string | undefined) => { text: string } | { error: string },
+  makeProposal: (original: string | undefined) => Proposal | Promise<Proposal>,
   deps: ChangeDependencies,
   extra: { partial?: true; failed_blocks?: unknown[] } = {},
 ): Promise<ChangeResult> {
@@ -63,7 +66,7 @@ async function reviewAndWrite(
   target: WorkspacePath,
   title: string,
   connectionId: number,
-  makeProposal: (original: string | undefined) => { text: string } | { error: string },
+  makeProposal: (original: string | undefined) => Proposal | Promise<Proposal>,
   deps: ChangeDependencies,
   extra: { partial?: true; failed_blocks?: unknown[] },
 ): Promise<ChangeResult> {
@@ -81,7 +84,7 @@ async function reviewAndWrite(
     if (error instanceof UnreadableFileError) return { error: `${error.message} Nothing was changed.`, path: shown };
     throw error;
   }
-  const proposal = makeProposal(original);
+  const proposal = await makeProposal(original);
   if ('error' in proposal) return { error: proposal.error, path: shown };
   // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.
   const proposedText = stripBom(original === undefined ? proposal.text : matchOriginalFormat(original, proposal.text));
