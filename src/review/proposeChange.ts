@@ -6,6 +6,7 @@ import type { ReviewHost } from '../host/review';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
 import { matchOriginalFormat, stripBom, toLf } from '../workspace/textFormat';
 import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
+import { assertNoLinkSwappedIn, HardLinkedFileError, PathChangedError } from '../workspace/noFollowWrite';
 import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
 import { CHANGE_DIAGNOSTICS_WAIT_MS, displayPath, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
 
@@ -83,6 +84,15 @@ async function reviewAndWrite(
   } catch (error) {
     if (error instanceof UnreadableFileError) return { error: `${error.message} Nothing was changed.`, path: shown };
     throw error;
+  }
+  if (original !== undefined) {
+    // A file with other names (hard links) may be a file outside the workspace: refused before any review.
+    try {
+      await assertNoLinkSwappedIn(target.realPath);
+    } catch (error) {
+      if (error instanceof HardLinkedFileError || error instanceof PathChangedError) return { error: error.message, path: shown };
+      throw error;
+    }
   }
   const proposal = await makeProposal(original);
   if ('error' in proposal) return { error: proposal.error, path: shown };
