@@ -59,28 +59,30 @@ export class SearchReplaceLimitError extends Error {
 }
 
 /**
- * The most line steps (a line split, interned, copied or compared once) one payload may take: a
- * dozen blocks or so on a 32 MiB file of a million lines, thousands on an ordinary source file.
- * About a second of work on this project's CI machines, in slices of a few milliseconds.
+ * The most steps (a line read, compared or copied once; a long line counts once per 64 characters)
+ * one payload may take: a dozen blocks or so on a 32 MiB file of a million lines, thousands on an
+ * ordinary source file. Under a second of work, in slices of a few milliseconds.
  */
 export const MAX_APPLY_WORK = 50_000_000;
 
 export interface ApplyOptions {
-  /** Line steps allowed before {@link SearchReplaceLimitError}; default {@link MAX_APPLY_WORK}. */
+  /** Steps allowed before {@link SearchReplaceLimitError}; default {@link MAX_APPLY_WORK}. */
   maxWork?: number;
-  /** Receives the line steps taken (for tests and benchmarks). */
+  /** Receives the steps taken (for tests and benchmarks). */
   meter?: { steps: number };
 }
 
 // The event loop is handed back at least this often: the extension host runs every extension.
 const SLICE_MS = 4;
-// Line steps between two looks at the clock.
+// Steps gathered between two looks at the clock and the limit.
 const CHUNK = 1024;
-const CHUNK_MASK = CHUNK - 1;
+// Reading a line counts one step, plus one per this many characters (a long line costs more).
+const CHARS_PER_STEP = 64;
 
-/** Counts line steps, yields to the event loop when a slice is used up, and enforces the limit. */
+/** Counts steps, yields to the event loop when a slice is used up, and enforces the limit. */
 class Work {
   steps = 0;
+  private pending = 0;
   private sliceStart = performance.now();
 
   constructor(
@@ -88,8 +90,20 @@ class Work {
     private readonly meter?: { steps: number },
   ) {}
 
-  async add(steps: number): Promise<void> {
-    this.steps += steps;
+  /** Counts `steps`; true when enough have gathered that the caller should `await flush()`. */
+  tally(steps: number): boolean {
+    this.pending += steps;
+    return this.pending >= CHUNK;
+  }
+
+  /** For a line of text: one step, and one more per CHARS_PER_STEP characters. */
+  tallyText(text: string): boolean {
+    return this.tally(1 + Math.floor(text.length / CHARS_PER_STEP));
+  }
+
+  async flush(): Promise<void> {
+    this.steps += this.pending;
+    this.pending = 0;
     if (this.meter) this.meter.steps = this.steps;
     if (this.steps > this.limit) throw new SearchReplaceLimitError(limitMessage(this.limit));
     if (performance.now() - this.sliceStart >= SLICE_MS) {
@@ -101,8 +115,8 @@ class Work {
 
 function limitMessage(limit: number): string {
   return (
-    `apply_diff stopped: this payload needs more than ${limit.toLocaleString('en-US')} line steps on this file ` +
-    '(lines split, compared or copied), the limit that keeps VS Code responsive. Nothing was applied. ' +
+    `apply_diff stopped: this payload needs more than ${limit.toLocaleString('en-US')} steps on this file ` +
+    '(lines read, compared or copied), the limit that keeps VS Code responsive. Nothing was applied. ' +
     'Send fewer blocks per call (spread them over several apply_diff calls), keep each SEARCH to the few lines ' +
     'that make it unique, or replace the whole file with write_file.'
   );
@@ -137,44 +151,28 @@ function parseError(message: string): SearchReplaceParseError {
   return new SearchReplaceParseError(`Malformed apply_diff payload: ${message}\n${FORMAT_HINT}`);
 }
 
-type LineEnd = '' | Eol;
+// A line's terminator as a small code, so a million lines are two typed arrays, not a million objects.
+const NO_EOL = 0;
+const LF = 1;
+const CRLF = 2;
+const EOL_TEXT = ['', '\n', '\r\n'] as const;
 
-/** Text split into lines, kept as parallel arrays: no object per line for the collector to chase. */
-interface Lines {
-  texts: string[];
-  /** Each line's terminator; '' only for a last line without final newline. */
-  eols: LineEnd[];
-  crlf: number;
-  lf: number;
-}
-
-/** The lines of `content`; a `\r` before `\n` belongs to the terminator. No empty line after a final newline. */
-async function splitLines(content: string, work: Work): Promise<Lines> {
-  const texts: string[] = [];
-  const eols: LineEnd[] = [];
-  let crlf = 0;
+/**
+ * Calls `visit` with each line of `content` and its terminator code; a `\r` before `\n` belongs to
+ * the terminator. No empty line after a final newline.
+ */
+async function forEachLine(content: string, work: Work, visit: (text: string, eol: number) => void): Promise<void> {
   let start = 0;
   while (start < content.length) {
     const nl = content.indexOf('\n', start);
-    if (nl === -1) {
-      texts.push(content.slice(start));
-      eols.push('');
-      break;
-    }
-    if (nl > start && content.charCodeAt(nl - 1) === 0x0d) {
-      texts.push(content.slice(start, nl - 1));
-      eols.push('\r\n');
-      crlf++;
-    } else {
-      texts.push(content.slice(start, nl));
-      eols.push('\n');
-    }
-    start = nl + 1;
-    if ((texts.length & CHUNK_MASK) === 0) await work.add(CHUNK);
+    const end = nl === -1 ? content.length : nl;
+    const crlf = nl > start && content.charCodeAt(nl - 1) === 0x0d;
+    const text = content.slice(start, crlf ? nl - 1 : end);
+    visit(text, nl === -1 ? NO_EOL : crlf ? CRLF : LF);
+    start = end + 1;
+    if (work.tallyText(text)) await work.flush();
   }
-  await work.add(texts.length & CHUNK_MASK);
-  const lf = eols.length - crlf - (eols[eols.length - 1] === '' ? 1 : 0);
-  return { texts, eols, crlf, lf };
+  await work.flush();
 }
 
 /**
@@ -187,7 +185,8 @@ export async function parseSearchReplaceBlocks(payload: string, options: ApplyOp
 }
 
 async function parseWithin(payload: string, work: Work): Promise<SearchReplaceBlock[]> {
-  const lines = (await splitLines(payload, work)).texts;
+  const lines: string[] = [];
+  await forEachLine(payload, work, (text) => lines.push(text));
   const blocks: SearchReplaceBlock[] = [];
   let section: 'outside' | 'search' | 'replace' = 'outside';
   let current: SearchReplaceBlock = { index: 0, line: 0, searchLines: [], replaceLines: [] };
@@ -229,9 +228,9 @@ async function parseWithin(payload: string, work: Work): Promise<SearchReplaceBl
         }
         break;
     }
-    if ((i & CHUNK_MASK) === CHUNK_MASK) await work.add(CHUNK);
+    if (work.tally(1)) await work.flush();
   }
-  await work.add(lines.length & CHUNK_MASK);
+  await work.flush();
 
   if (section === 'search') throw parseError(`${where()}: the payload ended before the "=======" line.`);
   if (section === 'replace') throw parseError(`${where()}: the payload ended before the ">>>>>>> REPLACE" line.`);
@@ -255,7 +254,7 @@ async function findOccurrences(hay: Int32Array, needle: Int32Array, work: Work):
     while (b > 0 && needle[i] !== needle[b]) b = border[b - 1];
     if (needle[i] === needle[b]) b++;
     border[i] = b;
-    if ((i & CHUNK_MASK) === CHUNK_MASK) await work.add(CHUNK);
+    if (work.tally(1)) await work.flush();
   }
   for (let i = 0, m = 0; i < hay.length; i++) {
     while (m > 0 && hay[i] !== needle[m]) m = border[m - 1];
@@ -264,59 +263,70 @@ async function findOccurrences(hay: Int32Array, needle: Int32Array, work: Work):
       found.push(i - k + 1);
       m = border[k - 1];
     }
-    if ((i & CHUNK_MASK) === CHUNK_MASK) await work.add(CHUNK);
+    if (work.tally(1)) await work.flush();
   }
-  await work.add((k & CHUNK_MASK) + (hay.length & CHUNK_MASK));
+  await work.flush();
   return found;
 }
 
-function idOf(ids: Map<string, number>, text: string): number {
-  let id = ids.get(text);
-  if (id === undefined) {
-    id = ids.size;
-    ids.set(text, id);
-  }
-  return id;
-}
-
 /**
- * The file's lines with an id for each: lines with the same text have the same id. The arrays are
- * replaced as blocks apply, never spliced with a spread (200,000 arguments overflow the call stack).
+ * The file as one id per line (lines with the same text have the same id) and a terminator code per
+ * line, in typed arrays; each distinct text is kept once. A million-line file is then a few arrays
+ * rather than a million live strings for the garbage collector to copy. The arrays are rebuilt as
+ * blocks apply, never spliced with a spread (200,000 arguments overflow the call stack).
  */
 class LineDocument {
   private readonly exactIds = new Map<string, number>();
+  /** The text of each exact id. */
+  private readonly texts: string[] = [];
   private readonly looseIds = new Map<string, number>();
   /** Whitespace-collapsed id by exact id; -1 until the whitespace-insensitive pass needs it. */
   private looseByExact = new Int32Array(0);
+  private ids = new Int32Array(1024);
+  eols = new Uint8Array(1024);
+  length = 0;
 
-  private constructor(
-    public texts: string[],
-    public eols: LineEnd[],
-    private ids: Int32Array,
-    private readonly work: Work,
-  ) {}
+  constructor(private readonly work: Work) {}
 
-  static async load(texts: string[], eols: LineEnd[], work: Work): Promise<LineDocument> {
-    const doc = new LineDocument(texts, eols, new Int32Array(0), work);
-    doc.ids = await doc.intern(texts);
-    return doc;
+  /** Line breaks of the lines pushed, for the file's own line ending. */
+  private readonly breaks = { crlf: 0, lf: 0 };
+
+  /** Appends a line while loading. */
+  push(text: string, eol: number): void {
+    if (this.length === this.ids.length) {
+      const ids = new Int32Array(Math.max(1024, this.length * 2));
+      ids.set(this.ids);
+      this.ids = ids;
+      const eols = new Uint8Array(ids.length);
+      eols.set(this.eols);
+      this.eols = eols;
+    }
+    this.ids[this.length] = this.idOf(text);
+    this.eols[this.length++] = eol;
+    if (eol === CRLF) this.breaks.crlf++;
+    else if (eol === LF) this.breaks.lf++;
   }
 
-  private async intern(texts: readonly string[]): Promise<Int32Array> {
-    const ids = new Int32Array(texts.length);
-    for (let i = 0; i < texts.length; i++) {
-      ids[i] = idOf(this.exactIds, texts[i]);
-      if ((i & CHUNK_MASK) === CHUNK_MASK) await this.work.add(CHUNK);
+  /** The line ending of most lines pushed ('\n' when tied or none), as detectEol decides it for text. */
+  majorityEol(): Eol {
+    return majorityEol(this.breaks);
+  }
+
+  private idOf(text: string): number {
+    let id = this.exactIds.get(text);
+    if (id === undefined) {
+      id = this.texts.length;
+      this.exactIds.set(text, id);
+      this.texts.push(text);
     }
-    await this.work.add(texts.length & CHUNK_MASK);
-    return ids;
+    return id;
   }
 
   /** 0-based start indexes of every (possibly overlapping) place where `search` matches. */
   async find(search: readonly string[], mode: 'exact' | 'loose'): Promise<number[]> {
     if (mode === 'exact') {
       const needle = await this.needle(search, this.exactIds, (s) => s);
-      return needle ? findOccurrences(this.ids, needle, this.work) : [];
+      return needle ? findOccurrences(this.ids.subarray(0, this.length), needle, this.work) : [];
     }
     // The file's whitespace-collapsed ids first: the SEARCH's are looked up among them.
     const hay = await this.looseHay();
@@ -331,61 +341,73 @@ class LineDocument {
       const id = ids.get(key(search[j]));
       if (id === undefined) return undefined;
       needle[j] = id;
-      if ((j & CHUNK_MASK) === CHUNK_MASK) await this.work.add(CHUNK);
+      if (this.work.tallyText(search[j])) await this.work.flush();
     }
-    await this.work.add(search.length & CHUNK_MASK);
+    await this.work.flush();
     return needle;
   }
 
   /** The lines' whitespace-collapsed ids; each distinct text is collapsed once. */
   private async looseHay(): Promise<Int32Array> {
-    if (this.looseByExact.length < this.exactIds.size) {
-      const grown = new Int32Array(this.exactIds.size).fill(-1);
+    if (this.looseByExact.length < this.texts.length) {
+      const grown = new Int32Array(this.texts.length).fill(-1);
       grown.set(this.looseByExact);
       this.looseByExact = grown;
     }
-    const hay = new Int32Array(this.ids.length);
-    for (let i = 0; i < hay.length; i++) {
+    const hay = new Int32Array(this.length);
+    for (let i = 0; i < this.length; i++) {
       const id = this.ids[i];
       let loose = this.looseByExact[id];
+      let due: boolean;
       if (loose === -1) {
-        loose = idOf(this.looseIds, collapseWhitespace(this.texts[i]));
+        const key = collapseWhitespace(this.texts[id]);
+        loose = this.looseIds.get(key) ?? this.looseIds.size;
+        if (loose === this.looseIds.size) this.looseIds.set(key, loose);
         this.looseByExact[id] = loose;
-      }
+        due = this.work.tallyText(this.texts[id]);
+      } else due = this.work.tally(1);
       hay[i] = loose;
-      if ((i & CHUNK_MASK) === CHUNK_MASK) await this.work.add(CHUNK);
+      if (due) await this.work.flush();
     }
-    await this.work.add(hay.length & CHUNK_MASK);
+    await this.work.flush();
     return hay;
   }
 
-  /** Replaces `count` lines at `at` with the given ones. */
-  async replace(at: number, count: number, texts: string[], eols: LineEnd[]): Promise<void> {
-    const newIds = await this.intern(texts);
-    await this.work.add(this.texts.length);
-    const end = at + count;
-    this.texts = this.texts.slice(0, at).concat(texts, this.texts.slice(end));
-    this.eols = this.eols.slice(0, at).concat(eols, this.eols.slice(end));
-    const ids = new Int32Array(this.ids.length - count + newIds.length);
+  /** Replaces `count` lines at `at` with `texts`, terminated by `eols` (codes). */
+  async replace(at: number, count: number, texts: readonly string[], eols: readonly number[]): Promise<void> {
+    const length = this.length - count + texts.length;
+    const ids = new Int32Array(length);
+    const codes = new Uint8Array(length);
     ids.set(this.ids.subarray(0, at));
-    ids.set(newIds, at);
-    ids.set(this.ids.subarray(end), at + newIds.length);
+    codes.set(this.eols.subarray(0, at));
+    for (let j = 0; j < texts.length; j++) {
+      ids[at + j] = this.idOf(texts[j]);
+      codes[at + j] = eols[j];
+      if (this.work.tallyText(texts[j])) await this.work.flush();
+    }
+    ids.set(this.ids.subarray(at + count, this.length), at + texts.length);
+    codes.set(this.eols.subarray(at + count, this.length), at + texts.length);
+    this.work.tally(length); // the copies
+    await this.work.flush();
     this.ids = ids;
+    this.eols = codes;
+    this.length = length;
   }
 
   /** The lines joined back, each with its own terminator. */
   async text(): Promise<string> {
     const parts: string[] = [];
     let part = '';
-    for (let i = 0; i < this.texts.length; i++) {
-      part += this.texts[i] + this.eols[i];
-      if ((i & CHUNK_MASK) === CHUNK_MASK) {
+    for (let i = 0; i < this.length; i++) {
+      part += this.texts[this.ids[i]] + EOL_TEXT[this.eols[i]];
+      if (this.work.tally(1)) {
         parts.push(part);
         part = '';
-        await this.work.add(CHUNK);
+        await this.work.flush();
       }
     }
     parts.push(part);
+    await this.work.flush();
     return parts.join('');
   }
 }
@@ -418,7 +440,7 @@ function lineList(indexes: readonly number[]): string {
 }
 
 /** Applies one block to the document; returns why it could not, or undefined on success. */
-async function applyBlock(doc: LineDocument, block: SearchReplaceBlock, newEol: Eol): Promise<string | undefined> {
+async function applyBlock(doc: LineDocument, block: SearchReplaceBlock, newEol: number): Promise<string | undefined> {
   const { index, searchLines, replaceLines } = block;
   if (searchLines.every((l) => l.trim() === '')) {
     return (
@@ -434,9 +456,9 @@ async function applyBlock(doc: LineDocument, block: SearchReplaceBlock, newEol: 
     const lastEol = doc.eols[at + searchLines.length - 1];
     // New lines get the file's own line ending; the last one keeps the terminator of the last
     // replaced line, so a match at the end of a file without final newline stays without one.
-    const eols = replaceLines.map((_, j): LineEnd => (j === replaceLines.length - 1 ? lastEol : newEol));
+    const eols = replaceLines.map((_, j) => (j === replaceLines.length - 1 ? lastEol : newEol));
     await doc.replace(at, searchLines.length, replaceLines, eols);
-    if (replaceLines.length === 0 && lastEol === '' && at > 0) doc.eols[at - 1] = '';
+    if (replaceLines.length === 0 && lastEol === NO_EOL && at > 0) doc.eols[at - 1] = NO_EOL;
     return undefined;
   }
 
@@ -464,9 +486,9 @@ async function applyBlock(doc: LineDocument, block: SearchReplaceBlock, newEol: 
 async function applyWithin(content: string, blocks: readonly SearchReplaceBlock[], work: Work): Promise<ApplyBlocksResult> {
   const bom = hasBom(content) ? '\uFEFF' : '';
   const body = bom ? content.slice(1) : content;
-  const lines = await splitLines(body, work);
-  const doc = await LineDocument.load(lines.texts, lines.eols, work);
-  const newEol = majorityEol(lines);
+  const doc = new LineDocument(work);
+  await forEachLine(body, work, (text, eol) => doc.push(text, eol));
+  const newEol = doc.majorityEol() === '\r\n' ? CRLF : LF;
   const failedBlocks: FailedBlock[] = [];
   let applied = 0;
 
@@ -512,6 +534,7 @@ export async function findLineMatches(
   options: ApplyOptions = {},
 ): Promise<{ exact: number[]; loose: number[] }> {
   const work = new Work(options.maxWork ?? MAX_APPLY_WORK, options.meter);
-  const doc = await LineDocument.load([...lines], Array<LineEnd>(lines.length).fill('\n'), work);
+  const doc = new LineDocument(work);
+  for (const text of lines) doc.push(text, LF);
   return { exact: await doc.find(search, 'exact'), loose: await doc.find(search, 'loose') };
 }
