@@ -15,8 +15,9 @@
 // hold the event loop for long. Every distinct line text gets an integer id (and, for the
 // whitespace-insensitive pass, every whitespace-collapsed text); a SEARCH is then found as a
 // sequence of ids with Knuth-Morris-Pratt, O(file lines + SEARCH lines) per block whatever the
-// text. All work is counted in line steps: the event loop is handed back every few milliseconds,
-// and past MAX_APPLY_WORK steps the payload is refused with a message saying what to send instead.
+// text. All work is counted in steps (a line read, compared or copied): the event loop is handed
+// back every few milliseconds, and past MAX_APPLY_WORK steps the payload is refused with a message
+// saying what to send instead.
 
 import { performance } from 'node:perf_hooks';
 import { hasBom, majorityEol, type Eol } from '../workspace/textFormat';
@@ -75,7 +76,7 @@ export interface ApplyOptions {
 // The event loop is handed back at least this often: the extension host runs every extension.
 const SLICE_MS = 4;
 // Steps gathered between two looks at the clock and the limit.
-const CHUNK = 1024;
+const CHUNK = 256;
 // Reading a line counts one step, plus one per this many characters (a long line costs more).
 const CHARS_PER_STEP = 64;
 
