@@ -239,7 +239,14 @@ async function parseWithin(payload: string, work: Work): Promise<SearchReplaceBl
   return blocks;
 }
 
-const collapseWhitespace = (s: string): string => s.replace(/\s+/g, ' ').trim();
+// Whitespace other than a single plain space: what collapsing would change inside a trimmed line.
+const UNCOLLAPSED = /[^\S ]| {2}/;
+
+/** Runs of whitespace as one space, none at the ends (trim and \s take the same characters). */
+function collapseWhitespace(s: string): string {
+  const trimmed = s.trim();
+  return UNCOLLAPSED.test(trimmed) ? trimmed.replace(/\s+/g, ' ') : trimmed;
+}
 
 /**
  * Every start index (0-based, overlapping ones included) where `needle` occurs in `hay`, by

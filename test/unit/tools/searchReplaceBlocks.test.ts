@@ -284,7 +284,7 @@ function random(seed: number): () => number {
 
 describe('matching is linear and finds what the naive matcher finds', () => {
   // Few distinct lines, some equal only when whitespace is ignored: many (overlapping) matches.
-  const ALPHABET = ['a', 'b', ' a', 'a ', '\ta', 'a  b', 'a b', '', '  '];
+  const ALPHABET = ['a', 'b', ' a', 'a ', '\ta', 'a  b', 'a b', '', '  ', 'a\u00a0b', '\u3000a\u2028'];
 
   it('finds the same exact and whitespace-insensitive matches as the naive matcher on random inputs', async () => {
     for (let seed = 1; seed <= 400; seed++) {
