@@ -6,6 +6,7 @@ import type { ReviewHost } from '../host/review';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
 import { matchOriginalFormat, stripBom, toLf } from '../workspace/textFormat';
 import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
+import { assertNoLinkSwappedIn, HardLinkedFileError, PathChangedError } from '../workspace/noFollowWrite';
 import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
 import { CHANGE_DIAGNOSTICS_WAIT_MS, displayPath, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
 
@@ -22,6 +23,9 @@ export interface ChangeDependencies {
   /** Workspace folders, to show other files' paths relative to them in new_diagnostics. */
   workspace?: { folders(): readonly string[] };
 }
+
+/** The new text, or why there is none. May be computed asynchronously (apply_diff yields while matching). */
+export type Proposal = { text: string } | { error: string };
 
 export type ChangeResult =
   | {
@@ -46,7 +50,7 @@ export async function proposeChange(
   target: WorkspacePath,
   title: string,
   connectionId: number,
-  makeProposal: (original: string | undefined) => { text: string } | { error: string },
+  makeProposal: (original: string | undefined) => Proposal | Promise<Proposal>,
   deps: ChangeDependencies,
   extra: { partial?: true; failed_blocks?: unknown[] } = {},
 ): Promise<ChangeResult> {
@@ -63,7 +67,7 @@ async function reviewAndWrite(
   target: WorkspacePath,
   title: string,
   connectionId: number,
-  makeProposal: (original: string | undefined) => { text: string } | { error: string },
+  makeProposal: (original: string | undefined) => Proposal | Promise<Proposal>,
   deps: ChangeDependencies,
   extra: { partial?: true; failed_blocks?: unknown[] },
 ): Promise<ChangeResult> {
@@ -81,7 +85,16 @@ async function reviewAndWrite(
     if (error instanceof UnreadableFileError) return { error: `${error.message} Nothing was changed.`, path: shown };
     throw error;
   }
-  const proposal = makeProposal(original);
+  if (original !== undefined) {
+    // A file with other names (hard links) may be a file outside the workspace: refused before any review.
+    try {
+      await assertNoLinkSwappedIn(target.realPath);
+    } catch (error) {
+      if (error instanceof HardLinkedFileError || error instanceof PathChangedError) return { error: error.message, path: shown };
+      throw error;
+    }
+  }
+  const proposal = await makeProposal(original);
   if ('error' in proposal) return { error: proposal.error, path: shown };
   // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.
   const proposedText = stripBom(original === undefined ? proposal.text : matchOriginalFormat(original, proposal.text));
