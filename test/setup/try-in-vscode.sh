@@ -33,7 +33,7 @@ log() { printf '[try-in-vscode] %s\n' "$*" >&2; }
 
 if [ ! -d "$REPO/node_modules" ]; then
   log "installing npm dependencies"
-  ( cd "$REPO" && npm install --no-audit --no-fund ) >&2
+  ( cd "$REPO" && npm ci --no-audit --no-fund ) >&2
 fi
 bash "$REPO/test/setup/install-real-clients.sh"
 
