@@ -15,6 +15,7 @@ npm run package >/dev/null || { echo "npm run package failed"; exit 1; }
 export NATIVE_CLAUDE_VSIX="${NATIVE_CLAUDE_VSIX:-$PWD/dist/native-claude.vsix}"
 lock=(); command -v flock >/dev/null && lock=(flock /tmp/native-claude-real.lock)
 passed=0
+: >"$out/tests.txt"
 for i in $(seq 1 "$runs"); do
   start=$(date +%s)
   if "${lock[@]}" npx jest --selectProjects real --runInBand "$@" -- "$file" >"$out/$i.log" 2>&1; then
@@ -22,6 +23,10 @@ for i in $(seq 1 "$runs"); do
   else
     echo "run $i: FAILED ($(( $(date +%s) - start )) s), see $out/$i.log"
   fi
+  # Each test's outcome in this run (jest's ✓/✕ lines, durations dropped).
+  grep -E '^\s+(✓|✕) ' "$out/$i.log" | sed -E 's/^\s+//; s/ \([0-9]+ ms\)$//' >>"$out/tests.txt"
 done
+echo "per test (passed of $runs):"
+sort "$out/tests.txt" | uniq -c | sed -E 's/^ *//'
 echo "$passed of $runs passed"
 [ "$passed" -eq "$runs" ]
