@@ -21,11 +21,6 @@ export async function askLanguageServers(document: vscode.TextDocument, position
   return hovers?.length ?? 0;
 }
 
-/** A terminal command line that starts claude (`claude`, `npx claude`, `~/.local/bin/claude --ide`, `… && claude`). */
-export function startsClaude(commandLine: string): boolean {
-  return /(?:^|[\s;&|/])claude(?:\.exe)?(?=$|\s)/.test(commandLine);
-}
-
 /** Where TypeScript/JavaScript sources are looked for; the first found starts the server. */
 const SOURCES = '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}';
 const NOT_SOURCES = '{**/node_modules/**,**/.git/**,**/dist/**,**/out/**,**/build/**}';
