@@ -3,10 +3,12 @@ import { createTwoFilesPatch } from 'diff';
 import type { DiagnosticsSource } from '../host/diagnostics';
 import type { ApprovalMode, DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
+import type { TextCodec } from '../host/textCodec';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
 import { matchOriginalFormat, stripBom, toLf } from '../workspace/textFormat';
 import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
-import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
+import { readBytesIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
+import { decodedLosslessly, NodeTextCodec, notLosslessMessage, unencodableCharacters, unencodableMessage } from '../workspace/textCodec';
 import { CHANGE_DIAGNOSTICS_WAIT_MS, displayPath, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
 
 export interface ChangeDependencies {
@@ -21,7 +23,11 @@ export interface ChangeDependencies {
   diagnosticsWaitMs?: number;
   /** Workspace folders, to show other files' paths relative to them in new_diagnostics. */
   workspace?: { folders(): readonly string[] };
+  /** Each file's encoding as the editor reads and saves it; UTF-8 (BOM and UTF-16 by their marks) when absent. */
+  codec?: TextCodec;
 }
+
+const PLAIN_CODEC = new NodeTextCodec();
 
 export type ChangeResult =
   | {
@@ -74,12 +80,27 @@ async function reviewAndWrite(
       path: shown,
     };
   }
-  let original: string | undefined;
+  let bytes: Buffer | undefined;
   try {
-    original = await readTextIfExists(target.realPath, { shown });
+    bytes = await readBytesIfExists(target.realPath, { shown });
   } catch (error) {
     if (error instanceof UnreadableFileError) return { error: `${error.message} Nothing was changed.`, path: shown };
     throw error;
+  }
+  // The file in its own encoding, as the editor decodes and will save it: an edit must not change a
+  // byte it does not touch (a Latin-1 `é` read as UTF-8 would be saved back as U+FFFD).
+  const codec = deps.codec ?? PLAIN_CODEC;
+  let original: string | undefined;
+  let encoding: string;
+  if (bytes === undefined) {
+    encoding = codec.newFileEncoding(target.realPath);
+  } else {
+    try {
+      ({ text: original, encoding } = await codec.readForEdit(bytes, target.realPath));
+    } catch (error) {
+      return { error: `${shown} cannot be read as text (${(error as Error).message}). Nothing was changed. Edit it with a shell command if it is binary.`, path: shown };
+    }
+    if (!(await decodedLosslessly(codec, bytes, original, encoding))) return { error: notLosslessMessage(shown, encoding), path: shown };
   }
   const proposal = makeProposal(original);
   if ('error' in proposal) return { error: proposal.error, path: shown };
@@ -88,6 +109,8 @@ async function reviewAndWrite(
   if (original !== undefined && proposedText === stripBom(original)) {
     return { error: `The proposed content of ${shown} is identical to the file; nothing to change.`, path: shown };
   }
+  const unencodable = await unencodableCharacters(codec, proposedText, encoding);
+  if (unencodable.length) return { error: unencodableMessage(shown, proposedText, unencodable, encoding), path: shown };
 
   let acceptedText = proposedText;
   if (deps.approvalMode() !== 'never') {
@@ -103,6 +126,9 @@ async function reviewAndWrite(
       path: shown,
     };
   }
+  // The user may have typed characters the file's encoding cannot hold into the review.
+  const typed = acceptedText === proposedText ? [] : await unencodableCharacters(codec, acceptedText, encoding);
+  if (typed.length) return { error: `The change to ${shown} was accepted but not written: ${unencodableMessage(shown, acceptedText, typed, encoding)}`, path: shown };
   // The boundary must hold now, not only when the review opened: a folder may have been swapped for a link.
   try {
     await confirmWorkspacePath(target);
@@ -113,7 +139,7 @@ async function reviewAndWrite(
   const problems = trackChangeDiagnostics(deps.diagnostics, target.realPath, deps.diagnosticsWaitMs ?? CHANGE_DIAGNOSTICS_WAIT_MS);
   let savedText: string;
   try {
-    ({ savedText } = await deps.documents.write(target.realPath, acceptedText));
+    ({ savedText } = await deps.documents.write(target.realPath, acceptedText, original === undefined ? undefined : encoding));
   } catch (error) {
     return {
       error: `The change to ${shown} was accepted but could not be written: ${(error as Error).message}. Read the file again to see its current content before retrying.`,

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { DocumentWriter } from '../host/documents';
+import type { TextCodec } from '../host/textCodec';
 import { assertNoLinkSwappedIn, writeWithoutFollowing } from '../workspace/noFollowWrite';
+import { encodingName, unencodableCharacters, unencodableMessage } from '../workspace/textCodec';
 import { stripBom } from '../workspace/textFormat';
 
 /**
@@ -8,18 +10,27 @@ import { stripBom } from '../workspace/textFormat';
  * encoding (BOM included) and its line endings are handled by the editor as for a user's save.
  */
 export class VsCodeDocumentWriter implements DocumentWriter {
+  constructor(private readonly codec: TextCodec) {}
+
   isDirty(absolutePath: string): boolean {
     // A notebook open in the notebook editor is not among the text documents (its cells are).
     const same = (d: { uri: vscode.Uri; isDirty: boolean }) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath && d.isDirty;
     return vscode.workspace.textDocuments.some(same) || vscode.workspace.notebookDocuments.some(same);
   }
 
-  async write(absolutePath: string, text: string): Promise<{ savedText: string }> {
+  async write(absolutePath: string, text: string, encoding?: string): Promise<{ savedText: string }> {
     const uri = vscode.Uri.file(absolutePath);
     // Created only now, after acceptance: a rejected new file leaves no file and no folders. Neither
     // the creation nor the save may follow a symbolic link swapped in since the path was checked.
     if (!(await assertNoLinkSwappedIn(absolutePath))) await writeWithoutFollowing(absolutePath, '');
     const document = await vscode.workspace.openTextDocument(uri);
+    // The save encodes in the document's encoding: the file's own, or bytes the change did not touch
+    // would change (and characters it cannot hold would be substituted without a word).
+    if (encoding !== undefined && document.encoding !== encoding) {
+      throw new Error(`VS Code now has it in ${encodingName(document.encoding)}, not in ${encodingName(encoding)} as when the change was proposed, so nothing was written`);
+    }
+    const unencodable = await unencodableCharacters(this.codec, stripBom(text), document.encoding);
+    if (unencodable.length) throw new Error(unencodableMessage(vscode.workspace.asRelativePath(uri, false), stripBom(text), unencodable, document.encoding));
     const edit = new vscode.WorkspaceEdit();
     edit.replace(uri, new vscode.Range(document.lineAt(0).range.start, document.lineAt(document.lineCount - 1).rangeIncludingLineBreak.end), stripBom(text));
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code refused the edit to ${absolutePath}`);
