@@ -82,7 +82,7 @@ describe('files in their own encoding (read_file, write_file, apply_diff)', func
     }
   });
 
-  it('[encoding-shiftjis] files.encoding shiftjis for the bat language: read_file shows the Japanese, apply_diff of the last line keeps every other byte, € is refused', async () => {
+  it('[encoding-shiftjis] files.encoding shiftjis for the bat language: read_file shows the Japanese, apply_diff of the last line keeps every other byte, € is refused, for a new file too', async () => {
     assert.ok((await vscode.languages.getLanguages()).includes('bat'), 'the bat language is built in');
     fs.writeFileSync(abs('legacy.bat'), SHIFT_JIS);
     await setFilesSetting('encoding', 'shiftjis', 'bat');
@@ -108,6 +108,16 @@ describe('files in their own encoding (read_file, write_file, apply_diff)', func
       record('encoding-shiftjis', { euro: euro.json ?? euro.text });
       assert.match(errorOf(euro), /Shift JIS, which cannot hold "€" \(U\+20AC, line 3\)/);
       assert.ok(fs.readFileSync(abs('legacy.bat')).equals(expected), 'the file is unchanged');
+
+      // A new .bat file: only the document VS Code opens at acceptance tells its encoding (per language),
+      // so the writer refuses there, and the empty file it created is gone again.
+      const newCall = t.call('write_file', { path: 'new.bat', content: 'rem 5 €\r\n' });
+      const newReview = await openedReview('new.bat');
+      await vscode.commands.executeCommand('nativeClaude.acceptReview', newReview.input.modified);
+      const created = await newCall;
+      record('encoding-shiftjis', { created: created.json ?? created.text });
+      assert.match(errorOf(created), /accepted but could not be written: .*Shift JIS, which cannot hold "€"/);
+      assert.strictEqual(fs.existsSync(abs('new.bat')), false, 'no file is left behind');
     } finally {
       await setFilesSetting('encoding', undefined, 'bat');
     }
