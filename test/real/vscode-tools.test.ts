@@ -147,6 +147,7 @@ describe('vscode-tools', () => {
         'diag-importer',
         'dirty-during-review',
         'dirty-refused',
+        'encoding-cp1252-utf16',
         'encoding-latin1',
         'encoding-shiftjis',
         'encoding-utf8-default',
@@ -278,6 +279,11 @@ describe('vscode-tools', () => {
       const d = expectInnerPassed('encoding-shiftjis');
       expect(d.documentEncoding).toBe('shiftjis');
       expect(fs.readFileSync(abs('legacy.bat')).toString('hex')).toBe('6563686f2082b182f182c982bf82cd0d0a72656d2093fa967b8cea20955c8ea60d0a65786974202f6220310d0a');
+    });
+
+    it('Windows-1252 and UTF-16 LE (BOM): read_file shows the characters, apply_diff of the last line changes no other byte', () => {
+      expectInnerPassed('encoding-cp1252-utf16');
+      expect(fs.readFileSync(abs('prices.txt')).toString('hex')).toBe(Buffer.from('price: 5 \x80\nthe end\n', 'latin1').toString('hex'));
     });
 
     it('a Latin-1 file read as UTF-8 (the default): a change is refused before any review, the file unchanged', () => {

@@ -123,6 +123,44 @@ describe('files in their own encoding (read_file, write_file, apply_diff)', func
     }
   });
 
+  it('[encoding-cp1252-utf16] Windows-1252 (€ is 80): apply_diff keeps every other byte, Ā is refused; a UTF-16 LE file (BOM) is read and edited as UTF-16', async () => {
+    // "price: 5 €\nlast line\n" in Windows-1252.
+    const cp1252 = Buffer.concat([Buffer.from('price: 5 '), hex('80 0a'), Buffer.from('last line\n')]);
+    fs.writeFileSync(abs('prices.txt'), cp1252);
+    await setFilesSetting('encoding', 'windows1252');
+    try {
+      const read = await t.call('read_file', { path: 'prices.txt' });
+      record('encoding-cp1252-utf16', { read: read.text });
+      assert.strictEqual(read.text, '1 | price: 5 €\n2 | last line\ntotal_lines: 2');
+      const call = t.call('apply_diff', { path: 'prices.txt', diff: '<<<<<<< SEARCH\nlast line\n=======\nthe end\n>>>>>>> REPLACE' });
+      const review = await openedReview('prices.txt');
+      await vscode.commands.executeCommand('nativeClaude.acceptReview', review.input.modified);
+      const answer = await call;
+      const onDisk = fs.readFileSync(abs('prices.txt'));
+      record('encoding-cp1252-utf16', { answer: answer.json ?? answer.text, onDisk: onDisk.toString('hex') });
+      assert.strictEqual(answer.json?.status, 'accepted', answer.text);
+      assert.ok(onDisk.equals(Buffer.concat([cp1252.subarray(0, 11), Buffer.from('the end\n')])), `on disk: ${onDisk.toString('hex')}`);
+      const refused = await t.call('write_file', { path: 'prices.txt', content: 'price: 5 €\nĀ\n' });
+      assert.match(errorOf(refused), /Windows-1252, which cannot hold "Ā" \(U\+0100, line 2\)/);
+      assert.ok(fs.readFileSync(abs('prices.txt')).equals(onDisk), 'the file is unchanged');
+    } finally {
+      await setFilesSetting('encoding', undefined);
+    }
+
+    const utf16 = (text: string) => Buffer.concat([hex('fffe'), Buffer.from(text, 'utf16le')]);
+    fs.writeFileSync(abs('wide.txt'), utf16('café\nlast line\n'));
+    const read = await t.call('read_file', { path: 'wide.txt' });
+    assert.strictEqual(read.text, '1 | café\n2 | last line\ntotal_lines: 2');
+    const call = t.call('apply_diff', { path: 'wide.txt', diff: '<<<<<<< SEARCH\nlast line\n=======\nthe end\n>>>>>>> REPLACE' });
+    const review = await openedReview('wide.txt');
+    await vscode.commands.executeCommand('nativeClaude.acceptReview', review.input.modified);
+    const answer = await call;
+    assert.strictEqual(answer.json?.status, 'accepted', answer.text);
+    const onDisk = fs.readFileSync(abs('wide.txt'));
+    record('encoding-cp1252-utf16', { utf16OnDisk: onDisk.toString('hex') });
+    assert.ok(onDisk.equals(utf16('café\nthe end\n')), `on disk: ${onDisk.toString('hex')}`);
+  });
+
   it('[encoding-utf8-default] a Latin-1 file under the default UTF-8 setting: apply_diff is refused (it would rewrite the é), the file unchanged', async () => {
     fs.writeFileSync(abs('legacy-default.txt'), LATIN1);
     const answer = await t.call('apply_diff', { path: 'legacy-default.txt', diff: '<<<<<<< SEARCH\nlast line\n=======\nthe end\n>>>>>>> REPLACE' });
