@@ -89,7 +89,10 @@ export async function readLineWindow(filePath: string, firstLine: number, maxLin
       const chunk = buffer.subarray(0, bytesRead);
       if (totalBytes === 0 && codec) {
         const encoding = codec.quickEncoding(filePath, chunk);
-        if (encoding === undefined || !isUtf8(encoding)) return await readDecoded(handle, Buffer.from(chunk), filePath, shown, codec, encoding, firstLine, lastLine);
+        // Undecided (auto guessing, or set per language): VS Code decides from the whole content, up
+        // to the cap; a larger file is scanned as UTF-8, as before.
+        const decodeWhole = encoding === undefined ? (await handle.stat()).size <= MAX_TEXT_FILE_BYTES : !isUtf8(encoding);
+        if (decodeWhole) return await readDecoded(handle, Buffer.from(chunk), filePath, shown, codec, encoding, firstLine, lastLine);
       }
       if (sniffed < BINARY_SNIFF_BYTES) {
         const end = Math.min(bytesRead, BINARY_SNIFF_BYTES - sniffed);
