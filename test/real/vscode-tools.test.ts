@@ -147,6 +147,7 @@ describe('vscode-tools', () => {
         'diag-importer',
         'dirty-during-review',
         'dirty-refused',
+        'encoding-autoguess',
         'encoding-cp1252-utf16',
         'encoding-latin1',
         'encoding-shiftjis',
@@ -279,6 +280,11 @@ describe('vscode-tools', () => {
       const d = expectInnerPassed('encoding-shiftjis');
       expect(d.documentEncoding).toBe('shiftjis');
       expect(fs.readFileSync(abs('legacy.bat')).toString('hex')).toBe('6563686f2082b182f182c982bf82cd0d0a72656d2093fa967b8cea20955c8ea60d0a65786974202f6220310d0a');
+    });
+
+    it('files.autoGuessEncoding: a Shift JIS file VS Code guesses is read and edited in Shift JIS', () => {
+      expectInnerPassed('encoding-autoguess');
+      expect(fs.readFileSync(abs('guessed.txt'))).toEqual(fs.readFileSync(abs('legacy.bat')));
     });
 
     it('Windows-1252 and UTF-16 LE (BOM): read_file shows the characters, apply_diff of the last line changes no other byte', () => {

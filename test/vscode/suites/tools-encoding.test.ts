@@ -23,7 +23,8 @@ const errorOf = (answer: { json?: Record<string, unknown>; text: string }) => St
 async function setFilesSetting(key: string, value: unknown, languageId?: string): Promise<void> {
   const scope = languageId ? { languageId } : undefined;
   await vscode.workspace.getConfiguration('files', scope).update(key, value, vscode.ConfigurationTarget.Global, languageId ? true : undefined);
-  await waitFor(`files.${key}${languageId ? ` for ${languageId}` : ''} = ${JSON.stringify(value)}`, () => vscode.workspace.getConfiguration('files', scope).get(key) === (value ?? 'utf8'), 5_000);
+  const expected = JSON.stringify(value ?? vscode.workspace.getConfiguration('files', scope).inspect(key)?.defaultValue);
+  await waitFor(`files.${key}${languageId ? ` for ${languageId}` : ''} = ${expected}`, () => JSON.stringify(vscode.workspace.getConfiguration('files', scope).get(key)) === expected, 5_000);
 }
 
 describe('files in their own encoding (read_file, write_file, apply_diff)', function () {
@@ -120,6 +121,30 @@ describe('files in their own encoding (read_file, write_file, apply_diff)', func
       assert.strictEqual(fs.existsSync(abs('new.bat')), false, 'no file is left behind');
     } finally {
       await setFilesSetting('encoding', undefined, 'bat');
+    }
+  });
+
+  it('[encoding-autoguess] files.autoGuessEncoding (candidates: Shift JIS): read_file shows what VS Code guessed, apply_diff of the last line keeps every other byte', async () => {
+    fs.writeFileSync(abs('guessed.txt'), SHIFT_JIS);
+    await setFilesSetting('candidateGuessEncodings', ['shiftjis']);
+    await setFilesSetting('autoGuessEncoding', true);
+    try {
+      const read = await t.call('read_file', { path: 'guessed.txt' });
+      record('encoding-autoguess', { read: read.text });
+      assert.strictEqual(read.text, '1 | echo こんにちは\n2 | rem 日本語 表示\n3 | exit /b 0\ntotal_lines: 3');
+      const call = t.call('apply_diff', { path: 'guessed.txt', diff: '<<<<<<< SEARCH\nexit /b 0\n=======\nexit /b 1\n>>>>>>> REPLACE' });
+      const review = await openedReview('guessed.txt');
+      await vscode.commands.executeCommand('nativeClaude.acceptReview', review.input.modified);
+      const answer = await call;
+      const onDisk = fs.readFileSync(abs('guessed.txt'));
+      record('encoding-autoguess', { answer: answer.json ?? answer.text, onDisk: onDisk.toString('hex') });
+      assert.strictEqual(answer.json?.status, 'accepted', answer.text);
+      const expected = Buffer.from(SHIFT_JIS);
+      expected[expected.length - 3] = 0x31;
+      assert.ok(onDisk.equals(expected), `on disk: ${onDisk.toString('hex')}`);
+    } finally {
+      await setFilesSetting('autoGuessEncoding', undefined);
+      await setFilesSetting('candidateGuessEncodings', undefined);
     }
   });
 
