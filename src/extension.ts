@@ -17,6 +17,7 @@ import { askLanguageServers, isTypeScriptProject, typeScriptWarmUp } from './vsc
 import { startsClaude } from './terminal/claudeCommandLine';
 import { DiffReviewHost } from './vscode/diffReviewHost';
 import { VsCodeDocumentWriter } from './vscode/documentWriter';
+import { VsCodeTextCodec } from './vscode/textCodec';
 import { workspaceIdentityStore } from './vscode/identityStore';
 import { SelectionTracker } from './vscode/selectionTracker';
 import { currentSharingPolicy, registerSelectionSharing } from './vscode/selectionSharing';
@@ -59,7 +60,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   });
   const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
-  const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot });
+  const codec = new VsCodeTextCodec();
+  const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot, codec });
   const diagnostics = new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p), {
     workspace: vscode.workspace,
     window: vscode.window,
@@ -72,7 +74,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     review,
     diagnostics,
     workspace,
-    documents: new VsCodeDocumentWriter(),
+    documents: new VsCodeDocumentWriter(codec),
+    codec,
     approvalMode,
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
