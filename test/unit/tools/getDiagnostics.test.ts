@@ -179,7 +179,7 @@ describe('tools: checked documents adapter', () => {
             const lines = text.slice(0, offset).split('\n');
             return { line: lines.length - 1, character: lines[lines.length - 1].length };
           };
-          const doc = { uri: fakeUri(p), languageId: p.endsWith('.ts') ? 'typescript' : 'json', isDirty: false, getText: () => text, positionAt };
+          const doc = { uri: fakeUri(p), languageId: p.endsWith('.ts') ? 'typescript' : p.endsWith('.txt') ? 'plaintext' : 'json', isDirty: false, getText: () => text, positionAt };
           documents.push(doc);
           emitters.open.forEach((l) => l(doc));
           return doc;
@@ -299,6 +299,11 @@ describe('tools: checked documents adapter', () => {
       await docs.load(path.join(dir, 'a.ts'), { show: false });
       expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(true);
       expect(asked).toEqual(Array(3).fill({ line: 1, character: 0 }));
+      // Nothing checks plain text: no question is asked, and the answer is immediate.
+      fs.writeFileSync(path.join(dir, 'notes.txt'), 'hello\n');
+      await docs.load(path.join(dir, 'notes.txt'), { show: true });
+      expect(await docs.checkerAnswered(path.join(dir, 'notes.txt'))).toBe(false);
+      expect(asked).toHaveLength(3);
       source.dispose();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
