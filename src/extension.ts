@@ -8,6 +8,7 @@ import { registerPendingReviews } from './vscode/pendingReviews';
 import { describeSession, type SessionLabel } from './vscode/statusBar';
 import type { PendingReviewInfo, ReviewPlacement } from './vscode/diffReviewHost';
 import { WindowSessions } from './vscode/windowSessions';
+import { readApprovalModes } from './vscode/approvalMode';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/atMention';
@@ -55,7 +56,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     placement: () => config().get<ReviewPlacement>('reviewPlacement', 'active'),
     describePath: (filePath) => vscode.workspace.asRelativePath(filePath, false),
   });
-  const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
+  const approvalMode = (): ApprovalMode => readApprovalModes(config()).effective;
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
   const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot });
   const diagnostics = new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p), {
