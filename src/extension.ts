@@ -73,7 +73,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
   };
-  const identity = workspaceIdentityStore(context.workspaceState);
+  const identity = workspaceIdentityStore(context.workspaceState, context.secrets);
 
   const ideBridge = new IdeBridge({
     ideName: vscode.env.appName,
@@ -136,7 +136,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   /** Applies the running server's port again (the coexistence plan or the workspace folders changed). */
   const refreshTerminalEnv = () => {
     const { running, port } = ideBridge.status();
-    if (running && port !== undefined) applyTerminalEnv(port, identity.load()?.token ?? '');
+    const token = ideBridge.identity()?.token;
+    if (running && port !== undefined && token !== undefined) applyTerminalEnv(port, token);
   };
   const controls = {
     start: async () => {
@@ -161,7 +162,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
 
   const healthDeps: HealthViewDeps = {
     status: () => ideBridge.status(),
-    identity: () => identity.load(),
+    identity: () => ideBridge.identity(),
     lockPid: lockFilePid(),
     workspaceFolders: workspaceFolderPaths,
     providesTerminalPort: () => ideBridge.status().running && coexistence.plan().provideTerminalPort,
