@@ -106,6 +106,8 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   private readonly peerWarn: (message: string) => void;
   private readonly notices: CompatibilityNotices;
   private readonly peerPidCheck: PeerPidCheck;
+  /** Connections whose announced pid is being checked now. */
+  private readonly checkingPid = new Set<number>();
 
   constructor(private readonly options: IdeServerOptions) {
     super();
@@ -298,23 +300,34 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     }
     this.safeEmit('change');
     this.safeEmit('ideSession', connection);
-    if (pid !== undefined) void this.checkPid(connection, pid, socket);
+    if (pid !== undefined && !this.checkingPid.has(connection.id)) void this.checkPid(connection, pid, socket);
   }
 
   /**
    * Any token holder can send `ide_connected` with another claude's pid; until the pid is shown to hold
    * this connection's socket, the session is not placed in that claude's terminal (ideSessions.ts).
-   * Runs after the announcement, never on the handshake; a connection that announced again meanwhile
-   * is checked again by that announcement.
+   * Runs after the announcement, never on the handshake, and one at a time per connection (a peer that
+   * keeps announcing cannot fill the thread pool with /proc reads): a pid announced meanwhile is checked
+   * when the running check ends.
    */
   private async checkPid(connection: Connection, pid: number, socket: Socket): Promise<void> {
     const peerPort = socket.remotePort;
     const started = performance.now();
-    const outcome =
-      peerPort === undefined
-        ? { result: 'unverified' as const, reason: 'the socket closed' }
-        : await checkPeerPid(this.peerPidCheck, { serverPort: this.boundPort, peerPort }, pid);
-    if (!this.live.has(connection.id) || connection.cliPid !== pid || connection.pidCheck !== 'pending') return;
+    this.checkingPid.add(connection.id);
+    let outcome;
+    try {
+      outcome =
+        peerPort === undefined
+          ? { result: 'unverified' as const, reason: 'the socket closed' }
+          : await checkPeerPid(this.peerPidCheck, { serverPort: this.boundPort, peerPort }, pid);
+    } finally {
+      this.checkingPid.delete(connection.id);
+    }
+    if (!this.live.has(connection.id) || connection.pidCheck !== 'pending') return;
+    if (connection.cliPid !== pid) {
+      if (connection.cliPid) void this.checkPid(connection, connection.cliPid, socket);
+      return;
+    }
     connection.pidCheck = outcome.result;
     const took = `${(performance.now() - started).toFixed(1)} ms`;
     if (outcome.result === 'unverified') {

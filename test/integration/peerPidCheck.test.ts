@@ -89,3 +89,32 @@ describeLinux('ide_connected pid checked against the connecting process', () => 
 function bridgeOf(server: SessionBridge['ideServer']): SessionBridge {
   return { ideServer: server, on: () => undefined, off: () => undefined };
 }
+
+describe('pid checks are bounded', () => {
+  test('a peer announcing over and over runs one check at a time, and the last pid announced is the one checked', async () => {
+    let running = 0;
+    let most = 0;
+    const checked: number[] = [];
+    const fixture = await startTestServer({
+      checkPeerPid: async (_peer, pid) => {
+        most = Math.max(most, ++running);
+        await new Promise((r) => setTimeout(r, 30));
+        running--;
+        checked.push(pid);
+        return { result: pid === 4242 ? 'verified' : 'unverified' };
+      },
+    });
+    try {
+      const { client } = await connectClient(fixture.url, { announce: true, pid: 1001 });
+      for (let pid = 1002; pid < 1050; pid++) await client.notification({ method: 'ide_connected', params: { pid } } as never);
+      await client.notification({ method: 'ide_connected', params: { pid: 4242 } } as never);
+      const connection = () => fixture.server.ideSessions()[0];
+      await waitFor(() => connection()?.cliPid === 4242 && connection().pidCheck === 'verified', 5000, 'the last pid checked');
+      expect(most).toBe(1);
+      expect(checked.length).toBeLessThan(10);
+      expect(checked[checked.length - 1]).toBe(4242);
+    } finally {
+      await fixture.server.stop();
+    }
+  });
+});
