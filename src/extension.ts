@@ -8,6 +8,7 @@ import { registerPendingReviews } from './vscode/pendingReviews';
 import { describeSession, type SessionLabel } from './vscode/statusBar';
 import type { PendingReviewInfo, ReviewPlacement } from './vscode/diffReviewHost';
 import { WindowSessions } from './vscode/windowSessions';
+import { readApprovalModes } from './vscode/approvalMode';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/atMention';
@@ -58,7 +59,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     placement: () => config().get<ReviewPlacement>('reviewPlacement', 'active'),
     describePath: (filePath) => vscode.workspace.asRelativePath(filePath, false),
   });
-  const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
+  const approvalMode = (): ApprovalMode => readApprovalModes(config()).effective;
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
   const codec = new VsCodeTextCodec();
   const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot, codec });
@@ -81,7 +82,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     recentEdits: new RecentEdits(),
     log: serverLog,
   };
-  const identity = workspaceIdentityStore(context.workspaceState);
+  const identity = workspaceIdentityStore(context.workspaceState, context.secrets);
 
   const ideBridge = new IdeBridge({
     ideName: vscode.env.appName,
@@ -145,7 +146,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   /** Applies the running server's port again (the coexistence plan or the workspace folders changed). */
   const refreshTerminalEnv = () => {
     const { running, port } = ideBridge.status();
-    if (running && port !== undefined) applyTerminalEnv(port, identity.load()?.token ?? '');
+    const token = ideBridge.identity()?.token;
+    if (running && port !== undefined && token !== undefined) applyTerminalEnv(port, token);
   };
   const controls = {
     start: async () => {
@@ -172,7 +174,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
 
   const healthDeps: HealthViewDeps = {
     status: () => ideBridge.status(),
-    identity: () => identity.load(),
+    identity: () => ideBridge.identity(),
     lockPid: lockFilePid(),
     workspaceFolders: workspaceFolderPaths,
     providesTerminalPort: () => ideBridge.status().running && coexistence.plan().provideTerminalPort,

@@ -18,7 +18,8 @@ export interface EditorFacts {
   terminals: TerminalFacts[];
   providesTerminalPort: boolean;
   claudeCommand: string;
-  approvalMode: ApprovalModeForRules;
+  /** What this window does, and the user's own setting (the rules written to the CLI's user settings follow it). */
+  approvalMode: { effective: ApprovalModeForRules; user: ApprovalModeForRules };
   anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
 }
 
@@ -60,7 +61,8 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
       reachable: reach?.ok,
       reachError: reach?.error,
     },
-    suggestedRules: rulesToAdd(editor.approvalMode, matchesToolLevelRules(cli.version ?? '')),
+    suggestedRules: rulesToAdd(editor.approvalMode.user, matchesToolLevelRules(cli.version ?? '')),
+    approvalMode: editor.approvalMode,
     anthropicExtension: editor.anthropicExtension,
   };
 }
