@@ -1,6 +1,6 @@
 // getDiagnostics with 10,000 diagnostics: the round trip the CLI makes over the real socket (SDK
 // Client → WebSocket → McpServer → tool → JSON → back) against building the same list in-process.
-// The CLI's budgets are 500 ms (with a uri) and 2,000 ms (without), ide-protocol.md §3.4.
+// The CLI's budgets are 500 ms (with a uri) and 2,000 ms (without), docs/protocol.md#getdiagnostics.
 // Run: npx ts-node --transpile-only bench/diagnostics.bench.ts
 
 import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics } from '../src/host/diagnostics';

@@ -58,5 +58,5 @@ export function permissionsOf(content: Json | undefined): { defaultMode?: string
   };
 }
 
-/** Modes in which the CLI edits without asking, so no review diff ever opens (ide-protocol.md §3). */
+/** Modes in which the CLI edits without asking, so no review diff ever opens (docs/protocol.md#opendiff). */
 export const MODES_WITHOUT_REVIEW = ['acceptEdits', 'bypassPermissions', 'auto'] as const;

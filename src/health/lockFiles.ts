@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-/** What the health page needs to know about one `<port>.lock` (ide-protocol.md §1.3). */
+/** What the health page needs to know about one `<port>.lock` (docs/protocol.md#lock-file-and-discovery). */
 export interface LockFileFacts {
   path: string;
   port: number;
@@ -18,7 +18,7 @@ export interface LockFileFacts {
 
 /**
  * The folders the CLI reads lock files from: `$CLAUDE_CONFIG_DIR/ide` when set, plus `~/.claude/ide`
- * (ide-protocol.md §1.8), without duplicates.
+ * (docs/protocol.md#lock-file-and-discovery), without duplicates.
  */
 export function lockFileDirectories(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string[] {
   const dirs = [path.join(home, '.claude', 'ide')];
@@ -78,7 +78,7 @@ async function readLockFile(file: string, port: number, alive: (pid: number) => 
 
 /**
  * Whether `claude` started in one folder would count a lock file listing the other: the CLI tests
- * "the cwd is inside a listed folder" (§1.4), so a folder, its parents and its children all compete.
+ * "the cwd is inside a listed folder" (docs/protocol.md#lock-file-and-discovery), so a folder, its parents and its children all compete.
  */
 export function foldersOverlap(a: string, b: string): boolean {
   const x = path.resolve(a);

@@ -1,4 +1,4 @@
-/** Severity names as the CLI reads them (ide-protocol.md §3.4). */
+/** Severity names as the CLI reads them (docs/protocol.md#getdiagnostics). */
 export type SeverityName = 'Error' | 'Warning' | 'Information' | 'Hint';
 
 export interface Position {

@@ -3,7 +3,7 @@ import { detectEol, stripBom, toLf, withEol } from '../workspace/textFormat';
 
 /**
  * The text an accepted review answers with: the right side as the user left it, in the proposal's line
- * endings (vscode-pitfalls.md 2). The editor may hold the text in either line ending, so it is converted
+ * endings (docs/vscode-traps.md, trap 2). The editor may hold the text in either line ending, so it is converted
  * from `\n`. The proposal's, not the file's: write_file/apply_diff proposals already carry the file's
  * (proposeChange), and the CLI sends openDiff proposals with `\n` for a CRLF file and restores CRLF when
  * it writes; answering in CRLF made it tell the model "the user modified your proposed changes" when

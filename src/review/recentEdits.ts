@@ -1,7 +1,7 @@
 /**
  * Files whose proposals were just accepted. The CLI writes them itself and asks for all diagnostics
  * as it builds the next model request, usually before a language server has re-checked the file;
- * getDiagnostics waits briefly for those files (well inside the CLI's 2 s budget, §3.4).
+ * getDiagnostics waits briefly for those files (well inside the CLI's 2 s budget, docs/protocol.md#getdiagnostics).
  */
 export class RecentEdits {
   private readonly accepted = new Map<string, number>();

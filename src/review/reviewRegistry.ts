@@ -16,7 +16,7 @@ interface Entry<Extra> extends PendingReview<Extra> {
 /**
  * The pending reviews of a window. Every way a review can end (button, save, tab close, close_tab,
  * closeAllDiffTabs, disconnect, shutdown) goes through `settle`, which resolves each review exactly
- * once: the first decision wins and later ones are ignored (vscode-pitfalls.md 10).
+ * once: the first decision wins and later ones are ignored (docs/vscode-traps.md, trap 10).
  */
 export class ReviewRegistry<Extra> {
   private readonly pending = new Map<string, Entry<Extra>>();

@@ -1,7 +1,7 @@
 // Registers user-scope MCP servers through the CLI's own commands when a `claude` can be run:
 // `claude mcp add-json <name> - -s user` (JSON on stdin, 2.1.327+; the JSON as an argument before)
 // and `claude mcp remove <name> -s user`. The CLI then does its own locking, backups and symlink
-// handling (ide-protocol.md §5.2b). Without a usable `claude`, the file is edited with the same
+// handling (docs/protocol.md#the-tools-route-entry). Without a usable `claude`, the file is edited with the same
 // protocol by ClaudeUserConfig. Reading is always done here (the CLI has no JSON output for it).
 
 import { execFile } from 'node:child_process';

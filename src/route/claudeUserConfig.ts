@@ -1,5 +1,5 @@
 // The CLI's own state file (~/.claude.json), edited the way the CLI itself edits it
-// (ide-protocol.md §5.2b): every running `claude` rewrites this file, so an edit here must never
+// (docs/protocol.md#the-tools-route-entry): every running `claude` rewrites this file, so an edit here must never
 // lose what another writer put there, never wipe it, and never replace a symlink with a copy.
 //
 //  - path: `<config dir>/.config.json` when that legacy file is in use, else

@@ -1,4 +1,4 @@
-/** The name the model sees the tools under: `mcp__vscode__read_file`, … (not `ide`: that name is special, §5.3). */
+/** The name the model sees the tools under: `mcp__vscode__read_file`, … (not `ide`: that name is special, docs/protocol.md#what-the-model-sees). */
 export const TOOLS_SERVER_NAME = 'vscode';
 
 /** Set in every integrated terminal of a window; the user-scope entry reads them (route-discovery.md a). */

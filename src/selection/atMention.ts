@@ -18,7 +18,7 @@ export const MENTION_QUEUE_MAX = 20;
 
 /**
  * The mention for a file, or for the lines a range covers. The CLI turns lines a..b into `#L(a+1)-(b+1)`,
- * so the range is read the way the CLI reads a selection (§4.1): a range that ends at character 0 of a
+ * so the range is read the way the CLI reads a selection (docs/protocol.md#selection_changed): a range that ends at character 0 of a
  * line does not include that line (a full-line selection ends at the start of the next line). An empty
  * range (a bare cursor) means the whole file: no line numbers.
  */

@@ -1,7 +1,7 @@
 import type { Disposable, IdeSession, IdeSessionSource } from '../server/ideSessions';
 import type { Logger } from '../util/logger';
 
-/** 0-based, as VS Code and the CLI both count (ide-protocol.md §4.1). */
+/** 0-based, as VS Code and the CLI both count (docs/protocol.md#selection_changed). */
 export type Position = { line: number; character: number };
 export type Range = { start: Position; end: Position };
 

@@ -1,13 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-/** The header the claude CLI sends with the lock file's `authToken` (ide-protocol.md §2.2). */
+/** The header the claude CLI sends with the lock file's `authToken` (docs/protocol.md#upgrade-and-auth). */
 export const AUTH_HEADER = 'x-claude-code-ide-authorization';
 
 /** Which MCP surface a connection asked for, decided by the request path before the upgrade. */
 export type Route = 'ide' | 'tools';
 
-/** Paths the server answers. The CLI's IDE connection always requests `/` (§2.1). */
+/** Paths the server answers. The CLI's IDE connection always requests `/` (docs/protocol.md#upgrade-and-auth). */
 export const ROUTE_PATHS: Readonly<Record<string, Route>> = { '/': 'ide', '/tools': 'tools' };
 
 /** 256 random bits, URL-safe so it can travel in a header or an environment variable. */
@@ -30,7 +30,7 @@ export type UpgradeVerdict =
   | { ok: true; route: Route }
   | { ok: false; status: 400 | 401 | 403 | 404; reason: string };
 
-/** The WebSocket subprotocol every Claude Code client offers (ide-protocol.md §2.2). */
+/** The WebSocket subprotocol every Claude Code client offers (docs/protocol.md#upgrade-and-auth). */
 export const MCP_SUBPROTOCOL = 'mcp';
 
 /**

@@ -5,7 +5,7 @@ import { CompatibilityNotices } from './clientVersion';
 import { LockFile, lockFileDirectory, resolveWorkspaceFolders } from './lockFile';
 import type { Logger } from '../util/logger';
 
-/** The port and token a window keeps for its whole life, so the CLI's reconnect (§2.4) finds it. */
+/** The port and token a window keeps for its whole life, so the CLI's reconnect (docs/protocol.md#reconnects-and-the-4001-close) finds it. */
 export interface ServerIdentity {
   port: number;
   token: string;

@@ -8,7 +8,7 @@ import { cappedLogger, rateLimitedLog, type Logger } from '../util/logger';
 import { clientFromUserAgent, CompatibilityNotices, describeClient, type ClientInfo } from './clientVersion';
 import { checkPeerPid, peerPidCheckFor, type PeerPidCheck, type PidCheck } from './peerProcess';
 
-/** The close code and reason the CLI reads as "superseded, do not reconnect" (ide-protocol.md §2.4). */
+/** The close code and reason the CLI reads as "superseded, do not reconnect" (docs/protocol.md#reconnects-and-the-4001-close). */
 export const SUPERSEDED_CLOSE_CODE = 4001;
 export const SUPERSEDED_CLOSE_REASON = 'Another Claude Code session connected to this IDE';
 
@@ -139,7 +139,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     const wss = new WebSocketServer({
       noServer: true,
       maxPayload: this.options.maxMessageBytes ?? 16 * 1024 * 1024,
-      // Echo `mcp`: the CLI's WebSocket client aborts the handshake without it (§2.2).
+      // Echo `mcp`: the CLI's WebSocket client aborts the handshake without it (docs/protocol.md#upgrade-and-auth).
       handleProtocols: (offered) => (offered.has('mcp') ? 'mcp' : false),
       perMessageDeflate: false,
     });

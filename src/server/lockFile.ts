@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-/** Exactly the fields the CLI reads from a lock file (ide-protocol.md §1.3); nothing else. */
+/** Exactly the fields the CLI reads from a lock file (docs/protocol.md#lock-file-and-discovery); nothing else. */
 export interface LockFileContent {
   pid: number;
   workspaceFolders: string[];
@@ -13,7 +13,7 @@ export interface LockFileContent {
   authToken: string;
 }
 
-/** `<CLAUDE_CONFIG_DIR or ~/.claude>/ide`, normalised to NFC as the CLI does (§1.1). */
+/** `<CLAUDE_CONFIG_DIR or ~/.claude>/ide`, normalised to NFC as the CLI does (docs/protocol.md#lock-file-and-discovery). */
 export function lockFileDirectory(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
   const configured = env.CLAUDE_CONFIG_DIR?.trim();
   const configDir = configured ? configured : path.join(home, '.claude');
@@ -22,7 +22,7 @@ export function lockFileDirectory(env: NodeJS.ProcessEnv = process.env, home: st
 
 /**
  * Workspace folders as the CLI compares them: absolute, symlinks resolved (the CLI does a plain,
- * case-sensitive prefix test against its realpath'd cwd, §1.4). A folder that cannot be resolved
+ * case-sensitive prefix test against its realpath'd cwd, docs/protocol.md#lock-file-and-discovery). A folder that cannot be resolved
  * (deleted, no permission) is kept as given rather than dropped.
  */
 export async function resolveWorkspaceFolders(folders: readonly string[]): Promise<string[]> {

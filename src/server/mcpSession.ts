@@ -20,7 +20,7 @@ import type { Connection, SessionEvents, SessionFactory, SessionHandle } from '.
 import { errorResult, type ToolContext, type ToolDefinition } from '../tools/toolDefinition';
 import type { Logger } from '../util/logger';
 
-/** `ide_connected` is the CLI's announcement that this connection is its IDE session (§2.3). */
+/** `ide_connected` is the CLI's announcement that this connection is its IDE session (docs/protocol.md#mcp-handshake-and-ide_connected). */
 const IdeConnectedNotification = z.object({
   method: z.literal('ide_connected'),
   params: z.looseObject({ pid: z.unknown() }).optional(),

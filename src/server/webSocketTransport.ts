@@ -27,7 +27,7 @@ export interface WebSocketServerTransportOptions {
 
 /**
  * The SDK's `Transport` over one server-side `ws` socket: one text frame carries one JSON-RPC
- * message (ide-protocol.md §2.2). Every message is screened first (messageGuard.ts: nesting depth,
+ * message (docs/protocol.md#upgrade-and-auth). Every message is screened first (messageGuard.ts: nesting depth,
  * shape, responses to nothing, requests before initialize) and its envelope validated there, once,
  * as the SDK's own schema would; a refused one is answered with a JSON-RPC error when it is a request and reported
  * through `onerror`. Nothing a peer sends can throw out of here into the socket's event loop: any

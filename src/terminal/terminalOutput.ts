@@ -1,5 +1,5 @@
 // Turns raw terminal output (VS Code's `execution.read()` stream) into the text a user saw on the
-// screen, and caps it keeping head and tail (vscode-pitfalls.md items 14-15).
+// screen, and caps it keeping head and tail (docs/vscode-traps.md, traps 14-15).
 //
 // Rendering is done by @xterm/headless, the terminal emulator VS Code's own terminal is built on: it
 // handles every escape sequence, `\r` progress bars, and output that redraws several lines (pv,
@@ -271,7 +271,7 @@ export interface CollectedTerminalOutput {
 
 /**
  * Reads a chunk stream (e.g. `execution.read()`) to its end, or until `signal` aborts: that
- * stream has no end marker and may never finish, so the caller bounds it (pitfall 14). Output is
+ * stream has no end marker and may never finish, so the caller bounds it (trap 14). Output is
  * rendered as it arrives and kept in a {@link HeadTailTextBuffer}, so memory stays bounded.
  */
 export async function collectTerminalOutput(

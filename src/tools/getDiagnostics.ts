@@ -25,7 +25,7 @@ export type SeverityFilter = (typeof SEVERITIES)[number];
 
 const SEVERITY_RANK: Record<SeverityFilter, number> = { error: 0, warning: 1, information: 2, hint: 3 };
 
-/** The protocol's names (ide-protocol.md §3.4 also allows "Info") to the tool's lowercase ones. */
+/** The protocol's names (docs/protocol.md#getdiagnostics also allows "Info") to the tool's lowercase ones. */
 export function severityKey(name: SeverityName | string): SeverityFilter {
   const lower = name.toLowerCase();
   if (lower === 'info') return 'information';

@@ -12,7 +12,7 @@ export const TOOLS_INSTRUCTIONS = [
   '- read_file, list_files, search_files: the workspace on disk, .gitignore honoured.',
 ].join('\n');
 
-/** The IDE route: of its tools the CLI shows the model only getDiagnostics (ide-protocol.md §5.1). */
+/** The IDE route: of its tools the CLI shows the model only getDiagnostics (docs/protocol.md#what-the-model-sees). */
 export const IDE_INSTRUCTIONS =
   "getDiagnostics returns the problems VS Code's language servers report (the Problems panel) for one file (uri) or every file, as they are on disk. " +
   'After changing code, use it instead of running a compiler, type checker or linter.';

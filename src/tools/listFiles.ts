@@ -1,12 +1,12 @@
 // list_files: the entries of a workspace folder, as git sees them (.gitignore honoured through
-// `rg --files`), capped so a huge tree cannot flood the model (vscode-pitfalls.md items 19, 21).
+// `rg --files`), capped so a huge tree cannot flood the model (docs/vscode-traps.md, traps 19 and 21).
 //
 // Decided:
 //  - Folders are derived from the files rg lists, so a folder shows up when it holds at least one
 //    file that is not ignored (as in git). An ignored or all-ignored folder is left out.
 //  - Past the cap, the shallowest entries are kept: a truncated listing still shows the whole top
 //    of the tree, and the model can list a subfolder for the rest. Output is in tree order.
-//  - Symbolic links are not followed when recursing (loops, pitfall 21; rg skips them); a
+//  - Symbolic links are not followed when recursing (loops, trap 21; rg skips them); a
 //    non-recursive listing still shows links that sit directly in the folder.
 
 import { promises as fs } from 'fs';

@@ -6,12 +6,12 @@ import { defineTool, errorResult } from './toolDefinition';
 import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
 
 /**
- * The CLI's Edit/Write review (ide-protocol.md §3.2). Stays pending until a decision. The CLI writes
+ * The CLI's Edit/Write review (docs/protocol.md#opendiff). Stays pending until a decision. The CLI writes
  * the file itself after FILE_SAVED, so nothing here touches the disk.
  * Answers: FILE_SAVED + final text (accept, with the user's edits) · DIFF_REJECTED (any rejection) ·
  * TAB_CLOSED only when the CLI itself withdrew the review (it ignores that late answer). TAB_CLOSED
  * means "accept as proposed" to the CLI, so it is never the answer to a user's rejection.
- * A file with unsaved edits in VS Code gets no review (pitfall 5): the CLI's proposal was made from the
+ * A file with unsaved edits in VS Code gets no review (trap 5): the CLI's proposal was made from the
  * file on disk, so a diff against it would hide those edits. The error keeps the CLI's own terminal
  * prompt up, and VS Code says why and what each answer there does.
  */
@@ -65,7 +65,7 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
 }
 
 
-/** close_tab (§3.3): sent twice after every decision; idempotent, and settles a still-pending review. */
+/** close_tab (docs/protocol.md#close_tab): sent twice after every decision; idempotent, and settles a still-pending review. */
 export function closeTabTool(review: ReviewHost) {
   return defineTool({
     name: 'close_tab',
@@ -82,7 +82,7 @@ export function closeTabTool(review: ReviewHost) {
 }
 
 /**
- * closeAllDiffTabs (§3.1): sent at the start of every turn; closes only the diffs this extension opened
+ * closeAllDiffTabs (docs/protocol.md#closealldifftabs): sent at the start of every turn; closes only the diffs this extension opened
  * for this session (another claude in the window keeps its pending reviews).
  */
 export function closeAllDiffTabsTool(review: ReviewHost) {

@@ -28,8 +28,8 @@ export interface ToolHosts extends ChangeDependencies {
 
 /**
  * What each route serves. The IDE connection gets the CLI's own calls; of these the CLI shows the
- * model only getDiagnostics (ide-protocol.md §5.1). The tools connection gets the workspace tools
- * the model uses as `mcp__<name>__<tool>` (§5.2), and none of the CLI's internal calls.
+ * model only getDiagnostics (docs/protocol.md#what-the-model-sees). The tools connection gets the workspace tools
+ * the model uses as `mcp__<name>__<tool>` (docs/protocol.md#the-tools-route-entry), and none of the CLI's internal calls.
  */
 export function ideTools(hosts: ToolHosts): ToolDefinition[] {
   return [

@@ -1,5 +1,5 @@
 // search_files: a regex search over the workspace with the ripgrep VS Code ships
-// (vscode-pitfalls.md items 18-20). This file also holds the two pieces list_files shares with
+// (docs/vscode-traps.md, traps 18-20). This file also holds the two pieces list_files shares with
 // it: running rg with a line callback, and the folders neither tool descends into.
 
 import { spawn } from 'child_process';
@@ -46,7 +46,7 @@ export const EXCLUDED_FOLDERS: readonly string[] = [
 export function commonRipgrepArgs(): string[] {
   return [
     '--no-config', // a user's RIPGREP_CONFIG_PATH must not change the output format
-    '--no-require-git', // honour .gitignore outside a git repository too (pitfall 19)
+    '--no-require-git', // honour .gitignore outside a git repository too (trap 19)
     '--hidden',
     ...EXCLUDED_FOLDERS.flatMap((name) => ['--glob', `!${name}`]),
   ];
@@ -67,7 +67,7 @@ const STDERR_KEEP_CHARS = 4096;
 
 /**
  * Runs rg and hands each stdout line (without its `\n`) to `onLine`; returning `false` stops rg
- * at once, which is how the result caps avoid reading everything (pitfall 19). Never rejects.
+ * at once, which is how the result caps avoid reading everything (trap 19). Never rejects.
  */
 export function runRipgrep(
   rgPath: string,
@@ -204,7 +204,7 @@ export interface SearchFileGroup {
   lines: SearchLine[];
 }
 
-/** `text` when rg could decode it as UTF-8, else base64 `bytes` (pitfall 20), decoded lossily. */
+/** `text` when rg could decode it as UTF-8, else base64 `bytes` (trap 20), decoded lossily. */
 export function rgText(value: RgText | undefined): string {
   if (!value) return '';
   if (typeof value.text === 'string') return value.text;

@@ -30,7 +30,7 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   readonly annotations?: ToolAnnotations;
   /**
    * Called by the CLI itself, never by the model: left out of `tools/list` (the CLI calls openDiff,
-   * close_tab and closeAllDiffTabs whether they are listed or not, ide-protocol.md §3).
+   * close_tab and closeAllDiffTabs whether they are listed or not, docs/protocol.md#calls-the-cli-makes).
    */
   readonly internal?: boolean;
   handle(args: z.infer<Schema>, context: ToolContext): Promise<CallToolResult>;

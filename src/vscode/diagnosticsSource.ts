@@ -1,5 +1,5 @@
 // The Problems panel as a DiagnosticsSource (src/host/diagnostics.ts), for the model's
-// get_diagnostics tool and the CLI's getDiagnostics call (ide-protocol.md §3.4), and the documents
+// get_diagnostics tool and the CLI's getDiagnostics call (docs/protocol.md#getdiagnostics), and the documents
 // VS Code's language servers check (CheckedDocuments), so the tools can wait for fresh problems.
 //
 // Only types are imported from 'vscode': the extension passes `vscode.languages`, `vscode.workspace`,
@@ -110,7 +110,7 @@ export function toDiagnosticItem(d: vscode.Diagnostic): DiagnosticItem {
   return item;
 }
 
-/** `file://` + the raw fsPath: the CLI compares it without percent-decoding (ide-protocol.md §3.4). */
+/** `file://` + the raw fsPath: the CLI compares it without percent-decoding (docs/protocol.md#getdiagnostics). */
 export function diagnosticsUri(uri: vscode.Uri): string {
   return `file://${uri.fsPath}`;
 }

@@ -56,7 +56,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   private readonly proposals = new MemoryFileSystem();
   private readonly originals = new MemoryFileSystem();
   private readonly disposables: vscode.Disposable[] = [];
-  /** Save reasons seen in onWillSave, consumed by onDidSave; keyed by uri.toString() (pitfall 7). */
+  /** Save reasons seen in onWillSave, consumed by onDidSave; keyed by uri.toString() (trap 7). */
   private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when a review starts or ends (for the pending-reviews status item). */
@@ -164,7 +164,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const { original, proposal, request } = review.extra;
     // `override` (any boolean; VS Code's internal option) opens VS Code's text diff editor whatever
     // editor the name would get: a notebook (.ipynb) or custom editor would take the tab over, and the
-    // review is of the file's text (the CLI answers with text; pitfall 9).
+    // review is of the file's text (the CLI answers with text; trap 9).
     await vscode.commands.executeCommand('vscode.diff', original, proposal, request.title, { preview: false, preserveFocus, viewColumn, override: true });
     // A decision can come before the tab is reported open (a quick click, close_tab): then stop waiting.
     await Promise.race([this.waitForTab(proposal, 5000), review.decision]);

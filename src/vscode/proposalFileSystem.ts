@@ -9,8 +9,8 @@ export const ORIGINAL_SCHEME = 'native-claude-original';
 
 /**
  * An in-memory file system for the two sides of a review. The proposal never lives in the real
- * file's editor, so `files.autoSave` can only save it here, never to disk (vscode-pitfalls.md 1),
- * and content is kept in a store rather than in a URI query (pitfall 8).
+ * file's editor, so `files.autoSave` can only save it here, never to disk (docs/vscode-traps.md, trap 1),
+ * and content is kept in a store rather than in a URI query (trap 8).
  */
 export class MemoryFileSystem implements vscode.FileSystemProvider {
   private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();

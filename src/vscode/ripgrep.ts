@@ -1,4 +1,4 @@
-// Where VS Code keeps its ripgrep (vscode-pitfalls.md item 18). It moved in VS Code 1.122 from
+// Where VS Code keeps its ripgrep (docs/vscode-traps.md, trap 18). It moved in VS Code 1.122 from
 // `@vscode/ripgrep/bin/rg` to `@vscode/ripgrep-universal/bin/<platform>-<arch>/rg`; a lookup that
 // knows only one of them fails on the other half of the installed base (Roo Code's fails on 1.139).
 // Packaged desktop builds keep native binaries in `node_modules.asar.unpacked`.

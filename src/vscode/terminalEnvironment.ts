@@ -4,7 +4,7 @@ const SSE_PORT = 'CLAUDE_CODE_SSE_PORT';
 
 /**
  * Every integrated terminal of this window gets the port, so `claude` typed there connects to this
- * window (CLAUDE_CODE_SSE_PORT bypasses the CLI's folder and ancestry checks, ide-protocol.md §1.8).
+ * window (CLAUDE_CODE_SSE_PORT bypasses the CLI's folder and ancestry checks, docs/protocol.md#environment-variables).
  * The collection also carries the token (NATIVE_CLAUDE_TOKEN), so it is *not* persistent: VS Code would
  * store a persistent one in the workspace's `state.vscdb`, readable by other local users where the user
  * data folder is (docs/security.md). Terminals that live through a reload keep their environment; the

@@ -1,10 +1,10 @@
 // TerminalHost for VS Code: runs the model's commands in visible integrated terminals and reads
-// their output through shell integration (vscode-pitfalls.md items 12-17).
+// their output through shell integration (docs/vscode-traps.md, traps 12-17).
 //
 // Decided:
 //  - Terminals are reused per working directory: an idle terminal of ours whose shell is in that
 //    folder (as shell integration reports it, else the folder it was created in) takes the command.
-//  - One command at a time per terminal (pitfall 16). A command for a folder whose terminal is busy
+//  - One command at a time per terminal (trap 16). A command for a folder whose terminal is busy
 //    gets a NEW terminal instead of waiting: a timed-out command (a dev server, a watcher) can run
 //    for hours, and waiting behind it would block the model for nothing.
 //  - A terminal stays busy until VS Code reports the command's end, or its output stream ends.
@@ -27,7 +27,7 @@ export interface TerminalApi {
   readonly onDidCloseTerminal: vscode.Event<vscode.Terminal>;
 }
 
-/** Set in our terminals so captured commands never stop in a pager waiting for a key (pitfall 17). */
+/** Set in our terminals so captured commands never stop in a pager waiting for a key (trap 17). */
 export const CAPTURED_COMMAND_ENV: Readonly<Record<string, string>> = {
   PAGER: 'cat',
   GIT_PAGER: 'cat',
@@ -39,9 +39,9 @@ export const CAPTURED_COMMAND_ENV: Readonly<Record<string, string>> = {
 };
 
 export interface TerminalRunnerOptions {
-  /** How long a new terminal may take to activate shell integration (pitfall 12). Default 5000. */
+  /** How long a new terminal may take to activate shell integration (trap 12). Default 5000. */
   shellIntegrationTimeoutMs?: number;
-  /** After the output stream ends, how long to wait for the exit code (pitfall 14). Default 3000. */
+  /** After the output stream ends, how long to wait for the exit code (trap 14). Default 3000. */
   exitCodeGraceMs?: number;
   /** After the end event, how long the rest of the output may take to arrive. Default 1000. */
   drainGraceMs?: number;
@@ -109,7 +109,7 @@ export class VsCodeTerminalRunner implements TerminalHost, vscode.Disposable {
       if (!integration) {
         managed.terminal.sendText(command, true);
         // Stays busy for good: without shell integration nobody can tell when the command ends, and the
-        // next command typed here would land in whatever still runs (a dev server, a prompt) (pitfall 16).
+        // next command typed here would land in whatever still runs (a dev server, a prompt) (trap 16).
         return { exit_code: null, output: NO_SHELL_INTEGRATION_OUTPUT, cwd, output_captured: false };
       }
       return await this.execute(managed, integration, command, cwd, timeoutMs, signal);
@@ -170,7 +170,7 @@ export class VsCodeTerminalRunner implements TerminalHost, vscode.Disposable {
     return managed;
   }
 
-  /** Shell integration arrives some time after the terminal is created: wait for it, bounded (pitfall 12). */
+  /** Shell integration arrives some time after the terminal is created: wait for it, bounded (trap 12). */
   private shellIntegrationOf(m: ManagedTerminal, signal: AbortSignal | undefined): Promise<vscode.TerminalShellIntegration | undefined> {
     if (m.terminal.shellIntegration) return Promise.resolve(m.terminal.shellIntegration);
     if (m.integrationWaited) return Promise.resolve(undefined);
@@ -237,7 +237,7 @@ export class VsCodeTerminalRunner implements TerminalHost, vscode.Disposable {
     let collecting: Promise<CollectedTerminalOutput>;
     try {
       execution = integration.executeCommand(command);
-      // At once: output written before the first read() is lost (pitfall 13).
+      // At once: output written before the first read() is lost (trap 13).
       collecting = collectTerminalOutput(execution.read(), { maxChars: this.options.maxOutputChars, signal: stopReading.signal });
     } catch (error) {
       endSubscription.dispose();
@@ -259,7 +259,7 @@ export class VsCodeTerminalRunner implements TerminalHost, vscode.Disposable {
           await Promise.race([collected, sleep(this.options.drainGraceMs)]);
           break;
         case 'collected':
-          // The stream has no end marker and the exit code can be late or missing (pitfall 14).
+          // The stream has no end marker and the exit code can be late or missing (trap 14).
           await Promise.race([whenEnded, m.whenClosed, sleep(this.options.exitCodeGraceMs)]);
           if (!ended) {
             endSubscription.dispose();
@@ -273,7 +273,7 @@ export class VsCodeTerminalRunner implements TerminalHost, vscode.Disposable {
           timedOut = true;
           break;
         case 'cancelled': {
-          m.terminal.sendText('\x03', false); // Ctrl+C (pitfall 17)
+          m.terminal.sendText('\x03', false); // Ctrl+C (trap 17)
           const after = await Promise.race([whenEnded, collected, m.whenClosed, sleep(this.options.cancelGraceMs)]);
           if (after === 'ended') await Promise.race([collected, sleep(this.options.drainGraceMs)]);
           if (after === 'collected') {

@@ -1,5 +1,5 @@
 /**
- * `file://` + raw path (as the CLI sends it and as diagnostics are keyed, ide-protocol.md §3.4) back to
+ * `file://` + raw path (as the CLI sends it and as diagnostics are keyed, docs/protocol.md#getdiagnostics) back to
  * the path. Not percent-decoded: the path is raw, so a file named `a%20b.ts` stays itself. On Windows the
  * `/` before a drive letter is dropped. Undefined for other schemes.
  */

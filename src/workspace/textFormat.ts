@@ -1,5 +1,5 @@
 // Line endings, BOM and final newline: the three ways a proposal can differ from a file byte-wise
-// without differing in content (vscode-pitfalls.md items 2-4). Pure string functions.
+// without differing in content (docs/vscode-traps.md, traps 2-4). Pure string functions.
 
 export type Eol = '\n' | '\r\n';
 

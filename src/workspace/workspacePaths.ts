@@ -1,4 +1,4 @@
-// The workspace boundary for every path a tool receives (vscode-pitfalls.md items 21-22).
+// The workspace boundary for every path a tool receives (docs/vscode-traps.md, traps 21-22).
 //
 // The check is made on real paths: symbolic links are resolved with fs.realpath first, for the
 // workspace folders too, so a link inside the workspace that points outside is outside. A path

@@ -192,7 +192,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     expect(toolResult).toMatch(/user modified your proposed changes/i);
   });
 
-  // vscode-pitfalls.md 2 on the CLI's own path: the CLI sends the proposal for a CRLF file with \n and
+  // docs/vscode-traps.md, trap 2 on the CLI's own path: the CLI sends the proposal for a CRLF file with \n and
   // writes CRLF back itself. Answering in CRLF made it tell the model the user had modified the
   // proposal when nobody had; the review answers in the proposal's line endings (acceptedText, what
   // DiffReviewHost answers with).
@@ -217,7 +217,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     expect(JSON.stringify(requestAfterChange().messages)).not.toMatch(/user modified your proposed changes/i);
   });
 
-  // vscode-pitfalls.md 5 on the CLI's path: the file has unsaved edits in VS Code, so openDiff opens no
+  // docs/vscode-traps.md, trap 5 on the CLI's path: the file has unsaved edits in VS Code, so openDiff opens no
   // review and answers an error; the CLI must fall back to its own prompt (not treat it as a decision).
   test('Edit of a file with unsaved edits in VS Code: no review opens, claude keeps its own prompt; nothing is written before the user answers there', async () => {
     const file = path.join(workspace, 'dirty.txt');

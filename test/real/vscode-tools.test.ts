@@ -247,7 +247,7 @@ describe('vscode-tools', () => {
     });
 
     // Regression (found here): the dirty check ran only when the proposal arrived, so typing into the
-    // real file while its review was open, then accepting, overwrote that unsaved text (pitfall 5).
+    // real file while its review was open, then accepting, overwrote that unsaved text (trap 5).
     it("the user's unsaved typing in the real file during an open review is not lost on accept", () => {
       const d = expectInnerPassed('dirty-during-review');
       expect(d.answer).toMatchObject({ error: expect.stringMatching(/edited in VS Code while the review was open/) });
@@ -298,7 +298,7 @@ describe('vscode-tools', () => {
     });
   });
 
-  describe('review diff edges (vscode-pitfalls.md 5, 8, 9, 11)', () => {
+  describe('review diff edges (docs/vscode-traps.md, traps 5, 8, 9, 11)', () => {
     // Regression (found here): VS Code opened the review of an .ipynb in its notebook diff editor, whose
     // tab the review did not know: no text to accept, and the review failed after 5 s with its tab left open.
     it('write_file of a notebook is reviewed as its JSON text in a text diff, and accepting writes it', () => {

@@ -1,6 +1,6 @@
 import { acceptedText } from '../../../src/review/acceptedText';
 
-describe('acceptedText (the answer of an accepted review, vscode-pitfalls.md 2)', () => {
+describe('acceptedText (the answer of an accepted review, docs/vscode-traps.md, trap 2)', () => {
   test("openDiff on a CRLF file: the CLI's \\n proposal is answered with \\n, whatever the editor holds", () => {
     const request = { originalText: 'one\r\ntwo\r\n', proposedText: 'one\nTWO\n' };
     expect(acceptedText(request, 'one\nTWO\n')).toBe('one\nTWO\n');

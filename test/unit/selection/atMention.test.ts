@@ -5,7 +5,7 @@ import { fakeIdeSessions } from '../../support/fakeIdeSessions';
 
 const range = (sl: number, sc: number, el: number, ec: number): Range => ({ start: { line: sl, character: sc }, end: { line: el, character: ec } });
 
-/** The CLI's own reading of a selection (ide-protocol.md §4.1), 1-based, as it shows it. */
+/** The CLI's own reading of a selection (docs/protocol.md#selection_changed), 1-based, as it shows it. */
 function cliSelectionLines(r: Range): { lineStart: number; lineEnd: number; lineCount: number } {
   const lineStart = r.start.line + 1;
   let lineCount = r.end.line - r.start.line + 1;

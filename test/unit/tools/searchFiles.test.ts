@@ -51,7 +51,7 @@ describe('tools: search_files rg --json parsing', () => {
     ]);
   });
 
-  test('decodes non-UTF-8 lines given as base64 `bytes` (pitfall 20)', () => {
+  test('decodes non-UTF-8 lines given as base64 `bytes` (trap 20)', () => {
     const c = new SearchCollector();
     const bytes = Buffer.from([0xff, 0xfe, 0x66, 0x6f, 0x6f, 0x0a]).toString('base64');
     c.add(JSON.stringify({ type: 'match', data: { path: { text: './latin.txt' }, lines: { bytes }, line_number: 3, submatches: [{ start: 2, end: 5 }] } }));

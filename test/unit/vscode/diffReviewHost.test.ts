@@ -1,6 +1,6 @@
 /**
  * DiffReviewHost against a small stand-in of the `vscode` API: what it hands VS Code (the diff's URIs,
- * vscode-pitfalls.md 8), which tabs it closes (11), which tabs it counts as its own (9), and that
+ * docs/vscode-traps.md, trap 8), which tabs it closes (11), which tabs it counts as its own (9), and that
  * dispose() settles every pending review once (10). The same flows run in real VS Code in
  * test/vscode/suites/tools-review*.test.ts.
  */
@@ -148,7 +148,7 @@ describe('DiffReviewHost', () => {
   });
   afterEach(() => host.dispose());
 
-  test('pitfall 8: a 2 MB proposal is served from the in-memory store; the diff\'s URIs carry no content, no query, no fragment', async () => {
+  test('trap 8: a 2 MB proposal is served from the in-memory store; the diff\'s URIs carry no content, no query, no fragment', async () => {
     const big = 'CONTENT-MARKER '.repeat(140_000);
     void host.review(request('big.txt', 1, big));
     await new Promise((r) => setTimeout(r, 20));
@@ -167,13 +167,13 @@ describe('DiffReviewHost', () => {
     expect(Buffer.from(fake.providers.get(original.scheme)!.readFile(original)).toString('utf8')).toBe('\ufeffold\n');
   });
 
-  test('pitfall 9: the diff is asked for as a text diff whatever the file name (override: VS Code\'s default text editor)', async () => {
+  test('trap 9: the diff is asked for as a text diff whatever the file name (override: VS Code\'s default text editor)', async () => {
     void host.review(request('nb.ipynb'));
     await new Promise((r) => setTimeout(r, 20));
     expect(diffCalls()[0][4]).toMatchObject({ override: true, preserveFocus: true });
   });
 
-  test('pitfall 9: should a notebook diff open anyway, it is still our tab: the review waits, and closing it rejects', async () => {
+  test('trap 9: should a notebook diff open anyway, it is still our tab: the review waits, and closing it rejects', async () => {
     fake.openAs = 'notebook';
     const decision = host.review(request('nb.ipynb'));
     await new Promise((r) => setTimeout(r, 20));
@@ -184,7 +184,7 @@ describe('DiffReviewHost', () => {
     await expect(decision).resolves.toEqual({ kind: 'rejected', reason: 'tab-closed' });
   });
 
-  test("pitfall 11: closeAll closes this extension's review tabs only, never the user's own diffs or editors", async () => {
+  test("trap 11: closeAll closes this extension's review tabs only, never the user's own diffs or editors", async () => {
     const userDiff = { label: 'my diff', input: new TabInputTextDiff(Uri.file('/ws/a'), Uri.file('/ws/b')) };
     const gitDiff = { label: 'x (Working Tree)', input: new TabInputTextDiff(Uri.from({ scheme: 'git', path: '/ws/x' }), Uri.file('/ws/x')) };
     const userNotebookDiff = { label: 'nb diff', input: new TabInputNotebookDiff(Uri.file('/ws/a.ipynb'), Uri.file('/ws/b.ipynb'), 'jupyter-notebook') };
@@ -202,7 +202,7 @@ describe('DiffReviewHost', () => {
     expect(fake.tabs.map((t) => t.label)).toEqual(['my diff', 'x (Working Tree)', 'nb diff', 'bash']);
   });
 
-  test('pitfall 10: dispose() settles every pending review once, as a rejection; later closes change nothing, and openDiff answers once', async () => {
+  test('trap 10: dispose() settles every pending review once, as a rejection; later closes change nothing, and openDiff answers once', async () => {
     const tool = openDiffTool(host);
     const context = { connectionId: 1, signal: new AbortController().signal };
     const answers: unknown[] = [];

@@ -1,7 +1,7 @@
 import { findRipgrep, ripgrepCandidates } from '../../../src/vscode/ripgrep';
 import { createWorkspaceHost } from '../../../src/vscode/workspaceHost';
 
-describe('tools: ripgrep lookup (pitfall 18)', () => {
+describe('tools: ripgrep lookup (trap 18)', () => {
   test('lists the 1.122+ universal layout first, then the old one, each also under node_modules.asar.unpacked', () => {
     expect(ripgrepCandidates('/opt/vscode/resources/app', 'linux', 'x64')).toEqual([
       '/opt/vscode/resources/app/node_modules/@vscode/ripgrep-universal/bin/linux-x64/rg',

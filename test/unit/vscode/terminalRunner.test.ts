@@ -15,7 +15,7 @@ class Emitter<T> {
   }
 }
 
-/** Output written before read() is called is lost, as in VS Code (pitfall 13). */
+/** Output written before read() is called is lost, as in VS Code (trap 13). */
 class FakeExecution {
   private queue: string[] = [];
   private waiting: ((r: IteratorResult<string>) => void) | undefined;
@@ -116,7 +116,7 @@ function fakeWindow(script: {
 
 const fast = { shellIntegrationTimeoutMs: 300, exitCodeGraceMs: 60, drainGraceMs: 60, cancelGraceMs: 200 };
 
-describe('tools: terminal runner (pitfalls 12-17)', () => {
+describe('tools: terminal runner (traps 12-17)', () => {
   test('waits for shell integration, reads at once, cleans split escape sequences, reports the exit code', async () => {
     const w = fakeWindow({
       integrationAfterMs: 50,
@@ -147,7 +147,7 @@ describe('tools: terminal runner (pitfalls 12-17)', () => {
     expect(outcome.output.endsWith('shell integration is not active.')).toBe(true);
     expect(w.terminals[0].sent).toEqual(['make\n']);
     // Nobody can tell when `make` ends (it may be a dev server that never does): the next command gets its
-    // own terminal instead of being typed into whatever still runs in the first (pitfall 16).
+    // own terminal instead of being typed into whatever still runs in the first (trap 16).
     await runner.run('make again', { cwd: '/w', timeoutMs: 5000 });
     expect(w.terminals.map((t) => t.sent)).toEqual([['make\n'], ['make again\n']]);
     expect(runner.openTerminals().map((t) => t.busy)).toEqual([true, true]);

@@ -1,5 +1,5 @@
 /**
- * The review diff's edges (vscode-pitfalls.md, "Diff review"), over the real `/tools` and IDE (`/`)
+ * The review diff's edges (docs/vscode-traps.md, "Diff review"), over the real `/tools` and IDE (`/`)
  * routes, in real VS Code: notebooks (9), the CLI's openDiff on a file with unsaved edits (5), content
  * never carried in a URI (8), and closeAllDiffTabs leaving the user's own diffs alone (11). The inner half
  * of test/real/vscode-tools.test.ts; test titles start with `[key]`, the name the outer test reads.

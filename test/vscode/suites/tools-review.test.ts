@@ -245,7 +245,7 @@ describe('write_file / apply_diff reviewed in VS Code', function () {
     await vscode.commands.executeCommand('workbench.action.files.revert');
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     await sleep(200);
-    // The user's unsaved typing must survive somewhere (vscode-pitfalls.md 5).
+    // The user's unsaved typing must survive somewhere (docs/vscode-traps.md, trap 5).
     assert.ok(after.onDisk.includes('typed by the user') || after.buffer.includes('typed by the user'), `the user's unsaved text was lost: ${JSON.stringify(after)}`);
   });
 

@@ -32,7 +32,7 @@ describe('search, list and diagnostics in VS Code', function () {
   });
 
   it('[search] search_files finds a regex with VS Code\'s own rg: grouped by file, with line numbers, .gitignore honoured', async () => {
-    // The lookup the product does (vscode-pitfalls.md 18): this VS Code ships rg in the new place.
+    // The lookup the product does (docs/vscode-traps.md, trap 18): this VS Code ships rg in the new place.
     const rg = path.join(vscode.env.appRoot, 'node_modules', '@vscode', 'ripgrep-universal', 'bin', `${process.platform}-${process.arch}`, 'rg');
     record('search', { appRoot: vscode.env.appRoot, rgExists: fs.existsSync(rg) });
     const answer = await t.call('search_files', { path: 'search', regex: 'needle_\\d+' });
