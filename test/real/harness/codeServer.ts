@@ -14,7 +14,8 @@
  *   (test/vscode/util.ts#probe) and the outer side answers into `<probeDir>/<id>.json`, so an inner test
  *   can ask the outer process for what only it can see (the workbench DOM, e.g. the status bar).
  *
- * Facts behind this: /work/shared/docs/testing-real-clients.md section 2, docs/notes/vscode-process-tree.md.
+ * Facts behind this: docs/notes/vscode-process-tree.md, and the real VS Code tier in docs/architecture.md
+ * ("Tests, by tier").
  */
 import { spawn, execFile, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
