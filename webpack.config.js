@@ -1,7 +1,7 @@
 // Bundles the extension into dist/extension.js (what activation loads: the server and the lock file)
 // and dist/session.js (the MCP SDK, zod and the tools, loaded by `import()` on the first connection).
 // `vscode` is provided by the host; `bufferutil` and `utf-8-validate` are optional native speed-ups
-// of `ws` that we do not ship (vscode-pitfalls.md 28).
+// of `ws` that we do not ship (docs/vscode-traps.md, trap 28).
 const path = require('node:path');
 const webpack = require('webpack');
 
