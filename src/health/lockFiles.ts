@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { lockFileDirectories } from '../otherPrograms/claudeConfigDir';
+import { ForeignFileError, readForeignFile } from '../otherPrograms/foreignFile';
 
 /** What the health page needs to know about one `<port>.lock` (ide-protocol.md §1.3). */
 export interface LockFileFacts {
@@ -14,17 +15,6 @@ export interface LockFileFacts {
   ideName?: string;
   /** Set when the file is not a lock file the CLI could use. */
   problem?: string;
-}
-
-/**
- * The folders the CLI reads lock files from: `$CLAUDE_CONFIG_DIR/ide` when set, plus `~/.claude/ide`
- * (ide-protocol.md §1.8), without duplicates.
- */
-export function lockFileDirectories(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string[] {
-  const dirs = [path.join(home, '.claude', 'ide')];
-  const configured = env.CLAUDE_CONFIG_DIR?.trim();
-  if (configured) dirs.unshift(path.join(configured.normalize('NFC'), 'ide'));
-  return [...new Set(dirs.map((d) => path.resolve(d)))];
 }
 
 /** `kill(pid, 0)`: EPERM means alive but another user's (the CLI refuses those too, so: not usable). */
@@ -55,14 +45,16 @@ export async function readLockFiles(directories: readonly string[], alive: (pid:
   return found.sort((a, b) => a.port - b.port);
 }
 
+const MAX_LOCK_FILE_BYTES = 1024 * 1024;
+const LOCK_FILE_NAME = /^(\d+)\.lock$/;
+
 async function readLockFile(file: string, port: number, alive: (pid: number) => boolean): Promise<LockFileFacts> {
   const facts: LockFileFacts = { path: file, port, mode: 0, workspaceFolders: [] };
   try {
-    const stat = await fs.stat(file);
-    facts.mode = stat.mode & 0o777;
-    if (!stat.isFile()) return { ...facts, problem: 'not a regular file' };
-    if (stat.size > 1024 * 1024) return { ...facts, problem: 'larger than any lock file' };
-    const content = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
+    const read = await readForeignFile(file, MAX_LOCK_FILE_BYTES); // a pipe or device in its place is refused, never read
+    if (!read) return { ...facts, problem: 'gone' };
+    facts.mode = Number(read.stat.mode) & 0o777;
+    const content = JSON.parse(read.text) as Record<string, unknown>;
     if (Array.isArray(content.workspaceFolders)) facts.workspaceFolders = content.workspaceFolders.filter((f): f is string => typeof f === 'string');
     if (typeof content.ideName === 'string') facts.ideName = content.ideName;
     if (typeof content.pid === 'number' && Number.isInteger(content.pid) && content.pid > 0) {
@@ -71,6 +63,8 @@ async function readLockFile(file: string, port: number, alive: (pid: number) => 
     }
     if (typeof content.authToken !== 'string') facts.problem = 'no authToken';
   } catch (error) {
+    if (error instanceof ForeignFileError && error.code === 'NOT_REGULAR_FILE') return { ...facts, problem: 'not a regular file' };
+    if (error instanceof ForeignFileError && error.code === 'TOO_LARGE') return { ...facts, problem: 'larger than any lock file' };
     facts.problem = `unreadable: ${(error as Error).message}`;
   }
   return facts;

@@ -1,5 +1,6 @@
 import type { Logger } from '../util/logger';
-import { ClaudeUserConfig, UnreadableConfigError, type UserMcpServers } from './claudeUserConfig';
+import { ForeignFileError } from '../otherPrograms/foreignFile';
+import { ClaudeUserConfig, type UserMcpServers } from './claudeUserConfig';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from './toolsRouteEntry';
 
 const CONSENT_KEY = 'nativeClaude.toolsConsent';
@@ -87,7 +88,7 @@ export class ToolsConsent {
   }
 
   private report(action: string, error: unknown): void {
-    const message = error instanceof UnreadableConfigError ? error.message : `Could not ${action} the tools entry in ${this.config.file}: ${(error as Error).message}`;
+    const message = error instanceof ForeignFileError ? error.message : `Could not ${action} the tools entry in ${this.config.file}: ${(error as Error).message}`;
     this.log.error(message);
     this.ui.fail(message);
   }
