@@ -19,6 +19,23 @@ export interface LockFileContent {
 const MAX_LOCK_FILE_BYTES = 64 * 1024;
 
 /**
+ * Makes the lock folder, or makes an existing one 0700: the lock file holds the window's token. A
+ * folder of another user is refused (that user could read or replace the file), saying so.
+ */
+export async function ensurePrivateDirectory(directory: string): Promise<void> {
+  await fs.mkdir(directory, { recursive: true, mode: 0o700 });
+  const stat = await fs.stat(directory);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) {
+    throw new Error(
+      `The lock-file folder ${directory} belongs to another user (uid ${stat.uid}), who could read the window's token from it; no lock file was written. ` +
+        `Remove the folder or make it yours (chown), then restart the server.`,
+    );
+  }
+  if (process.platform !== 'win32' && (stat.mode & 0o777) !== 0o700) await fs.chmod(directory, 0o700);
+}
+
+/**
  * Workspace folders as the CLI compares them: absolute, symlinks resolved (the CLI does a plain,
  * case-sensitive prefix test against its realpath'd cwd, §1.4). A folder that cannot be resolved
  * (deleted, no permission) is kept as given rather than dropped.
@@ -54,7 +71,7 @@ export class LockFile {
   }
 
   async write(content: LockFileContent): Promise<void> {
-    await fs.mkdir(this.directory, { recursive: true, mode: 0o700 });
+    await ensurePrivateDirectory(this.directory);
     await replaceFile(this.path, JSON.stringify(content), 0o600);
   }
 

@@ -216,6 +216,25 @@ describe("hardening: other programs' files", () => {
 
   const LOCK = { pid: 1, workspaceFolders: ['/w'], ideName: 'VS Code', transport: 'ws' as const, runningInWindows: false, authToken: 't' };
 
+  test('an existing lock-file folder with mode 0777 is made 0700 before the lock file (holding the token) is written', async () => {
+    const dir = path.join(root, 'ide');
+    await fs.mkdir(dir);
+    await fs.chmod(dir, 0o777);
+    await new LockFile(4321, dir).write(LOCK);
+    expect((await fs.stat(dir)).mode & 0o777).toBe(0o700);
+    expect((await fs.stat(path.join(dir, '4321.lock'))).mode & 0o777).toBe(0o600);
+  });
+
+  (process.getuid?.() === 0 ? test : test.skip)("a lock-file folder of another user is refused, saying so; nothing is written there", async () => {
+    const dir = path.join(root, 'ide');
+    await fs.mkdir(dir, { mode: 0o777 });
+    await fs.chmod(dir, 0o777);
+    execFileSync('chown', ['65534:65534', dir]);
+    await expect(new LockFile(4321, dir).write(LOCK)).rejects.toThrow(/belongs to another user \(uid 65534\).*no lock file was written/);
+    expect(await fs.readdir(dir)).toEqual([]);
+    expect((await fs.stat(dir)).mode & 0o777).toBe(0o777);
+  });
+
   test('a lock file replaced by a named pipe: deleting it on exit does not block', async () => {
     const dir = path.join(root, 'ide');
     const lock = new LockFile(4321, dir);
