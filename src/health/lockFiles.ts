@@ -71,6 +71,32 @@ async function readLockFile(file: string, port: number, alive: (pid: number) => 
 }
 
 /**
+ * "Delete it" on the health page, for a stale lock file. The command can be run by any extension with
+ * any argument, so it deletes only what it is for: a `<port>.lock` regular file directly inside one of
+ * the folders claude reads lock files from (compared after resolving links), whose process is gone.
+ * Throws, deleting nothing, with the reason otherwise.
+ */
+export async function deleteStaleLockFile(
+  file: unknown,
+  directories: readonly string[] = lockFileDirectories(),
+  alive: (pid: number) => boolean = processAlive,
+): Promise<void> {
+  if (typeof file !== 'string' || !path.isAbsolute(file)) throw new Error(`Not deleted: ${JSON.stringify(file)} is not the absolute path of a lock file.`);
+  const name = path.basename(file);
+  if (!LOCK_FILE_NAME.test(name)) throw new Error(`Not deleted: ${file} is not a lock file (<port>.lock).`);
+  const realDirs = await Promise.all(directories.map((d) => fs.realpath(d).catch(() => path.resolve(d))));
+  const dir = await fs.realpath(path.dirname(file)).catch(() => undefined);
+  if (!dir || !realDirs.includes(dir)) throw new Error(`Not deleted: ${file} is not in a folder claude reads lock files from (${directories.join(', ')}).`);
+  const real = path.join(dir, name);
+  const stat = await fs.lstat(real).catch(() => undefined);
+  if (!stat) throw new Error(`Not deleted: ${file} does not exist (any more).`);
+  if (!stat.isFile()) throw new Error(`Not deleted: ${file} is not a regular file (a link or something else in its place).`);
+  const facts = await readLockFile(real, Number(LOCK_FILE_NAME.exec(name)![1]), alive);
+  if (facts.pidAlive) throw new Error(`Not deleted: ${file} belongs to a running process (pid ${facts.pid}).`);
+  await fs.rm(real);
+}
+
+/**
  * Whether `claude` started in one folder would count a lock file listing the other: the CLI tests
  * "the cwd is inside a listed folder" (§1.4), so a folder, its parents and its children all compete.
  */

@@ -13,6 +13,7 @@ import { ClaudeUserSettings } from '../../src/route/permissionRules';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
 import { claudeUserConfigPath, userSettingsPath } from '../../src/otherPrograms/claudeConfigDir';
 import { LockFile } from '../../src/server/lockFile';
+import { deleteStaleLockFile } from '../../src/health/lockFiles';
 
 jest.setTimeout(300_000);
 
@@ -246,5 +247,42 @@ describe("hardening: other programs' files", () => {
     expect(await within(lock.deleteIfOwned('t'), BOUND_MS)).toEqual({ value: false });
     expect(Date.now() - started).toBeLessThan(BOUND_MS);
     expect((await fs.lstat(lock.path)).isFIFO()).toBe(true);
+  });
+
+  test('nativeClaude.deleteStaleLockFile deletes only a stale <port>.lock directly inside a lock-file folder', async () => {
+    const dir = path.join(root, 'ide');
+    await fs.mkdir(dir);
+    const dead = JSON.stringify({ ...LOCK, pid: 999_999_999 });
+    const stale = path.join(dir, '1234.lock');
+    await fs.writeFile(stale, dead);
+    const live = path.join(dir, '1235.lock');
+    await fs.writeFile(live, JSON.stringify({ ...LOCK, pid: process.pid }));
+    const packageJson = path.join(root, 'package.json');
+    await fs.writeFile(packageJson, '{"name":"x","version":"1.0.0"}');
+    const outsideLock = path.join(root, '1236.lock');
+    await fs.writeFile(outsideLock, dead);
+    await fs.symlink(packageJson, path.join(dir, '1237.lock'));
+    await fs.mkdir(path.join(dir, 'sub'));
+    await fs.writeFile(path.join(dir, 'sub', '1238.lock'), dead);
+    await fs.symlink(root, path.join(root, 'alias'));
+
+    const attempts: Array<[unknown, RegExp]> = [
+      [packageJson, /is not a lock file/],
+      [path.join(dir, '..', 'package.json'), /is not a lock file/],
+      [outsideLock, /not in a folder claude reads lock files from/],
+      [path.join(dir, '1237.lock'), /not a regular file/],
+      [path.join(dir, 'sub', '1238.lock'), /not in a folder claude reads lock files from/],
+      [path.join(dir, '..', '1236.lock'), /not in a folder claude reads lock files from/],
+      [live, /belongs to a running process/],
+      ['1234.lock', /not the absolute path/],
+      [{ path: stale }, /not the absolute path/],
+      [undefined, /not the absolute path/],
+    ];
+    for (const [file, why] of attempts) await expect(deleteStaleLockFile(file, [dir])).rejects.toThrow(why);
+    for (const kept of [packageJson, outsideLock, live, path.join(dir, '1237.lock'), path.join(dir, 'sub', '1238.lock'), stale]) await expect(fs.lstat(kept)).resolves.toBeDefined();
+
+    await deleteStaleLockFile(path.join(root, 'alias', 'ide', '1234.lock'), [dir]); // the same folder through a link
+    await expect(fs.lstat(stale)).rejects.toThrow(/ENOENT/);
+    figures.push(`deleteStaleLockFile: ${attempts.length} wrong targets refused, the one stale lock file deleted`);
   });
 });
