@@ -20,6 +20,8 @@ export interface EditorFacts {
   claudeCommand: string;
   approvalMode: ApprovalModeForRules;
   anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
+  /** The MCP server name the tools are under; default TOOLS_SERVER_NAME. */
+  toolsServerName?: string;
 }
 
 export interface GatherOptions {
@@ -43,6 +45,7 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
     editor.server.running && editor.server.port && editor.server.token ? toolsRouteAccepts(editor.server.port, editor.server.token) : Promise.resolve(undefined),
   ]);
   const mcpServers = userConfig.content?.mcpServers as Record<string, unknown> | undefined;
+  const serverName = editor.toolsServerName ?? TOOLS_SERVER_NAME;
   return {
     workspaceFolders: editor.workspaceFolders,
     server: { running: editor.server.running, port: editor.server.port, lockFilePath: editor.server.lockFilePath, startError: editor.server.startError, listening },
@@ -54,13 +57,13 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
     userConfig,
     settings,
     toolsRoute: {
-      serverName: TOOLS_SERVER_NAME,
+      serverName,
       expectedEntry: toolsRouteEntry(),
-      entry: mcpServers && typeof mcpServers === 'object' ? mcpServers[TOOLS_SERVER_NAME] : undefined,
+      entry: mcpServers && typeof mcpServers === 'object' ? mcpServers[serverName] : undefined,
       reachable: reach?.ok,
       reachError: reach?.error,
     },
-    suggestedRules: rulesToAdd(editor.approvalMode, matchesToolLevelRules(cli.version ?? '')),
+    suggestedRules: rulesToAdd(editor.approvalMode, matchesToolLevelRules(cli.version ?? ''), serverName),
     anthropicExtension: editor.anthropicExtension,
   };
 }

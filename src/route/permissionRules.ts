@@ -18,12 +18,12 @@ export type ApprovalModeForRules = 'write-only' | 'always' | 'never';
  * whole-server form `mcp__vscode`, which would also allow execute_command, so that form is offered only
  * when VS Code confirms every write and command itself (approvalMode "always").
  */
-export function rulesToAdd(approvalMode: ApprovalModeForRules, cliMatchesToolRules: boolean | undefined): string[] {
-  if (cliMatchesToolRules === false) return approvalMode === 'always' ? [`mcp__${TOOLS_SERVER_NAME}`] : [];
+export function rulesToAdd(approvalMode: ApprovalModeForRules, cliMatchesToolRules: boolean | undefined, serverName: string = TOOLS_SERVER_NAME): string[] {
+  if (cliMatchesToolRules === false) return approvalMode === 'always' ? [`mcp__${serverName}`] : [];
   const tools: string[] = [...READ_ONLY_TOOLS];
   if (approvalMode !== 'never') tools.push(...WRITE_TOOLS);
   if (approvalMode === 'always') tools.push('execute_command');
-  return tools.map((tool) => `mcp__${TOOLS_SERVER_NAME}__${tool}`);
+  return tools.map((tool) => `mcp__${serverName}__${tool}`);
 }
 
 /**
@@ -92,6 +92,8 @@ export async function offerPermissionRules(options: {
   ui: RulesUi;
   log: { info(m: string): void; error(m: string): void };
   cliVersion?: string;
+  /** The MCP server name the tools are under (src/route/toolsConsent.ts). */
+  serverName?: string;
 }): Promise<string[]> {
   const { settings, ui, log } = options;
   let missing: string[];
@@ -104,7 +106,7 @@ export async function offerPermissionRules(options: {
   }
   if (options.rules.length === 0) {
     ui.inform(
-      `No rules to add: claude ${options.cliVersion ?? ''} matches only the whole-server rule mcp__${TOOLS_SERVER_NAME}, which would also let commands run unasked; it is offered with nativeClaude.approvalMode "always".`,
+      `No rules to add: claude ${options.cliVersion ?? ''} matches only the whole-server rule mcp__${options.serverName ?? TOOLS_SERVER_NAME}, which would also let commands run unasked; it is offered with nativeClaude.approvalMode "always".`,
     );
     return [];
   }

@@ -17,6 +17,8 @@ export interface HealthViewDeps {
   providesTerminalPort(): boolean;
   startError(): string | undefined;
   anthropicExtension(): { version: string; active: boolean; choice?: IdeExtensionChoice } | undefined;
+  /** The MCP server name the tools are under (src/route/toolsConsent.ts). */
+  toolsServerName(): string;
   log: vscode.LogOutputChannel;
 }
 
@@ -51,6 +53,7 @@ export async function runHealthCheck(deps: HealthViewDeps): Promise<HealthReport
     claudeCommand: config.get<string>('claudeCommand', 'claude'),
     approvalMode: config.get<ApprovalModeForRules>('approvalMode', 'write-only'),
     anthropicExtension: deps.anthropicExtension(),
+    toolsServerName: deps.toolsServerName(),
   });
   return checkSetup(facts);
 }

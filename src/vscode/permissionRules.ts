@@ -12,14 +12,15 @@ async function cliVersion(): Promise<string | undefined> {
 }
 
 /** `nativeClaude.addPermissionRules`: the offer from src/route/permissionRules.ts with a modal dialog as its UI. */
-export function registerPermissionRulesCommand(log: vscode.LogOutputChannel): vscode.Disposable {
+export function registerPermissionRulesCommand(log: vscode.LogOutputChannel, serverName: () => string): vscode.Disposable {
   return vscode.commands.registerCommand('nativeClaude.addPermissionRules', async () => {
     const version = await cliVersion();
     const approvalMode = vscode.workspace.getConfiguration('nativeClaude').get<ApprovalModeForRules>('approvalMode', 'write-only');
     return offerPermissionRules({
       settings: new ClaudeUserSettings(),
-      rules: rulesToAdd(approvalMode, matchesToolLevelRules(version ?? '')),
+      rules: rulesToAdd(approvalMode, matchesToolLevelRules(version ?? ''), serverName()),
       cliVersion: version,
+      serverName: serverName(),
       log,
       ui: {
         ask: (question, detail, ...choices) => vscode.window.showInformationMessage(question, { modal: true, detail }, ...choices),
