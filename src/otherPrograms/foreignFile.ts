@@ -121,11 +121,17 @@ export function readForeignFileSync(file: string, maxBytes: number = MAX_FOREIGN
     } catch (error) {
       throw refusal(file, error, maxBytes);
     }
-    const buffer = Buffer.allocUnsafe(Math.min(fstatSync(fd).size + 1, maxBytes + 1));
+    const chunks: Buffer[] = [];
     let total = 0;
-    for (let n; total < buffer.length && (n = readSync(fd, buffer, total, buffer.length - total, null)) > 0; ) total += n;
-    if (total > maxBytes) throw refusal(file, new UnreadableFileError('TOO_LARGE', ''), maxBytes);
-    return withoutBom(buffer.subarray(0, total).toString('utf8'));
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1 << 16, maxBytes + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > maxBytes) throw refusal(file, new UnreadableFileError('TOO_LARGE', ''), maxBytes);
+    }
+    return withoutBom(Buffer.concat(chunks, total).toString('utf8'));
   } finally {
     closeSync(fd);
   }

@@ -35,11 +35,23 @@ export function isToolsRouteEntry(entry: unknown): boolean {
   return Object.entries(headers).some(([name, value]) => name.toLowerCase() === 'x-claude-code-ide-authorization' && typeof value === 'string' && value.includes(`\${${TOKEN_VARIABLE}}`));
 }
 
-/** A short description of someone's MCP entry for a question: its type and command or URL, never its env or headers (they may hold secrets). */
+/**
+ * A short description of someone's MCP entry for a question: its type and command, or its URL without
+ * credentials or query; never its args, env or headers (they may hold secrets).
+ */
 export function describeEntry(entry: unknown): string {
-  if (typeof entry !== 'object' || entry === null) return JSON.stringify(entry) ?? String(entry);
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return 'not an object';
   const { type, command, url } = entry as Record<string, unknown>;
   const kind = typeof type === 'string' ? type : 'stdio';
-  const target = typeof command === 'string' ? command : typeof url === 'string' ? url : undefined;
+  const target = typeof command === 'string' ? command : typeof url === 'string' ? withoutSecrets(url) : undefined;
   return target ? `${kind}: ${target}` : kind;
+}
+
+function withoutSecrets(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'a URL';
+  }
 }
