@@ -2,7 +2,7 @@ import type { Config } from 'jest';
 
 // Tiers: `unit` (pure code), `integration` (real sockets, the SDK's real Client), `harden` (below) and
 // `real` (the real claude CLI and real VS Code via code-server; needs test/setup/install-real-clients.sh).
-const tsJest = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: { warnOnly: false } }] } as const;
+const tsJest: Config['transform'] = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: { warnOnly: false } }] };
 
 const config: Config = {
   projects: [

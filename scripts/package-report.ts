@@ -15,10 +15,6 @@ async function main(): Promise<void> {
   const maps = entries.filter((e) => e.path.endsWith('.map'));
   if (maps.length > 0) throw new Error(`source maps must stay out of the .vsix (see .vscodeignore): ${maps.map((e) => e.path).join(', ')}`);
   if (bytes > MAX_VSIX_BYTES) throw new Error(`the .vsix is ${formatKiB(bytes)}, over the ${formatKiB(MAX_VSIX_BYTES)} budget`);
-  const pkg = require('../package.json') as { repository?: { url?: string } };
-  if (pkg.repository?.url?.includes('REPLACE-WITH-OWNER')) {
-    console.log('note: package.json repository/bugs/homepage still say REPLACE-WITH-OWNER; set them before publishing (README links and images point there)');
-  }
 }
 
 main().catch((e: Error) => {

@@ -17,6 +17,23 @@ export interface VsixContents {
   entries: VsixEntry[];
 }
 
+/**
+ * Text a template or a draft leaves behind, which must not ship (issue 25): package.json said
+ * `https://github.com/REPLACE-WITH-OWNER/...`. `>>>>>>> REPLACE` (apply_diff's block syntax in README) is no placeholder.
+ */
+export const PLACEHOLDERS: RegExp[] = [
+  /REPLACE[-_ ]?(WITH|ME|OWNER)/,
+  /\b(TODO|FIXME|TBD|CHANGEME|XXX)\b/,
+  /\bexample\.(com|org|net)\b/i,
+  /\b(your|my)[-_](name|org|user|owner|publisher|repo|repository)\b/i,
+  /<(owner|user|org|repo)>/i,
+];
+
+/** Each placeholder found in `text`, with its line. */
+export function findPlaceholders(text: string): string[] {
+  return text.split('\n').flatMap((line, i) => (PLACEHOLDERS.some((re) => re.test(line)) ? [`line ${i + 1}: ${line.trim().slice(0, 160)}`] : []));
+}
+
 /** The .vsix budget (issue 12). */
 export const MAX_VSIX_BYTES = 300 * 1024;
 

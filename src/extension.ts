@@ -8,13 +8,17 @@ import { registerPendingReviews } from './vscode/pendingReviews';
 import { describeSession, type SessionLabel } from './vscode/statusBar';
 import type { PendingReviewInfo, ReviewPlacement } from './vscode/diffReviewHost';
 import { WindowSessions } from './vscode/windowSessions';
+import { readApprovalModes } from './vscode/approvalMode';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/atMention';
 import { registerServerCommands } from './vscode/commands';
 import { VsCodeDiagnosticsSource } from './vscode/diagnosticsSource';
+import { askLanguageServers, isTypeScriptProject, typeScriptWarmUp } from './vscode/languageServers';
+import { startsClaude } from './terminal/claudeCommandLine';
 import { DiffReviewHost } from './vscode/diffReviewHost';
 import { VsCodeDocumentWriter } from './vscode/documentWriter';
+import { VsCodeTextCodec } from './vscode/textCodec';
 import { workspaceIdentityStore } from './vscode/identityStore';
 import { SelectionTracker } from './vscode/selectionTracker';
 import { currentSharingPolicy, registerSelectionSharing } from './vscode/selectionSharing';
@@ -55,24 +59,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     placement: () => config().get<ReviewPlacement>('reviewPlacement', 'active'),
     describePath: (filePath) => vscode.workspace.asRelativePath(filePath, false),
   });
-  const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
+  const approvalMode = (): ApprovalMode => readApprovalModes(config()).effective;
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
-  const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot });
+  const codec = new VsCodeTextCodec();
+  const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot, codec });
   const diagnostics = new VsCodeDiagnosticsSource(vscode.languages, (p) => vscode.Uri.file(p), {
     workspace: vscode.workspace,
     window: vscode.window,
     showInBackground: (uri) => vscode.commands.executeCommand('vscode.open', uri, { preview: false, preserveFocus: true, background: true }),
+    askLanguageServers,
   });
+  const warmUpTypeScript = typeScriptWarmUp(diagnostics.documents!, serverLog);
+  context.subscriptions.push(vscode.window.onDidStartTerminalShellExecution((e) => startsClaude(e.execution.commandLine.value) && warmUpTypeScript('claude started in a terminal')));
   const hosts = {
     review,
     diagnostics,
     workspace,
-    documents: new VsCodeDocumentWriter(),
+    documents: new VsCodeDocumentWriter(codec),
+    codec,
     approvalMode,
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
+    log: serverLog,
   };
-  const identity = workspaceIdentityStore(context.workspaceState);
+  const identity = workspaceIdentityStore(context.workspaceState, context.secrets);
 
   const ideBridge = new IdeBridge({
     ideName: vscode.env.appName,
@@ -118,6 +128,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     walkthrough.bridgeChanged(status);
     // The tools route is offered once, when the user first actually uses claude with this window.
     if (status.ideSessions > 0) void toolsRoute.offerOnce().then(walkthrough.refreshTools);
+    if (status.ideSessions > 0) warmUpTypeScript('claude connected');
   });
   updateStatus();
   ideBridge.on('unsupportedClient', (message) => showCompatibilityNotice(message, log));
@@ -135,7 +146,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   /** Applies the running server's port again (the coexistence plan or the workspace folders changed). */
   const refreshTerminalEnv = () => {
     const { running, port } = ideBridge.status();
-    if (running && port !== undefined) applyTerminalEnv(port, identity.load()?.token ?? '');
+    const token = ideBridge.identity()?.token;
+    if (running && port !== undefined && token !== undefined) applyTerminalEnv(port, token);
   };
   const controls = {
     start: async () => {
@@ -143,6 +155,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
         const { port, token } = await ideBridge.start(workspaceFolderPaths());
         startError = undefined;
         applyTerminalEnv(port, token);
+        // After the lock file, so claude finds the window first.
+        void Promise.all(workspaceFolderPaths().map(isTypeScriptProject)).then((projects) => projects.includes(true) && warmUpTypeScript('the window opened on a TypeScript project'));
       } catch (error) {
         startError = (error as Error).message;
         throw error;
@@ -160,7 +174,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
 
   const healthDeps: HealthViewDeps = {
     status: () => ideBridge.status(),
-    identity: () => identity.load(),
+    identity: () => ideBridge.identity(),
     lockPid: lockFilePid(),
     workspaceFolders: workspaceFolderPaths,
     providesTerminalPort: () => ideBridge.status().running && coexistence.plan().provideTerminalPort,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, installing what it needs: `npm test` runs this (README, .ci/run).
-#   1. npm dependencies when missing or stale
+#   1. npm dependencies (`npm ci`) when missing or older than package.json or package-lock.json
 #   2. the real peers: Debian chromium/tmux, code-server (built with Node 24), the pinned claude CLI
 #   3. type check, then unit + integration tests (parallel), the fast hardening subset, then the
 #      real-client tests (serial)
@@ -12,11 +12,11 @@ source test/setup/clean-npm-env.sh
 mkdir -p .test-runs
 say() { printf '\n=== %s\n' "$*"; }
 
-# `npm install`, not `npm ci`: the registry here serves only some of unrs-resolver's optional platform
-# packages, so npm writes a lock that `npm ci` always calls out of sync; install honours the lock anyway.
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "npm install"
-  npm install --no-audit --no-fund || exit 1
+# `npm ci`: exactly the lock, or a clear error when package.json and the lock disagree (never a silent
+# re-resolve). test/unit/package-lock.test.ts keeps the lock complete enough for it.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ] || [ package.json -nt node_modules/.package-lock.json ]; then
+  say "npm ci"
+  npm ci --no-audit --no-fund || exit 1
 fi
 
 say "real clients (code-server, claude CLI, chromium, tmux)"

@@ -4,7 +4,8 @@
 // (TypeScript: syntax first, then types, as separate reports). No server says "done", so a file counts
 // as settled when VS Code's copy matches the disk and its problems were reported after its last change
 // and then stayed quiet for a moment; or when its last change is old enough that a report would have
-// come. Everything is bounded by the caller's budget (the CLI gives up after 500 ms / 2 s, §3.4).
+// come; silence counts as "no problems" only once a language server has answered about the file.
+// Everything is bounded by the caller's budget (docs/diagnostics.md has the table).
 
 import type { DiagnosticsSource } from '../host/diagnostics';
 
@@ -12,8 +13,12 @@ import type { DiagnosticsSource } from '../host/diagnostics';
 export const SETTLE_QUIET_MS = 250;
 /** A change with no report this long after it: the language server has nothing to say about it. */
 export const ASSUME_CHECKED_AFTER_MS = 1000;
+/** A checker that answers this fast had the file already (it is not busy with a first check). */
+const ANSWERED_AT_ONCE_MS = 250;
 /** How often time-based conditions (quiet periods, VS Code reloading from disk) are re-checked. */
 const POLL_MS = 50;
+/** How often a long wait tells the caller which files are still being checked (MCP progress). */
+export const WAITING_REPORT_MS = 1000;
 
 export interface SettleOptions {
   /** The most this may take. */
@@ -31,6 +36,8 @@ export interface SettleOptions {
    * the source cannot tell when the document changed (plain-Node fakes).
    */
   since?: number;
+  /** Called about every second while files are still being checked (for MCP progress). */
+  onWaiting?: (unsettled: readonly string[], waitedMs: number) => void;
   now?: () => number;
 }
 
@@ -54,6 +61,24 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
   const othersChanged = new Set<string>();
   let lastOtherReport = -Infinity;
   let wake: (() => void) | undefined;
+  /**
+   * Since when each file's checker is known to have had it ('none': nothing checks it): the moment it
+   * answered, or -Infinity when it answered at once (it had the file already, silence counts from the change).
+   */
+  const checkerHadFileSince = new Map<string, number | 'none' | 'asked'>();
+  const askChecker = (file: string) => {
+    if (!docs || checkerHadFileSince.has(file)) return;
+    checkerHadFileSince.set(file, 'asked');
+    const askedAt = now();
+    void docs.checkerAnswered(file).then(
+      (answered) => {
+        const at = now();
+        checkerHadFileSince.set(file, !answered ? 'none' : at - askedAt <= ANSWERED_AT_ONCE_MS ? -Infinity : at);
+        wake?.();
+      },
+      () => checkerHadFileSince.set(file, 'none'),
+    );
+  };
 
   const subscriptions = [
     source.onDidChange((changed) => {
@@ -95,7 +120,14 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
     if (changedAt === -Infinity) return true; // unchanged since before anyone watched
     const reported = change.diagnostics ?? reportedAt.get(file);
     if (reported !== undefined && reported >= changedAt) return t - reported >= quietMs;
-    return t - changedAt >= ASSUME_CHECKED_AFTER_MS;
+    // No report since the change: the file is clean (TypeScript then says nothing) or its checker is still
+    // busy (a project's first check in a fresh window takes seconds). Only once a language server has
+    // answered about the file does silence mean "clean".
+    askChecker(file);
+    const hadFileSince = checkerHadFileSince.get(file);
+    if (hadFileSince === 'none') return true;
+    if (hadFileSince === 'asked' || hadFileSince === undefined) return false;
+    return t - Math.max(changedAt, hadFileSince) >= ASSUME_CHECKED_AFTER_MS;
   };
 
   let unsettled: string[] = [...paths];
@@ -110,6 +142,7 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
       clearTimeout(timer);
     }
     let ownSettledAt: number | undefined;
+    let lastWaitingReport = start;
     for (;;) {
       const t = now();
       const pending: string[] = [];
@@ -123,6 +156,10 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
         ownSettledAt = undefined;
       }
       if (t >= deadline) break;
+      if (options.onWaiting && pending.length && t - lastWaitingReport >= WAITING_REPORT_MS) {
+        lastWaitingReport = t;
+        options.onWaiting(pending, t - start);
+      }
       await sleep(Math.min(POLL_MS, deadline - t));
     }
   } finally {

@@ -4,6 +4,7 @@ import type { Finding, Fix, HealthReport } from './findings';
 import { foldersOverlap, type LockFileFacts } from './lockFiles';
 import { cliVersionSupport, matchesToolLevelRules, SUPPORTED_CLI_RANGE } from './supportedCli';
 import { ALTERNATE_TOOLS_SERVER_NAME, describeEntry, isToolsRouteEntry } from '../route/toolsRouteEntry';
+import type { ApprovalModeForRules } from '../route/permissionRules';
 
 /** Commands the page's buttons run (registered by the extension). */
 export const HEALTH_COMMANDS = {
@@ -16,6 +17,7 @@ export const HEALTH_COMMANDS = {
   addPermissionRules: 'nativeClaude.addPermissionRules',
   chooseIdeExtension: 'nativeClaude.chooseIdeExtension',
   openFile: 'nativeClaude.openPath',
+  openSettings: 'workbench.action.openSettings',
   showLog: 'nativeClaude.showLog',
 } as const;
 
@@ -43,6 +45,8 @@ export interface SetupFacts {
   toolsRoute: { expectedEntry: Record<string, unknown>; entry?: unknown; reachable?: boolean; reachError?: string; serverName: string };
   /** Rules this extension would add (empty when none make sense for the settings). */
   suggestedRules: string[];
+  /** `nativeClaude.approvalMode`: what this window does, and the user's own setting (src/vscode/approvalMode.ts). */
+  approvalMode: { effective: ApprovalModeForRules; user: ApprovalModeForRules };
   anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
 }
 
@@ -55,7 +59,7 @@ export function checkSetup(facts: SetupFacts): HealthReport {
     sections: [
       { title: 'Connection', question: "Why doesn't /ide find VS Code?", findings: connectionFindings(facts) },
       { title: 'claude CLI', question: 'Which claude runs, and what in its settings changes what you see?', findings: cliFindings(facts) },
-      { title: 'VS Code tools', question: "Why don't the tools (mcp__vscode__*) show up?", findings: toolsFindings(facts) },
+      { title: 'VS Code tools', question: `Why don't the tools (mcp__${facts.toolsRoute.serverName}__*) show up?`, findings: toolsFindings(facts) },
     ],
   };
 }
@@ -322,6 +326,7 @@ function toolsFindings(facts: SetupFacts): Finding[] {
         : { id: 'tools.unreachable', severity: 'error', title: `ws://127.0.0.1:${facts.server.port}/tools did not accept a connection`, detail: route.reachError ? [route.reachError] : undefined, fixes: [fix('Restart server', HEALTH_COMMANDS.restartServer)] },
     );
   }
+  out.push(...unconfirmedByRules(facts));
   const allowed = new Set(facts.settings.filter((s) => s.scope === 'user').flatMap((s) => ((s.content?.permissions as { allow?: unknown })?.allow as string[] | undefined) ?? []));
   const missingRules = facts.suggestedRules.filter((r) => !allowed.has(r));
   if (missingRules.length > 0) {
@@ -333,6 +338,56 @@ function toolsFindings(facts: SetupFacts): Finding[] {
       detail: [`Adding ${missingRules.join(', ')} to permissions.allow makes VS Code's review diff the only confirmation of a write${toolRules ? '' : ' (claude 1.0.x matches only the whole-server rule)'}.`],
       fixes: [fix('Add these rules…', HEALTH_COMMANDS.addPermissionRules)],
     });
+  }
+  return out;
+}
+
+/** What a CLI allow rule lets a tool of the tools route do without claude asking. */
+function rulesAllowing(allow: readonly string[], server: string, tools: readonly string[]): string[] {
+  const whole = [`mcp__${server}`, `mcp__${server}__*`];
+  return allow.filter((rule) => whole.includes(rule) || tools.some((tool) => rule === `mcp__${server}__${tool}`));
+}
+
+/**
+ * The CLI's allow rules skip claude's own prompt on the premise that VS Code confirms the action:
+ * writes in the review diff (unless approvalMode is "never"), commands with Run/Reject (only "always").
+ * A rule whose premise the approval mode does not meet leaves that action confirmed nowhere.
+ */
+function unconfirmedByRules(facts: SetupFacts): Finding[] {
+  const out: Finding[] = [];
+  const { effective, user } = facts.approvalMode;
+  const server = facts.toolsRoute.serverName;
+  const settingFix = fix('Change nativeClaude.approvalMode', HEALTH_COMMANDS.openSettings, 'nativeClaude.approvalMode');
+  for (const settings of facts.settings) {
+    const allow = (settings.content?.permissions as { allow?: unknown } | undefined)?.allow;
+    if (!Array.isArray(allow)) continue;
+    const rules = allow.filter((r): r is string => typeof r === 'string');
+    const gaps: Array<{ what: string; rules: string[]; needs: ApprovalModeForRules[]; mode: ApprovalModeForRules; where: string }> = [];
+    const check = (mode: ApprovalModeForRules, where: string) => {
+      if (mode !== 'always') {
+        const found = rulesAllowing(rules, server, ['execute_command']);
+        if (found.length) gaps.push({ what: 'execute_command runs shell commands', rules: found, needs: ['always'], mode, where });
+      }
+      if (mode === 'never') {
+        const found = rulesAllowing(rules, server, ['write_file', 'apply_diff']);
+        if (found.length) gaps.push({ what: 'write_file and apply_diff change files', rules: found, needs: ['write-only', 'always'], mode, where });
+      }
+    };
+    check(effective, 'in this window');
+    // User-wide rules hold in every project; a workspace that asks for more does not cover the others.
+    if (gaps.length === 0 && settings.scope === 'user' && user !== effective) check(user, 'in workspaces that do not set it (your user setting)');
+    for (const gap of gaps) {
+      out.push({
+        id: 'tools.rulesUnconfirmed',
+        severity: 'warning',
+        title: `${gap.what} without anyone asking ${gap.where}: claude's rule skips its prompt, and approvalMode "${gap.mode}" does not ask either`,
+        detail: [
+          `${gap.rules.join(', ')} in permissions.allow of ${settings.file} (${settings.scope} settings) lets claude call it unasked, on the premise that VS Code asks (nativeClaude.approvalMode ${gap.needs.map((m) => `"${m}"`).join(' or ')}).`,
+          `Either remove ${gap.rules.length > 1 ? 'these rules' : 'the rule'} from that file, or set nativeClaude.approvalMode to "${gap.needs[gap.needs.length - 1]}" in your user settings (a workspace setting can only make it stricter).`,
+        ],
+        fixes: [openFix(`Open ${settings.scope} settings`, settings.file), settingFix],
+      });
+    }
   }
   return out;
 }

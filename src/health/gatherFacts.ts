@@ -18,7 +18,8 @@ export interface EditorFacts {
   terminals: TerminalFacts[];
   providesTerminalPort: boolean;
   claudeCommand: string;
-  approvalMode: ApprovalModeForRules;
+  /** What this window does, and the user's own setting (the rules written to the CLI's user settings follow it). */
+  approvalMode: { effective: ApprovalModeForRules; user: ApprovalModeForRules };
   anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
   /** The MCP server name the tools are under; default TOOLS_SERVER_NAME. */
   toolsServerName?: string;
@@ -63,7 +64,8 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
       reachable: reach?.ok,
       reachError: reach?.error,
     },
-    suggestedRules: rulesToAdd(editor.approvalMode, matchesToolLevelRules(cli.version ?? ''), serverName),
+    suggestedRules: rulesToAdd(editor.approvalMode.user, matchesToolLevelRules(cli.version ?? ''), serverName),
+    approvalMode: editor.approvalMode,
     anthropicExtension: editor.anthropicExtension,
   };
 }

@@ -71,4 +71,16 @@ export interface CheckedDocuments {
   onDidChangeDocument(listener: (path: string) => void): Disposable;
   /** Files created or changed on disk since this consumer's previous call, each once. */
   takeChangedOnDisk(consumer: string): string[];
+  /**
+   * Resolves once a language server has answered a question about the loaded file (so it has the file
+   * and its project in hand: TypeScript's first check of a project in a fresh window takes seconds, and
+   * a clean file gets no report at all). Resolves false at once when nothing checks the file's language
+   * (plain text) or the file is not loaded. Asked once per file per settle; may be slow, never rejects.
+   */
+  checkerAnswered(absolutePath: string): Promise<boolean>;
+  /**
+   * Closes the tabs `load({show: true})` opened only so a checker would look at the file, except those
+   * the user has since taken over (made active, edited). The file stays loaded until VS Code lets it go.
+   */
+  releaseCheckTabs(): Promise<void>;
 }

@@ -6,8 +6,11 @@ export interface DocumentWriter {
    * Replaces the file's text (creating it and its folders when new) and saves it through the editor.
    * Returns the text as saved, after format-on-save and other save participants ran. `absolutePath`
    * is the real path that was checked: a symbolic link found on it now is refused, not followed.
+   * `encoding`: the one an existing file was read in for the proposal; the write is refused (nothing
+   * written) when the editor would save it in another, or when the text holds characters the file's
+   * encoding cannot (it would substitute them).
    */
-  write(absolutePath: string, text: string): Promise<{ savedText: string }>;
+  write(absolutePath: string, text: string, encoding?: string): Promise<{ savedText: string }>;
   /** Shows a change that was applied without review (approvalMode "never"). */
   showApplied?(absolutePath: string): Promise<void>;
 }

@@ -3,10 +3,13 @@ import { createTwoFilesPatch } from 'diff';
 import type { DiagnosticsSource } from '../host/diagnostics';
 import type { ApprovalMode, DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
+import type { TextCodec } from '../host/textCodec';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
 import { matchOriginalFormat, stripBom, toLf } from '../workspace/textFormat';
 import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
-import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
+import { assertNoLinkSwappedIn, HardLinkedFileError, PathChangedError } from '../workspace/noFollowWrite';
+import { readBytesIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
+import { decodedLosslessly, NodeTextCodec, notLosslessMessage, unencodableCharacters, unencodableMessage } from '../workspace/textCodec';
 import { CHANGE_DIAGNOSTICS_WAIT_MS, displayPath, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
 
 export interface ChangeDependencies {
@@ -21,7 +24,14 @@ export interface ChangeDependencies {
   diagnosticsWaitMs?: number;
   /** Workspace folders, to show other files' paths relative to them in new_diagnostics. */
   workspace?: { folders(): readonly string[] };
+  /** Each file's encoding as the editor reads and saves it; UTF-8 (BOM and UTF-16 by their marks) when absent. */
+  codec?: TextCodec;
 }
+
+/** The new text, or why there is none. May be computed asynchronously (apply_diff yields while matching). */
+export type Proposal = { text: string } | { error: string };
+
+const PLAIN_CODEC = new NodeTextCodec();
 
 export type ChangeResult =
   | {
@@ -46,7 +56,7 @@ export async function proposeChange(
   target: WorkspacePath,
   title: string,
   connectionId: number,
-  makeProposal: (original: string | undefined) => { text: string } | { error: string },
+  makeProposal: (original: string | undefined) => Proposal | Promise<Proposal>,
   deps: ChangeDependencies,
   extra: { partial?: true; failed_blocks?: unknown[] } = {},
 ): Promise<ChangeResult> {
@@ -63,7 +73,7 @@ async function reviewAndWrite(
   target: WorkspacePath,
   title: string,
   connectionId: number,
-  makeProposal: (original: string | undefined) => { text: string } | { error: string },
+  makeProposal: (original: string | undefined) => Proposal | Promise<Proposal>,
   deps: ChangeDependencies,
   extra: { partial?: true; failed_blocks?: unknown[] },
 ): Promise<ChangeResult> {
@@ -74,20 +84,46 @@ async function reviewAndWrite(
       path: shown,
     };
   }
-  let original: string | undefined;
+  let bytes: Buffer | undefined;
   try {
-    original = await readTextIfExists(target.realPath, { shown });
+    bytes = await readBytesIfExists(target.realPath, { shown });
   } catch (error) {
     if (error instanceof UnreadableFileError) return { error: `${error.message} Nothing was changed.`, path: shown };
     throw error;
   }
-  const proposal = makeProposal(original);
+  if (bytes !== undefined) {
+    // A file with other names (hard links) may be a file outside the workspace: refused before any review.
+    try {
+      await assertNoLinkSwappedIn(target.realPath);
+    } catch (error) {
+      if (error instanceof HardLinkedFileError || error instanceof PathChangedError) return { error: error.message, path: shown };
+      throw error;
+    }
+  }
+  // The file in its own encoding, as the editor decodes and will save it: an edit must not change a
+  // byte it does not touch (a Latin-1 `é` read as UTF-8 would be saved back as U+FFFD).
+  const codec = deps.codec ?? PLAIN_CODEC;
+  let original: string | undefined;
+  let encoding: string;
+  if (bytes === undefined) {
+    encoding = codec.newFileEncoding(target.realPath);
+  } else {
+    try {
+      ({ text: original, encoding } = await codec.readForEdit(bytes, target.realPath));
+    } catch (error) {
+      return { error: `${shown} cannot be read as text (${(error as Error).message}). Nothing was changed. Edit it with a shell command if it is binary.`, path: shown };
+    }
+    if (!(await decodedLosslessly(codec, bytes, original, encoding))) return { error: notLosslessMessage(shown, encoding), path: shown };
+  }
+  const proposal = await makeProposal(original);
   if ('error' in proposal) return { error: proposal.error, path: shown };
   // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.
   const proposedText = stripBom(original === undefined ? proposal.text : matchOriginalFormat(original, proposal.text));
   if (original !== undefined && proposedText === stripBom(original)) {
     return { error: `The proposed content of ${shown} is identical to the file; nothing to change.`, path: shown };
   }
+  const unencodable = await unencodableCharacters(codec, proposedText, encoding);
+  if (unencodable.length) return { error: unencodableMessage(shown, proposedText, unencodable, encoding), path: shown };
 
   let acceptedText = proposedText;
   if (deps.approvalMode() !== 'never') {
@@ -103,6 +139,9 @@ async function reviewAndWrite(
       path: shown,
     };
   }
+  // The user may have typed characters the file's encoding cannot hold into the review.
+  const typed = acceptedText === proposedText ? [] : await unencodableCharacters(codec, acceptedText, encoding);
+  if (typed.length) return { error: `The change to ${shown} was accepted but not written: ${unencodableMessage(shown, acceptedText, typed, encoding)}`, path: shown };
   // The boundary must hold now, not only when the review opened: a folder may have been swapped for a link.
   try {
     await confirmWorkspacePath(target);
@@ -113,7 +152,7 @@ async function reviewAndWrite(
   const problems = trackChangeDiagnostics(deps.diagnostics, target.realPath, deps.diagnosticsWaitMs ?? CHANGE_DIAGNOSTICS_WAIT_MS);
   let savedText: string;
   try {
-    ({ savedText } = await deps.documents.write(target.realPath, acceptedText));
+    ({ savedText } = await deps.documents.write(target.realPath, acceptedText, original === undefined ? undefined : encoding));
   } catch (error) {
     return {
       error: `The change to ${shown} was accepted but could not be written: ${(error as Error).message}. Read the file again to see its current content before retrying.`,

@@ -11,9 +11,13 @@ export interface ServerIdentity {
   token: string;
 }
 
-/** Where the identity survives an extension reload (VS Code: the workspace's extension state). */
+/**
+ * Where the identity survives an extension reload (VS Code: the port in the workspace's state, the
+ * token in SecretStorage; src/vscode/identityStore.ts). `load` may find the port without the token
+ * (secrets not kept on this machine): the port is re-bound and a new token made.
+ */
 export interface IdentityStore {
-  load(): ServerIdentity | undefined;
+  load(): Promise<Partial<ServerIdentity> | undefined> | Partial<ServerIdentity> | undefined;
   save(identity: ServerIdentity): Promise<void>;
 }
 
@@ -62,6 +66,11 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
     return this.server;
   }
 
+  /** The running server's port and token (the terminals' variables, the health check's probe). */
+  identity(): ServerIdentity | undefined {
+    return this.server?.running && this.token ? { port: this.server.port, token: this.token } : undefined;
+  }
+
   status(): BridgeStatus {
     const server = this.server;
     return {
@@ -76,7 +85,10 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
   async start(workspaceFolders: readonly string[]): Promise<ServerIdentity> {
     if (this.server) throw new Error('The Claude Code IDE server is already running');
     const { log } = this.options;
-    const saved = this.options.identity.load();
+    const saved = await Promise.resolve(this.options.identity.load()).catch((error: Error) => {
+      log.warn(`Could not read the previous port and token (${error.message}); a new token is made`);
+      return undefined;
+    });
     const token = saved?.token ?? createAuthToken();
     const server = new IdeServer({
       token,

@@ -6,6 +6,7 @@ import { checkUpgradeRequest, type Route } from './auth';
 import { WebSocketServerTransport } from './webSocketTransport';
 import { cappedLogger, rateLimitedLog, type Logger } from '../util/logger';
 import { clientFromUserAgent, CompatibilityNotices, describeClient, type ClientInfo } from './clientVersion';
+import { checkPeerPid, peerPidCheckFor, type PeerPidCheck, type PidCheck } from './peerProcess';
 
 /** The close code and reason the CLI reads as "superseded, do not reconnect" (ide-protocol.md §2.4). */
 export const SUPERSEDED_CLOSE_CODE = 4001;
@@ -25,8 +26,10 @@ export interface Connection {
   readonly id: number;
   readonly route: Route;
   readonly connectedAt: Date;
-  /** Set when the peer announced itself with `ide_connected`: it is a Claude Code IDE session. */
+  /** Set when the peer announced itself with `ide_connected`: it is a Claude Code IDE session (0: no pid sent). */
   cliPid?: number;
+  /** Whether the announced pid was shown to hold this connection's socket (peerProcess.ts). */
+  pidCheck?: PidCheck;
   /** Who the peer is: from `initialize` once it arrived, else from the upgrade's User-Agent. */
   client?: ClientInfo;
   readonly transport: WebSocketServerTransport;
@@ -67,6 +70,8 @@ export interface IdeServerOptions {
   maxBufferedBytes?: number;
   /** Remembers which out-of-range CLI versions were already warned about; share one per window. */
   compatibilityNotices?: CompatibilityNotices;
+  /** Checks an announced pid against the connecting process; default: `/proc` on Linux, none elsewhere. */
+  checkPeerPid?: PeerPidCheck;
 }
 
 export interface IdeServerEvents {
@@ -74,6 +79,8 @@ export interface IdeServerEvents {
   change: [];
   /** A Claude Code session announced itself; it should be sent the current editor state. */
   ideSession: [Connection];
+  /** The pid an IDE session announced was checked (its `pidCheck` is no longer `pending`). */
+  pidChecked: [Connection];
   /** A claude CLI outside the supported range connected; the message says what may not work and what to do (once per version). */
   unsupportedClient: [Connection, string];
 }
@@ -98,9 +105,13 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   /** Lines a peer can trigger at will (refusals, odd messages) are rate-limited too. */
   private readonly peerWarn: (message: string) => void;
   private readonly notices: CompatibilityNotices;
+  private readonly peerPidCheck: PeerPidCheck;
+  /** Connections whose announced pid is being checked now. */
+  private readonly checkingPid = new Set<number>();
 
   constructor(private readonly options: IdeServerOptions) {
     super();
+    this.peerPidCheck = options.checkPeerPid ?? peerPidCheckFor();
     this.log = cappedLogger(options.log);
     this.peerWarn = rateLimitedLog((m) => this.log.warn(m));
     this.notices = options.compatibilityNotices ?? new CompatibilityNotices();
@@ -232,7 +243,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
 
     this.options
       .createSession(connection, {
-        ideConnected: (pid) => this.onIdeConnected(connection, pid),
+        ideConnected: (pid) => this.onIdeConnected(connection, pid, socket),
         clientIdentified: (client) => this.onClientIdentified(connection, client),
       })
       .then((session) => (connection.session = session))
@@ -275,9 +286,10 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
    * Under `newest-wins`, earlier IDE sessions are told, with the code the CLI recognises, not to
    * reconnect. Under `all` they stay.
    */
-  private onIdeConnected(connection: Connection, pid: number | undefined): void {
+  private onIdeConnected(connection: Connection, pid: number | undefined, socket: Socket): void {
     if (!this.live.has(connection.id)) return; // already gone
     connection.cliPid = pid ?? 0;
+    connection.pidCheck = pid === undefined ? undefined : 'pending';
     this.log.info(`Connection #${connection.id} is a Claude Code session (CLI pid ${pid ?? 'unknown'})`);
     const policy = this.options.sessionPolicy?.() ?? 'all';
     for (const other of this.live.values()) {
@@ -288,6 +300,43 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     }
     this.safeEmit('change');
     this.safeEmit('ideSession', connection);
+    if (pid !== undefined && !this.checkingPid.has(connection.id)) void this.checkPid(connection, pid, socket);
+  }
+
+  /**
+   * Any token holder can send `ide_connected` with another claude's pid; until the pid is shown to hold
+   * this connection's socket, the session is not placed in that claude's terminal (ideSessions.ts).
+   * Runs after the announcement, never on the handshake, and one at a time per connection (a peer that
+   * keeps announcing cannot fill the thread pool with /proc reads): a pid announced meanwhile is checked
+   * when the running check ends.
+   */
+  private async checkPid(connection: Connection, pid: number, socket: Socket): Promise<void> {
+    const peerPort = socket.remotePort;
+    const started = performance.now();
+    this.checkingPid.add(connection.id);
+    let outcome;
+    try {
+      outcome =
+        peerPort === undefined
+          ? { result: 'unverified' as const, reason: 'the socket closed' }
+          : await checkPeerPid(this.peerPidCheck, { serverPort: this.boundPort, peerPort }, pid);
+    } finally {
+      this.checkingPid.delete(connection.id);
+    }
+    if (!this.live.has(connection.id) || connection.pidCheck !== 'pending') return;
+    if (connection.cliPid !== pid) {
+      if (connection.cliPid) void this.checkPid(connection, connection.cliPid, socket);
+      return;
+    }
+    connection.pidCheck = outcome.result;
+    const took = `${(performance.now() - started).toFixed(1)} ms`;
+    if (outcome.result === 'unverified') {
+      this.peerWarn(`Connection #${connection.id} announced CLI pid ${pid}, which could not be verified (${outcome.reason}; ${took}): it is not matched to any terminal`);
+    } else {
+      this.log.info(`Connection #${connection.id}: CLI pid ${pid} ${outcome.result === 'verified' ? 'verified' : `not checked (${outcome.reason})`} in ${took}`);
+    }
+    this.safeEmit('change');
+    this.safeEmit('pidChecked', connection);
   }
 
   /** Sends a notification to every Claude Code IDE session of this window; failures are logged, not thrown. */

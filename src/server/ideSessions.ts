@@ -1,4 +1,5 @@
 import type { Connection } from './ideServer';
+import { pidTrusted, type PidCheck } from './peerProcess';
 
 /** Something that can be stopped; VS Code's `Disposable` has the same shape. */
 export interface Disposable {
@@ -9,8 +10,16 @@ export interface Disposable {
 export interface IdeSession {
   /** The connection id; stable for the life of the socket. */
   readonly id: number;
-  /** The CLI's pid from `ide_connected`; undefined when the CLI did not say. */
+  /**
+   * The CLI's pid from `ide_connected`, once it was shown to hold this connection (or cannot be
+   * checked on this platform); undefined when the CLI did not say, or while / because it is unverified.
+   * Only this pid may place a session in a terminal: any token holder can announce another claude's pid.
+   */
   readonly cliPid?: number;
+  /** The pid as announced, verified or not (for display). */
+  readonly claimedPid?: number;
+  /** How far the announced pid was checked (peerProcess.ts); undefined when none was sent. */
+  readonly pidCheck?: PidCheck;
   /** The CLI's version from its `initialize` (e.g. `2.1.328`); undefined when it did not say. */
   readonly cliVersion?: string;
   notify(method: string, params: Record<string, unknown>): Promise<void>;
@@ -32,15 +41,19 @@ export interface IdeSessionSource {
 /** Sessions come and go (also the ones that never sent `ide_connected` leave through this). */
 export interface IdeSessionChanges {
   onDidChange(listener: () => void): Disposable;
+  /** A session's announced pid was checked: its `cliPid` may now be set (or stay unset). */
+  onDidCheckPid?(listener: (session: IdeSession) => void): Disposable;
 }
 
-type SessionConnection = Pick<Connection, 'id' | 'cliPid' | 'session' | 'client'>;
+type SessionConnection = Pick<Connection, 'id' | 'cliPid' | 'pidCheck' | 'session' | 'client'>;
+
+type ServerEvent = 'ideSession' | 'pidChecked';
 
 /** The part of `IdeServer` this module uses. */
 export interface SessionServer {
   ideSessions(): SessionConnection[];
-  on(event: 'ideSession', listener: (connection: Connection) => void): unknown;
-  off(event: 'ideSession', listener: (connection: Connection) => void): unknown;
+  on(event: ServerEvent, listener: (connection: Connection) => void): unknown;
+  off(event: ServerEvent, listener: (connection: Connection) => void): unknown;
 }
 
 /** The part of `IdeBridge` this module uses: its server is replaced on every start/restart. */
@@ -56,16 +69,23 @@ export interface SessionBridge {
  */
 export function bridgeSessionSource(bridge: SessionBridge): IdeSessionSource & IdeSessionChanges & Disposable {
   const listeners = new Set<(session: IdeSession) => void>();
+  const checkListeners = new Set<(session: IdeSession) => void>();
   let server: SessionServer | undefined;
   const onIdeSession = (connection: Connection) => {
     const session = toIdeSession(connection);
     for (const listener of [...listeners]) listener(session);
   };
+  const onPidChecked = (connection: Connection) => {
+    const session = toIdeSession(connection);
+    for (const listener of [...checkListeners]) listener(session);
+  };
   const follow = () => {
     if (bridge.ideServer === server) return;
     server?.off('ideSession', onIdeSession);
+    server?.off('pidChecked', onPidChecked);
     server = bridge.ideServer;
     server?.on('ideSession', onIdeSession);
+    server?.on('pidChecked', onPidChecked);
   };
   bridge.on('change', follow);
   follow();
@@ -79,11 +99,17 @@ export function bridgeSessionSource(bridge: SessionBridge): IdeSessionSource & I
       bridge.on('change', listener);
       return { dispose: () => bridge.off('change', listener) };
     },
+    onDidCheckPid: (listener) => {
+      checkListeners.add(listener);
+      return { dispose: () => checkListeners.delete(listener) };
+    },
     dispose: () => {
       bridge.off('change', follow);
       server?.off('ideSession', onIdeSession);
+      server?.off('pidChecked', onPidChecked);
       server = undefined;
       listeners.clear();
+      checkListeners.clear();
     },
   };
 }
@@ -92,7 +118,9 @@ function toIdeSession(connection: SessionConnection): IdeSession {
   return {
     id: connection.id,
     // The server records 0 when `ide_connected` carried no pid.
-    cliPid: connection.cliPid ? connection.cliPid : undefined,
+    cliPid: connection.cliPid && pidTrusted(connection.pidCheck) ? connection.cliPid : undefined,
+    claimedPid: connection.cliPid ? connection.cliPid : undefined,
+    pidCheck: connection.pidCheck,
     cliVersion: connection.client?.version,
     notify: (method, params) =>
       connection.session

@@ -8,6 +8,7 @@ import {
   McpError,
   type JSONRPCMessage,
   type ListToolsResult,
+  type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
@@ -16,7 +17,7 @@ import { clientFromInitialize } from './clientVersion';
 import { answerDirectly, serializeOnce, type ProtocolHandlers } from './directAnswers';
 import type { WebSocketServerTransport } from './webSocketTransport';
 import type { Connection, SessionEvents, SessionFactory, SessionHandle } from './ideServer';
-import { errorResult, type ToolDefinition } from '../tools/toolDefinition';
+import { errorResult, type ToolContext, type ToolDefinition } from '../tools/toolDefinition';
 import type { Logger } from '../util/logger';
 
 /** `ide_connected` is the CLI's announcement that this connection is its IDE session (§2.3). */
@@ -194,7 +195,7 @@ function registerTool(mcp: McpServer, tool: ToolDefinition, owner: SessionOwner,
       if (!connection) return errorResult(`${tool.name} was not run: the connection closed`);
       const started = (traceCalls?.() ?? true) ? performance.now() : undefined;
       try {
-        const result = await tool.handle(args as never, { connectionId: connection.id, signal: extra.signal });
+        const result = await tool.handle(args as never, { connectionId: connection.id, signal: extra.signal, ...callerOf(extra) });
         if (started !== undefined) log.debug(`#${connection.id} ${tool.name} answered in ${(performance.now() - started).toFixed(1)} ms${result.isError ? ' (error)' : ''}`);
         return result;
       } catch (error) {
@@ -205,6 +206,21 @@ function registerTool(mcp: McpServer, tool: ToolDefinition, owner: SessionOwner,
       }
     },
   );
+}
+
+/** Who made a call (the model, or claude itself) and how to report progress to it, from the request's `_meta`. */
+function callerOf(extra: { _meta?: Record<string, unknown>; sendNotification(notification: ServerNotification): Promise<void> }): Pick<ToolContext, 'modelToolUseId' | 'progress'> {
+  const meta = extra._meta;
+  const toolUseId = meta?.['claudecode/toolUseId'];
+  const token = meta?.progressToken;
+  let step = 0;
+  return {
+    modelToolUseId: typeof toolUseId === 'string' && toolUseId ? toolUseId : undefined,
+    progress:
+      typeof token === 'string' || typeof token === 'number'
+        ? (message) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } }).catch(() => undefined)
+        : undefined,
+  };
 }
 
 type ServerSetRequestHandler = McpServer['server']['setRequestHandler'];

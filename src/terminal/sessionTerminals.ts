@@ -21,7 +21,7 @@ export interface SessionPlace<T> {
 
 /**
  * Which integrated terminal each connected `claude` runs in, found from process ancestry (the
- * terminal's shell is an ancestor of the CLI's pid), and so which sessions the user means right now:
+ * terminal's shell is an ancestor of the CLI's pid; only a pid the server verified counts), and so which sessions the user means right now:
  * the ones in the terminal in front, else all of them. Selections and at-mentions go to `targets()`.
  * Plain TypeScript: the VS Code side only supplies the {@link TerminalDirectory}.
  */
@@ -38,6 +38,8 @@ export class SessionTerminals<T> implements IdeSessionSource, Disposable {
   ) {
     this.subscriptions = [
       base.onDidConnect(() => void this.refresh()),
+      // Only a verified pid places a session in a terminal, and the check ends after the announcement.
+      ...(base.onDidCheckPid ? [base.onDidCheckPid(() => void this.refresh())] : []),
       base.onDidChange(() => this.prune()),
       directory.onDidChangeActive(() => this.fire()),
       directory.onDidOpenOrClose(() => void this.refresh()),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
 import { proposeChange, type ChangeDependencies } from '../review/proposeChange';
-import { applyDiffPayload, SearchReplaceParseError } from './searchReplaceBlocks';
+import { applyDiffPayload, SearchReplaceLimitError, SearchReplaceParseError } from './searchReplaceBlocks';
 import { changeResult } from './changeResult';
 import { defineTool } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
@@ -29,13 +29,13 @@ export function applyDiffTool(workspace: WorkspaceHost, deps: ChangeDependencies
         target,
         `✻ Claude proposes: ${target.relative || path}`,
         context.connectionId,
-        (original) => {
+        async (original) => {
           if (original === undefined) return { error: `${target.relative} does not exist. Use write_file to create it.` };
           let applied;
           try {
-            applied = applyDiffPayload(original, diff);
+            applied = await applyDiffPayload(original, diff);
           } catch (error) {
-            if (error instanceof SearchReplaceParseError) return { error: error.message };
+            if (error instanceof SearchReplaceParseError || error instanceof SearchReplaceLimitError) return { error: error.message };
             throw error;
           }
           failed = applied.failedBlocks;

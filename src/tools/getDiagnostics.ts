@@ -13,12 +13,9 @@ import { defineTool, errorResult, textResult, type ToolDefinition } from './tool
 import { workspaceTarget } from './workspaceTarget';
 import { pathOfFileUri } from '../workspace/fileUri';
 import { inScope, relativeForDisplay, type PathScope, type WorkspaceFolderView } from '../workspace/displayPaths';
-import { settleDiagnostics } from '../diagnostics/settleDiagnostics';
+import { settleDiagnostics, type SettleOptions } from '../diagnostics/settleDiagnostics';
+import { FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, stillBeingChecked, waitingProgress } from '../diagnostics/waitBudgets';
 
-/** The most get_diagnostics waits for fresh reports (the model's call has no short timeout; this keeps it snappy). */
-export const TOOL_WAIT_MS = 2000;
-/** The most files changed on disk that one call loads and waits for (the latest changes). */
-const CHANGED_FILES_MAX = 20;
 
 /** At most this many problems are listed; the result then says how many there are in all. */
 export const DIAGNOSTICS_LIMIT = 500;
@@ -107,15 +104,20 @@ async function folderViews(folders: readonly string[]): Promise<WorkspaceFolderV
  * reflect the disk: a file asked about by path, else the files (in scope) changed on disk since the
  * previous call. Returns the files still being checked when the time ran out.
  */
-async function waitForFreshProblems(diagnostics: DiagnosticsSource, target: WorkspacePath | undefined, scope: PathScope | undefined): Promise<string[]> {
+async function waitForFreshProblems(
+  diagnostics: DiagnosticsSource,
+  target: WorkspacePath | undefined,
+  scope: PathScope | undefined,
+  onWaiting: SettleOptions['onWaiting'],
+): Promise<string[]> {
   const isFile = target ? await fs.stat(target.realPath).then((s) => s.isFile(), () => false) : false;
   if (isFile) {
-    const report = await settleDiagnostics(diagnostics, [target!.realPath], { timeoutMs: TOOL_WAIT_MS, load: 'show' });
+    const report = await settleDiagnostics(diagnostics, [target!.realPath], { timeoutMs: MODEL_WAIT_MS, load: 'show', onWaiting });
     return report.unsettled;
   }
   const changed = (diagnostics.documents?.takeChangedOnDisk('tools') ?? []).filter((file) => !scope || inScope(file, scope));
   // Loaded without tabs: a whole-workspace call must not open editors.
-  const report = await settleDiagnostics(diagnostics, changed.slice(-CHANGED_FILES_MAX), { timeoutMs: TOOL_WAIT_MS, load: 'load' });
+  const report = await settleDiagnostics(diagnostics, changed.slice(-FILES_WAITED_FOR_MAX), { timeoutMs: MODEL_WAIT_MS, load: 'load', onWaiting });
   return report.unsettled;
 }
 
@@ -125,7 +127,7 @@ export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: Workspa
     title: 'Get diagnostics',
     description:
       "The problems VS Code's language servers and linters report (the Problems panel), for the files as they are on disk: " +
-      'a file asked about is loaded so it gets checked, and the answer waits (up to 2 s) for fresh reports on it and on files changed on disk since the last call. ' +
+      'a file asked about is loaded so it gets checked, and the answer waits for fresh reports on it and on files changed on disk since the last call (the first check of a project in a new window can take seconds). ' +
       'One line each, "[severity] file:line — message (source code)", line numbers 1-based, paths relative to the workspace folder; ' +
       'a last line names files still being checked when time ran out. "No problems" when there are none. ' +
       'Filter with path (a file or a folder) and severity (error, warning, information or hint). ' +
@@ -133,7 +135,7 @@ export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: Workspa
       'Problems are known for the files language servers have checked (files asked about, open or changed ones; the whole project only for some languages).',
     inputSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    handle: async ({ path: input, severity }) => {
+    handle: async ({ path: input, severity }, context) => {
       const folders = host.folders();
       let scope: PathScope | undefined;
       let target: WorkspacePath | undefined;
@@ -146,12 +148,12 @@ export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: Workspa
       }
       const views = await folderViews(folders);
       const display = (file: string) => relativeForDisplay(file, views);
-      const unsettled = await waitForFreshProblems(diagnostics, target, scope);
+      const unsettled = await waitForFreshProblems(diagnostics, target, scope, context?.progress && waitingProgress(context.progress));
       const problems = collectProblems(diagnostics.all(), { severity, scope, display });
+      // Read before the check tab closes: closing it drops TypeScript's problems of the file.
+      void diagnostics.documents?.releaseCheckTabs();
       const label = (target ? ` in ${display(target.realPath) || '.'}` : '') + (severity ? ` with severity ${severity}` : '');
-      const note = unsettled.length
-        ? `\nstill being checked (problems may be missing or out of date): ${unsettled.slice(0, 10).map(display).join(', ')}${unsettled.length > 10 ? `, and ${unsettled.length - 10} more` : ''}`
-        : '';
+      const note = unsettled.length ? `\n${stillBeingChecked(unsettled, display)}` : '';
       return textResult(formatProblems(problems, label) + note);
     },
   });

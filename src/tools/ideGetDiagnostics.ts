@@ -1,38 +1,36 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { DiagnosticsSource, FileDiagnostics } from '../host/diagnostics';
+import type { Logger } from '../util/logger';
 import type { RecentEdits } from '../review/recentEdits';
 import { pathOfFileUri } from '../workspace/fileUri';
 import { defineTool } from './toolDefinition';
 import { settleDiagnostics } from '../diagnostics/settleDiagnostics';
+import { AFTER_WRITES_WAIT_MS, BASELINE_QUIET_MS, BASELINE_WAIT_MS, FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, stillBeingChecked, waitingProgress } from '../diagnostics/waitBudgets';
 
 /**
- * How long the call with a uri may wait for the file's problems: the CLI gives up at 500 ms and, after
- * three timeouts in a row, stops asking for the session (ide-protocol.md §3.4), so this stays well under.
+ * getDiagnostics as the CLI calls it and as the model sees it (`mcp__ide__getDiagnostics`); the calls,
+ * their budgets and what each waits for are in docs/diagnostics.md.
+ * - claude's baseline (`{uri}`, before it writes the file): the file is loaded (a background tab where
+ *   the checker needs one) and the answer waits briefly; the first entry is always that file (the CLI
+ *   discards its baseline otherwise), even when it has no problems.
+ * - claude's call after its writes (`{}`): the files it asked about since its last such call and those
+ *   accepted through a review are loaded (new files too) and waited for, as are loaded files changed on disk;
+ *   then the tabs opened only for checking are closed again.
+ * - the model's calls (marked with its tool_use id) wait until the problems settled, as long as a
+ *   first check in a fresh window takes, with MCP progress meanwhile.
+ * Whenever files were still being checked at the end, a second text item says which (claude reads
+ * only the first, the JSON array; the model reads both).
  */
-export const URI_WAIT_MS = 300;
-/** Quiet period with a uri: shorter than usual, to fit the budget. */
-const URI_QUIET_MS = 150;
-/** How long the call without uri waits for the files the CLI just wrote; the CLI gives up at 2 s. */
-export const WORKSPACE_WAIT_MS = 1200;
-/** The most files the call without uri waits for (the files of one turn's edits). */
-const WORKSPACE_FILES_MAX = 20;
-
-/**
- * getDiagnostics as the CLI calls it (ide-protocol.md §3.4) and as the model sees it
- * (`mcp__ide__getDiagnostics`). With a `uri` — the CLI's baseline before it writes a file — the file is
- * loaded so language servers check it, and the answer waits briefly for its problems; the first entry
- * is always that file (the CLI discards its baseline otherwise), even when it has no problems. Without
- * — the CLI's call after its writes — it waits for the files asked about since the last such call, and
- * those changed on disk, until VS Code has reloaded them and their problems settled.
- */
-export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: RecentEdits) {
-  /** Files asked about with a uri since the last call without: the files the CLI is about to write. */
+export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: RecentEdits, log?: Logger) {
+  /** Files claude asked about with a uri since its last call without: the files it is about to write. */
   const baselined = new Set<string>();
   return defineTool({
     name: 'getDiagnostics',
     description:
       "Get the problems VS Code's language servers and linters report (the Problems panel: errors, warnings, info and hints), " +
-      'for the files as they are on disk: a file asked about is loaded so it gets checked, and the answer waits briefly for fresh reports. ' +
+      'for the files as they are on disk: a file asked about is loaded so it gets checked, and the answer waits until its checker has reported ' +
+      '(the first check of a project in a new window can take seconds; a second text names files still being checked if time ran out). ' +
       'Pass `uri` (a file:// URI or absolute path) for one file; omit it for every file that has problems. ' +
       'Returns a JSON array of {uri, diagnostics:[{message, severity, range (0-based line/character), source, code}]}. ' +
       'Use it after editing instead of running a compiler or linter in a shell, to check that the code still compiles and lints cleanly.',
@@ -40,28 +38,58 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
       uri: z.string().optional().describe('file:// URI or absolute path of one file; omit for all files'),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    handle: async ({ uri }) => {
+    handle: async ({ uri }, context) => {
+      const started = Date.now();
+      const byModel = context?.modelToolUseId !== undefined;
+      const onWaiting = byModel && context?.progress ? waitingProgress(context.progress) : undefined;
+      const documents = source.documents;
       let result: FileDiagnostics[];
+      let unsettled: string[] = [];
+      let waitedFor: string[] = [];
       if (uri) {
         const filePath = pathOfFileUri(uri) ?? uri; // a plain absolute path is accepted too
-        baselined.add(filePath);
-        await settleDiagnostics(source, [filePath], { timeoutMs: URI_WAIT_MS, quietMs: URI_QUIET_MS, load: 'show' });
+        if (!byModel) baselined.add(filePath);
+        waitedFor = [filePath];
+        const budget = byModel ? { timeoutMs: MODEL_WAIT_MS, onWaiting } : { timeoutMs: BASELINE_WAIT_MS, quietMs: BASELINE_QUIET_MS };
+        ({ unsettled } = await settleDiagnostics(source, waitedFor, { ...budget, load: 'show' }));
         result = [{ uri: `file://${filePath}`, diagnostics: source.forFile(filePath) }];
+      } else if (byModel) {
+        // Like get_diagnostics for the whole workspace: files changed on disk since the model's last call.
+        waitedFor = (documents?.takeChangedOnDisk('ide-model') ?? []).slice(-FILES_WAITED_FOR_MAX);
+        ({ unsettled } = await settleDiagnostics(source, waitedFor, { timeoutMs: MODEL_WAIT_MS, load: 'load', onWaiting }));
+        result = source.all();
       } else {
         const accepted = recentEdits?.take() ?? [];
-        const files = [...new Set([...accepted, ...baselined, ...(source.documents?.takeChangedOnDisk('ide') ?? [])])].slice(0, WORKSPACE_FILES_MAX);
+        const asked = [...new Set([...accepted, ...baselined])].slice(0, FILES_WAITED_FOR_MAX);
         baselined.clear();
-        if (source.documents) {
-          // Files changed on disk that VS Code has not loaded are not loaded here: the CLI keeps only files it asked about first.
-          await settleDiagnostics(source, files, { timeoutMs: WORKSPACE_WAIT_MS, load: 'none' });
+        if (documents) {
+          // The files claude wrote are loaded here, new ones too (claude keeps only files it asked about
+          // first); other files changed on disk are waited for only if VS Code has them loaded.
+          const changed = documents.takeChangedOnDisk('ide').filter((p) => !asked.includes(p)).slice(-FILES_WAITED_FOR_MAX);
+          waitedFor = [...asked, ...changed];
+          const reports = await Promise.all([
+            settleDiagnostics(source, asked, { timeoutMs: AFTER_WRITES_WAIT_MS, load: 'show' }),
+            settleDiagnostics(source, changed, { timeoutMs: AFTER_WRITES_WAIT_MS, load: 'none' }),
+          ]);
+          unsettled = reports.flatMap((r) => r.unsettled);
         } else if (accepted.length) {
           // Without document tracking (plain-Node hosts) only files accepted through openDiff are known to
           // be written now, and the only sign of their check is a report after this call.
-          await settleDiagnostics(source, accepted, { timeoutMs: WORKSPACE_WAIT_MS, since: Date.now() });
+          waitedFor = accepted;
+          ({ unsettled } = await settleDiagnostics(source, accepted, { timeoutMs: AFTER_WRITES_WAIT_MS, since: Date.now() }));
         }
         result = source.all();
       }
-      return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+      // The answer is read before the check tabs close: closing a tab drops TypeScript's problems of the file.
+      if (uri === undefined || byModel) void documents?.releaseCheckTabs();
+      const ms = Date.now() - started;
+      if (log && (ms >= 100 || unsettled.length)) {
+        const what = uri ? `{uri} ${waitedFor[0]}` : `{} (${waitedFor.length} file${waitedFor.length === 1 ? '' : 's'} waited for)`;
+        log.info(`getDiagnostics ${what} from ${byModel ? 'the model' : 'claude'} answered in ${ms} ms${unsettled.length ? `; ${stillBeingChecked(unsettled)}` : ''}`);
+      }
+      const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
+      if (unsettled.length) content.push({ type: 'text', text: `Note: ${stillBeingChecked(unsettled)}` });
+      return { content };
     },
   });
 }

@@ -8,12 +8,16 @@ import { promises as fs } from 'fs';
 import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
 import { BINARY_SNIFF_BYTES } from '../workspace/binaryDetection';
-import { openRegularFile, UnreadableFileError } from '../workspace/readTextIfExists';
+import type { FileHandle } from 'fs/promises';
+import type { TextCodec } from '../host/textCodec';
+import { MAX_TEXT_FILE_BYTES, openRegularFile, UnreadableFileError } from '../workspace/readTextIfExists';
+import { isUtf8, NodeTextCodec } from '../workspace/textCodec';
 import { displayPath } from './searchFiles';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 
 export const READ_DEFAULT_LIMIT = 2000;
+const PLAIN_CODEC = new NodeTextCodec();
 /** Characters of one line that are shown; the rest is replaced by a note (minified files). */
 export const READ_LINE_CHARS = 2000;
 /** Above this many characters of output, no further lines are added (the result says where to go on). */
@@ -49,20 +53,25 @@ function closeLine(open: OpenLine, isFirstLineOfFile: boolean): string {
   let text = bytes.toString('utf8');
   if (isFirstLineOfFile && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.endsWith('\r') && open.overflowChars === 0) text = text.slice(0, -1);
-  if (open.overflowChars === 0 && text.length <= READ_LINE_CHARS) return text;
-  // Cut, and never in the middle of a surrogate pair.
+  return shownLine(text, () => countCodePoints(bytes, 0, bytes.length) + open.overflowChars, open.overflowChars > 0);
+}
+
+/** The line as shown: cut at READ_LINE_CHARS (never inside a surrogate pair), with its length in a note. */
+function shownLine(text: string, totalChars: () => number, cutAlready = false): string {
+  if (!cutAlready && text.length <= READ_LINE_CHARS) return text;
   let cut = READ_LINE_CHARS;
   if (/[\ud800-\udbff]/.test(text.charAt(cut - 1))) cut--;
-  const totalChars = countCodePoints(bytes, 0, bytes.length) + open.overflowChars;
-  return `${text.slice(0, cut)}… [line truncated: ${totalChars} characters in total]`;
+  return `${text.slice(0, cut)}… [line truncated: ${totalChars()} characters in total]`;
 }
 
 /**
  * Reads lines `firstLine … firstLine + maxLines - 1` (1-based) of a file and counts all its lines.
  * Line breaks are `\n` (a `\r` before it is dropped); a last line without a break counts.
- * Stops early, with `binary: true`, when a NUL byte is among the first 8 KB.
+ * Stops early, with `binary: true`, when a NUL byte is among the first 8 KB (or the editor takes
+ * the file for binary). UTF-8 files (the codec says so from the settings and the first bytes) are
+ * scanned in chunks; a file in another encoding is decoded whole by the codec, as VS Code shows it.
  */
-export async function readLineWindow(filePath: string, firstLine: number, maxLines: number, shown: string = filePath): Promise<LineWindow> {
+export async function readLineWindow(filePath: string, firstLine: number, maxLines: number, shown: string = filePath, codec?: TextCodec): Promise<LineWindow> {
   const lastLine = firstLine + maxLines - 1;
   const handle = await openRegularFile(filePath, shown, Number.POSITIVE_INFINITY); // read in chunks: no size cap
   try {
@@ -78,6 +87,13 @@ export async function readLineWindow(filePath: string, firstLine: number, maxLin
       const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
       if (bytesRead === 0) break;
       const chunk = buffer.subarray(0, bytesRead);
+      if (totalBytes === 0 && codec) {
+        const encoding = codec.quickEncoding(filePath, chunk);
+        // Undecided (auto guessing, or set per language): VS Code decides from the whole content, up
+        // to the cap; a larger file is scanned as UTF-8, as before.
+        const decodeWhole = encoding === undefined ? (await handle.stat()).size <= MAX_TEXT_FILE_BYTES : !isUtf8(encoding);
+        if (decodeWhole) return await readDecoded(handle, Buffer.from(chunk), filePath, shown, codec, encoding, firstLine, lastLine);
+      }
       if (sniffed < BINARY_SNIFF_BYTES) {
         const end = Math.min(bytesRead, BINARY_SNIFF_BYTES - sniffed);
         if (chunk.subarray(0, end).includes(0)) return { firstLine, lines: [], totalLines: 0, binary: true };
@@ -116,6 +132,49 @@ export async function readLineWindow(filePath: string, firstLine: number, maxLin
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A file not in UTF-8: read whole (up to the size cap of reviews) and decoded in its encoding, which
+ * a byte scan cannot do (in UTF-16 a `\n` byte is half of other characters).
+ */
+async function readDecoded(
+  handle: FileHandle,
+  head: Buffer,
+  filePath: string,
+  shown: string,
+  codec: TextCodec,
+  encoding: string | undefined,
+  firstLine: number,
+  lastLine: number,
+): Promise<LineWindow> {
+  const binary = { firstLine, lines: [], totalLines: 0, binary: true };
+  const unicode16 = encoding === 'utf16le' || encoding === 'utf16be';
+  if (!unicode16 && head.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return binary;
+  const chunks = [head];
+  let total = head.length;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > MAX_TEXT_FILE_BYTES) {
+      throw new UnreadableFileError('TOO_LARGE', `"${shown}" is larger than ${MAX_TEXT_FILE_BYTES / (1024 * 1024)} MiB and not in UTF-8, too large to decode in its encoding. Use a shell command to read parts of it.`);
+    }
+  }
+  let text: string;
+  try {
+    const bytes = Buffer.concat(chunks, total);
+    text = encoding === undefined ? await codec.readText(bytes, filePath) : await codec.decode(bytes, encoding);
+  } catch {
+    return binary; // VS Code refuses to decode what it takes for binary
+  }
+  if (text.length === 0) return { firstLine, lines: [], totalLines: 0, binary: false };
+  const all = text.split('\n');
+  if (all[all.length - 1] === '') all.pop(); // the final line break ends the last line
+  const lines = all.slice(firstLine - 1, lastLine).map((line) => shownLine(line.endsWith('\r') ? line.slice(0, -1) : line, () => [...line].length));
+  return { firstLine, lines, totalLines: all.length, binary: false };
 }
 
 /**
@@ -173,7 +232,7 @@ export function readFileTool(host: WorkspaceHost): ToolDefinition<typeof inputSc
 
       let window: LineWindow;
       try {
-        window = await readLineWindow(target.realPath, offset, limit, shown);
+        window = await readLineWindow(target.realPath, offset, limit, shown, host.codec ?? PLAIN_CODEC);
       } catch (error) {
         if (error instanceof UnreadableFileError) return errorResult(error.message); // swapped for a pipe after the stat
         const code = (error as NodeJS.ErrnoException).code;

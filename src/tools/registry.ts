@@ -3,6 +3,7 @@ import type { ReviewHost } from '../host/review';
 import type { WorkspaceHost } from '../host/workspace';
 import type { ChangeDependencies } from '../review/proposeChange';
 import type { RecentEdits } from '../review/recentEdits';
+import type { Logger } from '../util/logger';
 import { applyDiffTool } from './applyDiff';
 import { getDiagnosticsTool } from './getDiagnostics';
 import { ideGetDiagnosticsTool } from './ideGetDiagnostics';
@@ -19,6 +20,8 @@ export interface ToolHosts extends ChangeDependencies {
   workspace: WorkspaceHost;
   /** Files just accepted through openDiff, for the next getDiagnostics. */
   recentEdits?: RecentEdits;
+  /** Where the diagnostics calls say how long they waited. */
+  log?: Logger;
   /** Extra workspace tools (execute_command), built where the terminal lives. */
   extraWorkspaceTools?: ToolDefinition[];
 }
@@ -33,7 +36,7 @@ export function ideTools(hosts: ToolHosts): ToolDefinition[] {
     openDiffTool(hosts.review, hosts.recentEdits, hosts.documents),
     closeTabTool(hosts.review),
     closeAllDiffTabsTool(hosts.review),
-    ideGetDiagnosticsTool(hosts.diagnostics, hosts.recentEdits),
+    ideGetDiagnosticsTool(hosts.diagnostics, hosts.recentEdits, hosts.log),
   ] as ToolDefinition[];
 }
 

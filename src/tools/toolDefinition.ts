@@ -7,6 +7,14 @@ export interface ToolContext {
   readonly connectionId: number;
   /** Aborted when the peer cancels the call or disconnects. */
   readonly signal: AbortSignal;
+  /**
+   * The model's tool_use id when the model made the call: claude marks its model's calls with
+   * `_meta["claudecode/toolUseId"]` (1.0.128, 2.0.77 and 2.1.328 alike), never its own calls (the
+   * diagnostics baseline, openDiff, close_tab…), which it abandons after short timeouts.
+   */
+  readonly modelToolUseId?: string;
+  /** Sends MCP progress (claude shows the message under the running tool); absent when the caller asked for none. */
+  readonly progress?: (message: string) => void;
 }
 
 /**

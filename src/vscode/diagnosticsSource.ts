@@ -20,7 +20,13 @@ export interface DiagnosticsApi {
 /** The parts of `vscode.workspace` and `vscode.window` used to load and watch documents. */
 export interface DocumentsApi {
   workspace: Pick<typeof vscode.workspace, 'textDocuments' | 'openTextDocument' | 'onDidOpenTextDocument' | 'onDidChangeTextDocument' | 'createFileSystemWatcher'>;
-  window: Pick<typeof vscode.window, 'tabGroups'>;
+  window: Pick<typeof vscode.window, 'tabGroups' | 'onDidChangeTextEditorSelection'>;
+  /**
+   * Asks the language servers of the document a question that needs its project loaded (a hover at a
+   * word: `vscode.executeHoverProvider`), after activating the extensions that declare
+   * `onLanguage:<languageId>`; resolves with the number of answers.
+   */
+  askLanguageServers(document: vscode.TextDocument, position: vscode.Position): Promise<number>;
   /**
    * Adds a tab for `uri` without activating it or taking focus: `vscode.open` with
    * `{preview: false, preserveFocus: true, background: true}`. Pinned, so it never replaces the
@@ -46,6 +52,36 @@ const LOAD_MAX_BYTES = 2 * 1024 * 1024;
 /** Paths remembered as changed on disk; the oldest are forgotten beyond this. */
 const CHANGED_MAX = 5000;
 const NOT_WATCHED = /[\\/](?:\.git|node_modules)[\\/]/;
+/** vscode.TextEditorSelectionChangeKind.Command: a selection the user did not make with keyboard or mouse. */
+const SELECTION_BY_COMMAND = 3;
+/** Languages nothing checks: their files are settled as soon as they are loaded. */
+const UNCHECKED_LANGUAGES = new Set(['plaintext']);
+/**
+ * A language server that is still registering its providers (its extension activated a moment ago)
+ * answers nothing: the question is asked again this often, for at most this long.
+ */
+const ASK_AGAIN_MS = 250;
+const ASK_AGAIN_FOR_MS = 1000;
+
+/** The file a plain text tab shows (not diffs, notebooks or webviews). */
+function tabUri(tab: vscode.Tab): string | undefined {
+  const input = tab.input as { uri?: vscode.Uri; notebookType?: string } | undefined;
+  return input?.uri && input.notebookType === undefined ? input.uri.toString() : undefined;
+}
+
+/**
+ * Where to ask a language server about a file: the first word that is not on a comment line, so the
+ * answer needs the file's project (TypeScript's quick info builds the program and its type checker).
+ */
+export function firstWordOffset(text: string): number {
+  let offset = 0;
+  for (const line of text.slice(0, 20_000).split('\n')) {
+    const word = /^\s*(?:\/\/|#|\/?\*|<!--)/.test(line) ? null : /[A-Za-z_$][\w$]*/.exec(line);
+    if (word) return offset + word.index;
+    offset += line.length + 1;
+  }
+  return 0;
+}
 
 export function severityName(severity: vscode.DiagnosticSeverity): SeverityName {
   return SEVERITY_NAMES[severity] ?? 'Information';
@@ -128,6 +164,8 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
   /** Path → sequence number of its latest change on disk; consumers remember the last number they saw. */
   private readonly changedOnDisk = new Map<string, number>();
   private readonly consumers = new Map<string, number>();
+  /** Tabs `load` opened only for checking (uri strings), until released or taken over by the user. */
+  private readonly checkTabs = new Set<string>();
   private sequence = 0;
   private readonly subscriptions: Disposable[] = [];
   private readonly now: () => number;
@@ -158,6 +196,16 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
       if (this.changedOnDisk.size > CHANGED_MAX) this.changedOnDisk.delete(this.changedOnDisk.keys().next().value!);
     };
     this.subscriptions.push(watcher, watcher.onDidCreate(record), watcher.onDidChange(record));
+    // A check tab the user brought to the front (not merely the only tab of its group) or typed or
+    // clicked in is theirs from then on.
+    this.subscriptions.push(
+      api.window.tabGroups.onDidChangeTabs((event) => {
+        for (const tab of event.changed) if (tab.isActive && tab.group.tabs.length > 1) this.checkTabs.delete(tabUri(tab) ?? '');
+      }),
+      api.window.onDidChangeTextEditorSelection((event) => {
+        if (event.kind !== undefined && event.kind !== SELECTION_BY_COMMAND) this.checkTabs.delete(event.textEditor.document.uri.toString());
+      }),
+    );
   }
 
   private loaded(absolutePath: string): vscode.TextDocument | undefined {
@@ -187,9 +235,37 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
       }
     }
     if (options.show && CHECKED_ONLY_IN_TABS.has(document.languageId) && !this.inTab(document.uri)) {
+      this.checkTabs.add(document.uri.toString());
       await this.api.showInBackground(document.uri);
     }
     return outcome;
+  }
+
+  async checkerAnswered(absolutePath: string): Promise<boolean> {
+    const document = this.loaded(absolutePath);
+    if (!document || UNCHECKED_LANGUAGES.has(document.languageId)) return false;
+    const position = document.positionAt(firstWordOffset(document.getText()));
+    const until = this.now() + ASK_AGAIN_FOR_MS;
+    for (;;) {
+      const answers = await this.api.askLanguageServers(document, position).then(
+        (n) => n,
+        () => 0,
+      );
+      if (answers > 0 || this.now() >= until) return true;
+      await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_MS));
+    }
+  }
+
+  async releaseCheckTabs(): Promise<void> {
+    if (this.checkTabs.size === 0) return;
+    const tabs = this.api.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => {
+        const uri = tabUri(tab);
+        return uri !== undefined && this.checkTabs.has(uri) && !tab.isDirty;
+      });
+    this.checkTabs.clear();
+    if (tabs.length) await Promise.resolve(this.api.window.tabGroups.close(tabs, true)).catch(() => undefined);
   }
 
   async matchesDisk(absolutePath: string): Promise<boolean | undefined> {

@@ -5,8 +5,8 @@ import { problems, type HealthReport } from '../health/findings';
 import { gatherSetupFacts } from '../health/gatherFacts';
 import { deleteStaleLockFile } from '../health/lockFiles';
 import { renderHealthHtml } from '../health/renderHealth';
-import type { ApprovalModeForRules } from '../route/permissionRules';
 import type { BridgeStatus, ServerIdentity } from '../server/ideBridge';
+import { readApprovalModes } from './approvalMode';
 
 export interface HealthViewDeps {
   status(): BridgeStatus;
@@ -51,7 +51,7 @@ export async function runHealthCheck(deps: HealthViewDeps): Promise<HealthReport
     terminals: await terminalFacts(),
     providesTerminalPort: deps.providesTerminalPort(),
     claudeCommand: config.get<string>('claudeCommand', 'claude'),
-    approvalMode: config.get<ApprovalModeForRules>('approvalMode', 'write-only'),
+    approvalMode: readApprovalModes(config),
     anthropicExtension: deps.anthropicExtension(),
     toolsServerName: deps.toolsServerName(),
   });

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { findOnPath, readCliVersion } from '../health/cliProbe';
 import { programOf } from '../health/gatherFacts';
 import { matchesToolLevelRules } from '../health/supportedCli';
-import { ClaudeUserSettings, offerPermissionRules, rulesToAdd, type ApprovalModeForRules } from '../route/permissionRules';
+import { ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../route/permissionRules';
+import { readApprovalModes } from './approvalMode';
 
 /** The version of the claude a terminal would run, when it can be told (decides the rule form). */
 async function cliVersion(): Promise<string | undefined> {
@@ -15,10 +16,12 @@ async function cliVersion(): Promise<string | undefined> {
 export function registerPermissionRulesCommand(log: vscode.LogOutputChannel, serverName: () => string): vscode.Disposable {
   return vscode.commands.registerCommand('nativeClaude.addPermissionRules', async () => {
     const version = await cliVersion();
-    const approvalMode = vscode.workspace.getConfiguration('nativeClaude').get<ApprovalModeForRules>('approvalMode', 'write-only');
+    // The rules go to the CLI's user settings, for every project: only the user's own mode may decide
+    // them, not one this workspace made stricter (another workspace would not confirm what they allow).
+    const { user } = readApprovalModes(vscode.workspace.getConfiguration('nativeClaude'));
     return offerPermissionRules({
       settings: new ClaudeUserSettings(),
-      rules: rulesToAdd(approvalMode, matchesToolLevelRules(version ?? ''), serverName()),
+      rules: rulesToAdd(user, matchesToolLevelRules(version ?? ''), serverName()),
       cliVersion: version,
       serverName: serverName(),
       log,

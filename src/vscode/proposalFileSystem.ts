@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
 /** Right side of a review diff: editable, saved only in memory. */
 export const PROPOSAL_SCHEME = 'native-claude-proposal';
 /** Left side: the file as it was when the proposal arrived, read-only. */
@@ -19,13 +21,15 @@ export class MemoryFileSystem implements vscode.FileSystemProvider {
   readonly onDidWrite = this.written.event;
 
   set(uri: vscode.Uri, text: string): void {
-    this.files.set(uri.path, { data: Buffer.from(text, 'utf8'), mtime: Date.now() });
+    // With a BOM, VS Code decodes it as UTF-8 whatever `files.encoding` says (a Latin-1 setting would
+    // show `café` as `cafÃ©`, and accepting would write that).
+    this.files.set(uri.path, { data: Buffer.concat([UTF8_BOM, Buffer.from(text, 'utf8')]), mtime: Date.now() });
     this.changed.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
 
   text(uri: vscode.Uri): string | undefined {
     const file = this.files.get(uri.path);
-    return file ? Buffer.from(file.data).toString('utf8') : undefined;
+    return file ? new TextDecoder('utf-8').decode(file.data) : undefined; // the BOM dropped
   }
 
   remove(uri: vscode.Uri): void {

@@ -5,7 +5,10 @@ import { describeStatus } from '../server/statusText';
 /** A connected claude as the status bar names it. */
 export interface SessionLabel {
   id: number;
+  /** The CLI's pid when it was verified (or cannot be checked here); see `claimedPid`. */
   cliPid?: number;
+  /** The pid it announced, verified or not. */
+  claimedPid?: number;
   /** The integrated terminal it runs in; undefined when it is not one of this window's (tmux, outside VS Code). */
   terminalName?: string;
   /** The claude CLI's version, from its `initialize` (or the upgrade's User-Agent). */
@@ -55,7 +58,7 @@ export class StatusBar implements vscode.Disposable {
 }
 
 export function describeSession(session: SessionLabel): string {
-  const pid = session.cliPid ? `pid ${session.cliPid}` : 'pid unknown';
+  const pid = session.cliPid ? `pid ${session.cliPid}` : session.claimedPid ? `pid ${session.claimedPid} not verified` : 'pid unknown';
   const who = session.cliVersion ? `claude ${session.cliVersion}, ${pid}` : pid;
   return session.terminalName ? `terminal "${session.terminalName}" (${who})` : `not in a terminal of this window (${who})`;
 }

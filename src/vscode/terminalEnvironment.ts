@@ -5,15 +5,18 @@ const SSE_PORT = 'CLAUDE_CODE_SSE_PORT';
 /**
  * Every integrated terminal of this window gets the port, so `claude` typed there connects to this
  * window (CLAUDE_CODE_SSE_PORT bypasses the CLI's folder and ancestry checks, ide-protocol.md §1.8).
- * The collection is persistent: terminals VS Code restores at start-up get the variables before the
- * extension activates, and the port is the same across reloads (see identityStore.ts).
+ * The collection also carries the token (NATIVE_CLAUDE_TOKEN), so it is *not* persistent: VS Code would
+ * store a persistent one in the workspace's `state.vscdb`, readable by other local users where the user
+ * data folder is (docs/security.md). Terminals that live through a reload keep their environment; the
+ * port is the same across reloads (identityStore.ts); terminals VS Code revives after a restart get the
+ * variables once the extension has started (VS Code relaunches those not used yet).
  *
- * Another extension may set CLAUDE_CODE_SSE_PORT too (Anthropic's, src/health/coexistence.ts). When
- * two extensions replace the same variable in their global collections, VS Code keeps the one whose
- * collection it registered first in this workspace, and keeps that order across reloads (it is stored
- * with the collections), so a reload never hands the variable over. A workspace folder's scoped
- * collection is applied after the global ones, so the port is also set scoped to each workspace
- * folder: when this extension serves the workspace, its port is the one new terminals get.
+ * Another extension may set CLAUDE_CODE_SSE_PORT too (Anthropic's, src/health/coexistence.ts). When two
+ * extensions replace the same variable in their global collections, VS Code keeps the one whose
+ * collection it registered first in this workspace; a persistent collection is registered at start-up,
+ * before any extension runs. A workspace folder's scoped collection is applied after the global ones,
+ * so the port is also set scoped to each workspace folder: when this extension serves the workspace,
+ * its port is the one new terminals get.
  */
 export class TerminalEnvironment {
   /** Folders whose scoped collection holds the port (by URI), so a removed folder's entry can be deleted. */
@@ -23,7 +26,8 @@ export class TerminalEnvironment {
     private readonly collection: vscode.GlobalEnvironmentVariableCollection,
     private readonly folders: () => readonly vscode.WorkspaceFolder[] = () => [],
   ) {
-    collection.persistent = true;
+    // Never stored on disk: it holds the token.
+    collection.persistent = false;
     collection.description = 'Lets `claude` in this terminal connect to this VS Code window';
   }
 

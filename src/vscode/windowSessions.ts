@@ -22,7 +22,7 @@ export class WindowSessions implements vscode.Disposable {
   }
 
   labels(): SessionLabel[] {
-    return this.sessions.sessionPlaces().map((p) => ({ id: p.session.id, cliPid: p.session.cliPid, terminalName: p.terminalName, cliVersion: p.session.cliVersion }));
+    return this.sessions.sessionPlaces().map((p) => ({ id: p.session.id, cliPid: p.session.cliPid, claimedPid: p.session.claimedPid, terminalName: p.terminalName, cliVersion: p.session.cliVersion }));
   }
 
   /** Who a review belongs to, for the pending-reviews list. */

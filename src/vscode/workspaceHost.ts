@@ -1,3 +1,4 @@
+import type { TextCodec } from '../host/textCodec';
 import type { WorkspaceHost } from '../host/workspace';
 import { findRipgrep } from './ripgrep';
 
@@ -8,6 +9,8 @@ export interface WorkspaceHostOptions {
   appRoot: string;
   /** Injectable for tests; defaults to the real lookup. */
   findRipgrep?: (appRoot: string) => string | undefined;
+  /** How read_file decodes files (VS Code's encodings). */
+  codec?: TextCodec;
 }
 
 /**
@@ -21,5 +24,6 @@ export function createWorkspaceHost(options: WorkspaceHostOptions): WorkspaceHos
     folders: () => options.folders(),
     // Found once and kept; a miss is retried on the next call (six stat calls, cheap).
     ripgrepPath: () => (ripgrep ??= lookup(options.appRoot)),
+    codec: options.codec,
   };
 }

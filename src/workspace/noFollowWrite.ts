@@ -7,6 +7,9 @@
 // one at a time, the file is created with O_EXCL|O_NOFOLLOW and an existing one opened with
 // O_NOFOLLOW. Node has no openat(2), so a folder swapped in the instant between the last check and the
 // open is not caught; docs/security.md says so.
+//
+// A hard link is another name for the same file, and it may be outside the workspace: no path check
+// can tell which name is the original. So a regular file with more than one link is not written.
 
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -18,6 +21,21 @@ const O_NONBLOCK = fsConstants.O_NONBLOCK ?? 0;
 /** A symbolic link (or other change) appeared on the checked path: nothing was written. */
 export class PathChangedError extends Error {
   override readonly name = 'PathChangedError';
+}
+
+/** The file has other names (hard links), possibly outside the workspace: nothing was written. */
+export class HardLinkedFileError extends Error {
+  override readonly name = 'HardLinkedFileError';
+  constructor(
+    readonly file: string,
+    readonly links: number,
+  ) {
+    super(
+      `"${file}" has ${links} hard links: the same file also has other names, possibly outside the workspace, ` +
+        'and writing it here would change it there too. Nothing was written. ' +
+        `To edit it here, first give this name its own copy (for example: cp -p "${file}" "${file}.tmp" && mv "${file}.tmp" "${file}"), then retry.`,
+    );
+  }
 }
 
 function changed(realPath: string, what: string): PathChangedError {
@@ -32,13 +50,20 @@ function isErrno(error: unknown, ...codes: string[]): boolean {
 
 /**
  * Throws {@link PathChangedError} unless every existing folder above `realPath` still resolves to
- * itself and `realPath` is not a symbolic link. Returns whether the file exists.
+ * itself and `realPath` is not a symbolic link, and {@link HardLinkedFileError} when it is a file
+ * with other hard links. Returns whether the file exists.
  */
 export async function assertNoLinkSwappedIn(realPath: string): Promise<boolean> {
   await assertFolderIsItself(path.dirname(realPath), realPath);
   const stat = await fs.lstat(realPath).catch((error) => (isErrno(error, 'ENOENT', 'ENOTDIR') ? undefined : Promise.reject(error)));
   if (stat?.isSymbolicLink()) throw changed(realPath, `"${realPath}" is now a symbolic link`);
+  if (stat) assertSingleLink(realPath, stat);
   return stat !== undefined;
+}
+
+/** Throws {@link HardLinkedFileError} for a regular file with more than one link. */
+export function assertSingleLink(file: string, stat: { isFile(): boolean; nlink: number }): void {
+  if (stat.isFile() && stat.nlink > 1) throw new HardLinkedFileError(file, stat.nlink);
 }
 
 /** The folder (or, while it does not exist, its nearest existing ancestor) must resolve to itself. */
@@ -61,7 +86,7 @@ async function assertFolderIsItself(folder: string, realPath: string): Promise<v
 /**
  * Writes `text` to the checked real path: creates missing folders one by one (each must be a plain
  * folder afterwards) and a new file exclusively, or replaces an existing regular file's content;
- * never through a symbolic link at any of those names.
+ * never through a symbolic link at any of those names, never to a file with other hard links.
  */
 export async function writeWithoutFollowing(realPath: string, text: string | Uint8Array): Promise<'created' | 'modified'> {
   const exists = await assertNoLinkSwappedIn(realPath);
@@ -76,7 +101,9 @@ export async function writeWithoutFollowing(realPath: string, text: string | Uin
     throw error;
   }
   try {
-    if (!(await handle.stat()).isFile()) throw changed(realPath, `"${realPath}" is no longer a regular file`);
+    const stat = await handle.stat(); // what was opened: a hard link made after the check is caught here
+    if (!stat.isFile()) throw changed(realPath, `"${realPath}" is no longer a regular file`);
+    assertSingleLink(realPath, stat);
     if (exists) await handle.truncate(0);
     await handle.writeFile(text);
   } finally {

@@ -25,8 +25,13 @@ export class UnreadableFileError extends Error {
   }
 }
 
-/** The file's text, or undefined when there is no such file (a proposal for a new file). */
+/** The file's text as UTF-8, or undefined when there is no such file (a proposal for a new file). */
 export async function readTextIfExists(file: string, options: { maxBytes?: number; shown?: string } = {}): Promise<string | undefined> {
+  return (await readBytesIfExists(file, options))?.toString('utf8');
+}
+
+/** The file's bytes, or undefined when there is no such file; decode them in the file's encoding (TextCodec). */
+export async function readBytesIfExists(file: string, options: { maxBytes?: number; shown?: string } = {}): Promise<Buffer | undefined> {
   const maxBytes = options.maxBytes ?? MAX_TEXT_FILE_BYTES;
   const shown = options.shown ?? file;
   try {
@@ -51,7 +56,7 @@ export async function readTextIfExists(file: string, options: { maxBytes?: numbe
       total += bytesRead;
       if (total > maxBytes) throw tooLarge(shown, total, maxBytes); // it grew while being read
     }
-    return Buffer.concat(chunks, total).toString('utf8');
+    return Buffer.concat(chunks, total);
   } finally {
     await handle.close();
   }

@@ -29,7 +29,11 @@ export function countLineBreaks(text: string): { crlf: number; lf: number } {
  * line break at all, or as many `\r\n` as `\n`.
  */
 export function detectEol(text: string, fallback: Eol = '\n'): Eol {
-  const { crlf, lf } = countLineBreaks(text);
+  return majorityEol(countLineBreaks(text), fallback);
+}
+
+/** {@link detectEol} from counts already made (by a caller that splits the text into lines anyway). */
+export function majorityEol({ crlf, lf }: { crlf: number; lf: number }, fallback: Eol = '\n'): Eol {
   if (crlf > lf) return '\r\n';
   if (lf > crlf) return '\n';
   return fallback;

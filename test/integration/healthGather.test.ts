@@ -33,7 +33,7 @@ describe('health check on real files, a real PATH and a real server', () => {
     terminals: [],
     providesTerminalPort: true,
     claudeCommand: 'claude',
-    approvalMode: 'write-only',
+    approvalMode: { effective: 'write-only', user: 'write-only' },
     ...over,
   });
   const writeLock = (port: number, content: object, mode = 0o600) => {

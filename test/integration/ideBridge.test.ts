@@ -111,6 +111,36 @@ describe('IdeBridge life cycle', () => {
     await second.stop();
   });
 
+  test('the port without its token (secrets not kept on this machine): the same port, a new token; identity() is what runs', async () => {
+    const first = makeBridge(lockDir);
+    const a = await first.start([root]);
+    await first.stop();
+    const second = makeBridge(lockDir, { load: async () => ({ port: a.port }), save: async () => undefined });
+    const b = await second.start([root]);
+    expect(b.port).toBe(a.port);
+    expect(b.token).not.toBe(a.token);
+    expect(second.identity()).toEqual(b);
+    await second.stop();
+    expect(second.identity()).toBeUndefined();
+  });
+
+  test('an identity that cannot be read gives a new token, and says so', async () => {
+    const lines: string[] = [];
+    const bridge = new IdeBridge({
+      ideName: 'Visual Studio Code',
+      lockPid: process.pid,
+      runningInWindows: false,
+      identity: { load: async () => Promise.reject(new Error('keyring locked')), save: async () => undefined },
+      lockDirectory: lockDir,
+      log: memoryLogger(lines),
+      createSession: createSessionFactory({ toolsFor: () => [], serverInfo: { name: 'native-claude', version: 't' }, log: memoryLogger() }),
+    });
+    const { token } = await bridge.start([root]);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(lines).toContain('warn Could not read the previous port and token (keyring locked); a new token is made');
+    await bridge.stop();
+  });
+
   test('a lock file that cannot be written stops the server and names the file in the error', async () => {
     await fs.writeFile(path.join(root, 'config'), 'a file where the folder should be');
     const bridge = makeBridge(lockDir);

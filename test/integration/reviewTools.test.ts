@@ -320,6 +320,30 @@ describe('review tools over the real socket', () => {
       expect(review.opened).toHaveLength(0);
     });
 
+    test('a payload past the work limit: an error saying what to send instead, no review, the file unchanged', async () => {
+      // Every SEARCH line is in the file but no block matches, so each block costs both passes over
+      // 200,000 lines: 100 blocks are past the limit.
+      const content = `y\n${'x\n'.repeat(200_000)}`;
+      await fs.writeFile(path.join(root, 'big.txt'), content);
+      const { client } = await connectClient(`${url}/tools`);
+      const diff = Array.from({ length: 100 }, () => '<<<<<<< SEARCH\nx\ny\n=======\nz\n>>>>>>> REPLACE').join('\n');
+      const result = await call(client, 'apply_diff', { path: 'big.txt', diff });
+      expect(result.isError).toBe(true);
+      expect(JSON.parse(result.content[0].text).error).toMatch(/apply_diff stopped.*Nothing was applied.*fewer blocks per call/s);
+      expect(review.opened).toHaveLength(0);
+      expect(await fs.readFile(path.join(root, 'big.txt'), 'utf8')).toBe(content);
+    });
+
+    test('a 200,000-line REPLACE is proposed (no call-stack overflow)', async () => {
+      await fs.writeFile(path.join(root, 'm.ts'), 'one\ntwo\nthree\n');
+      const { client } = await connectClient(`${url}/tools`);
+      const replacement = Array.from({ length: 200_000 }, (_, i) => `line ${i}`).join('\n');
+      const answer = call(client, 'apply_diff', { path: 'm.ts', diff: `<<<<<<< SEARCH\ntwo\n=======\n${replacement}\n>>>>>>> REPLACE` });
+      const request = await review.decide({ kind: 'rejected', reason: 'user' });
+      expect(request.proposedText).toBe(`one\n${replacement}\nthree\n`);
+      expect(JSON.parse(texts(await answer)[0])).toMatchObject({ status: 'rejected' });
+    });
+
     test('a missing file is an error that points to write_file', async () => {
       const { client } = await connectClient(`${url}/tools`);
       const result = await call(client, 'apply_diff', { path: 'none.ts', diff: '<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE' });

@@ -130,6 +130,11 @@ describe('real claude CLI ⇄ IDE server', () => {
     const claude = await startConnectedCli();
     await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
     expect(server.ideSessions()[0].cliPid).toBe(claude.pid);
+    // The real CLI holds its own socket, so the pid it announced passes the check (src/server/peerProcess.ts).
+    if (process.platform === 'linux') {
+      await waitFor(() => server.ideSessions()[0].pidCheck !== 'pending', 5000, 'the pid check');
+      expect({ pidCheck: server.ideSessions()[0].pidCheck, log: log.filter((l) => /CLI pid/.test(l)) }).toMatchObject({ pidCheck: 'verified' });
+    }
     // Who connected, from its initialize: 1.0.x asks for MCP 2025-06-18, 2.0 on for 2025-11-25; 2.1 adds a title.
     expect(server.ideSessions()[0].client).toEqual({
       name: 'claude-code',

@@ -147,6 +147,11 @@ describe('vscode-tools', () => {
         'diag-importer',
         'dirty-during-review',
         'dirty-refused',
+        'encoding-autoguess',
+        'encoding-cp1252-utf16',
+        'encoding-latin1',
+        'encoding-shiftjis',
+        'encoding-utf8-default',
         'eol-bom-accept',
         'format-on-save',
         'link-swapped',
@@ -259,6 +264,37 @@ describe('vscode-tools', () => {
       const d = expectInnerPassed('autosave');
       expect(d.stateAfter2s).toBe('pending');
       expect(fs.readFileSync(abs('autosave.txt'), 'utf8')).toBe('one\ntwo\n');
+    });
+  });
+
+  describe("files in their own encoding (VS Code's files.encoding, workspace.decode/encode)", () => {
+    const latin1 = Buffer.concat([Buffer.from('636166e90a6e61ef76650a', 'hex'), Buffer.from('the end\n')]);
+
+    it('Latin-1 (files.encoding iso88591): read_file shows café; apply_diff of the last line changes no other byte; € is refused, from the model and typed into the review', () => {
+      const d = expectInnerPassed('encoding-latin1');
+      expect(d.read).toBe('1 | café\n2 | naïve\n3 | last line\ntotal_lines: 3');
+      expect(fs.readFileSync(abs('legacy.txt'))).toEqual(latin1);
+    });
+
+    it('Shift JIS (files.encoding for the bat language): read_file shows the Japanese; apply_diff of the last line changes no other byte; € is refused', () => {
+      const d = expectInnerPassed('encoding-shiftjis');
+      expect(d.documentEncoding).toBe('shiftjis');
+      expect(fs.readFileSync(abs('legacy.bat')).toString('hex')).toBe('6563686f2082b182f182c982bf82cd0d0a72656d2093fa967b8cea20955c8ea60d0a65786974202f6220310d0a');
+    });
+
+    it('files.autoGuessEncoding: a Shift JIS file VS Code guesses is read and edited in Shift JIS', () => {
+      expectInnerPassed('encoding-autoguess');
+      expect(fs.readFileSync(abs('guessed.txt'))).toEqual(fs.readFileSync(abs('legacy.bat')));
+    });
+
+    it('Windows-1252 and UTF-16 LE (BOM): read_file shows the characters, apply_diff of the last line changes no other byte', () => {
+      expectInnerPassed('encoding-cp1252-utf16');
+      expect(fs.readFileSync(abs('prices.txt')).toString('hex')).toBe(Buffer.from('price: 5 \x80\nthe end\n', 'latin1').toString('hex'));
+    });
+
+    it('a Latin-1 file read as UTF-8 (the default): a change is refused before any review, the file unchanged', () => {
+      expectInnerPassed('encoding-utf8-default');
+      expect(fs.readFileSync(abs('legacy-default.txt'))).toEqual(Buffer.concat([latin1.subarray(0, 11), Buffer.from('last line\n')]));
     });
   });
 

@@ -11,8 +11,12 @@
 #    otherwise: starts code-server on 127.0.0.1:$PORT with the .vsix installed (fresh user data), prints
 #    the URL and stays in the foreground until Ctrl+C, then stops it and removes its temp dir.
 #
-# The workspace is a copy of test/fixtures/sample-workspace in .test-runs/try-workspace (kept between
-# runs so your experiments stay; --fresh copies it anew). TRY_WORKSPACE=<dir> opens another folder.
+# The workspace is a copy of test/fixtures/sample-workspace in $NATIVE_CLAUDE_CACHE/try-workspace
+# (default ~/.cache/native-claude/try-workspace), outside this repository so VS Code does not offer the
+# repository's git tree for it; kept between runs so your experiments stay (--fresh copies it anew). When
+# that place is itself inside a git work tree, a new temp dir is used instead. The path is printed.
+# TRY_WORKSPACE=<dir> opens another folder. --workspace-only prepares the workspace, prints its path and
+# exits (test/unit/tryInVscode.test.ts).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -22,18 +26,39 @@ CACHE="${NATIVE_CLAUDE_CACHE:-$HOME/.cache/native-claude}"
 CODE_SERVER_VERSION=4.139.1
 PORT="${PORT:-8080}"
 FRESH=0
+WORKSPACE_ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --fresh) FRESH=1 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --workspace-only) WORKSPACE_ONLY=1 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
 log() { printf '[try-in-vscode] %s\n' "$*" >&2; }
+in_git_tree() { git -C "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1; }
+
+if [ -n "${TRY_WORKSPACE:-}" ]; then
+  WORKSPACE="$(cd "$TRY_WORKSPACE" && pwd)"
+else
+  mkdir -p "$CACHE"
+  if in_git_tree "$CACHE"; then
+    WORKSPACE="$(mktemp -d "${TMPDIR:-/tmp}/native-claude-try-workspace-XXXXXX")/sample-workspace"
+    FRESH=1
+  else
+    WORKSPACE="$CACHE/try-workspace"
+  fi
+  if [ "$FRESH" = 1 ] || [ ! -d "$WORKSPACE" ]; then
+    rm -rf "$WORKSPACE"
+    cp -R "$REPO/test/fixtures/sample-workspace" "$WORKSPACE"
+  fi
+fi
+log "sample workspace: $WORKSPACE"
+if [ "$WORKSPACE_ONLY" = 1 ]; then printf '%s\n' "$WORKSPACE"; exit 0; fi
 
 if [ ! -d "$REPO/node_modules" ]; then
   log "installing npm dependencies"
-  ( cd "$REPO" && npm install --no-audit --no-fund ) >&2
+  ( cd "$REPO" && npm ci --no-audit --no-fund ) >&2
 fi
 bash "$REPO/test/setup/install-real-clients.sh"
 
@@ -41,16 +66,6 @@ log "packaging the extension (npm run package)"
 ( cd "$REPO" && npm run package --silent ) >&2
 VSIX="$REPO/dist/native-claude.vsix"
 [ -f "$VSIX" ] || { log "npm run package did not produce $VSIX"; exit 1; }
-
-if [ -n "${TRY_WORKSPACE:-}" ]; then
-  WORKSPACE="$(cd "$TRY_WORKSPACE" && pwd)"
-else
-  WORKSPACE="$REPO/.test-runs/try-workspace"
-  if [ "$FRESH" = 1 ] || [ ! -d "$WORKSPACE" ]; then
-    rm -rf "$WORKSPACE"; mkdir -p "$REPO/.test-runs"
-    cp -R "$REPO/test/fixtures/sample-workspace" "$WORKSPACE"
-  fi
-fi
 
 # --- desktop VS Code --------------------------------------------------------------------------
 # (Inside code-server's own terminal `code` is its remote CLI: that works the same way.)

@@ -3,6 +3,7 @@ import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics } from '../../s
 import type { DocumentWriter } from '../../src/host/documents';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../../src/host/review';
 import { ReviewRegistry } from '../../src/review/reviewRegistry';
+import { NodeTextCodec } from '../../src/workspace/textCodec';
 
 /** A review "UI" the test answers: each opened review waits until the test decides it. */
 export class ScriptedReviewHost implements ReviewHost {
@@ -56,7 +57,10 @@ export class ScriptedReviewHost implements ReviewHost {
 }
 
 /** Writes straight to disk; `format` stands in for format-on-save. */
+/** Saves as the editor does: in the file's encoding (`codec`, UTF-8 unless a test sets one). */
 export class DiskDocumentWriter implements DocumentWriter {
+  constructor(private readonly codec = new NodeTextCodec()) {}
+
   dirty = new Set<string>();
   format?: (text: string) => string;
   written: string[] = [];
@@ -67,10 +71,11 @@ export class DiskDocumentWriter implements DocumentWriter {
 
   failWith?: string;
 
-  async write(absolutePath: string, text: string): Promise<{ savedText: string }> {
+  async write(absolutePath: string, text: string, encoding?: string): Promise<{ savedText: string }> {
     if (this.failWith) throw new Error(this.failWith);
     const saved = this.format ? this.format(text) : text;
-    await writeWithoutFollowing(absolutePath, saved); // as VsCodeDocumentWriter: no link swapped in is followed
+    const bytes = await this.codec.encode(saved, encoding ?? this.codec.newFileEncoding(absolutePath));
+    await writeWithoutFollowing(absolutePath, bytes); // as VsCodeDocumentWriter: no link swapped in is followed
     this.written.push(absolutePath);
     return { savedText: saved };
   }

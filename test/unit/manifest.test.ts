@@ -1,10 +1,12 @@
 /**
- * package.json as the Marketplace and VS Code read it (issue 12): metadata, Restricted Mode, settings that
- * explain themselves, the walkthrough's steps completing on context keys the extension really sets, and
- * `.claude/settings.json` validated by the published schema rather than one of ours.
+ * package.json as the Marketplace and VS Code read it (issue 12): metadata, no placeholder (issue 25),
+ * Restricted Mode, settings that explain themselves, the walkthrough's steps completing on context keys
+ * the extension really sets, and `.claude/settings.json` validated by the published schema rather than
+ * one of ours.
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { findPlaceholders } from '../../scripts/vsixContents';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -19,19 +21,35 @@ function pngSize(file: string): { width: number; height: number } {
 }
 
 describe('package.json', () => {
-  it('has the Marketplace metadata: icon 128×128 PNG, banner, categories, keywords, repository, bugs, homepage, license', () => {
+  it('has the Marketplace metadata: icon 128×128 PNG, banner, categories, keywords, license', () => {
     expect(pngSize(path.join(ROOT, pkg.icon))).toEqual({ width: 128, height: 128 });
     expect(pkg.galleryBanner).toEqual({ color: expect.stringMatching(/^#[0-9A-Fa-f]{6}$/), theme: expect.stringMatching(/^(dark|light)$/) });
     expect(pkg.categories).toEqual(expect.arrayContaining(['AI']));
     expect(pkg.keywords.length).toBeGreaterThanOrEqual(5);
     expect(pkg.keywords.length).toBeLessThanOrEqual(30); // the Marketplace's limit
-    const repo: string = pkg.repository.url;
-    const base = repo.replace(/\.git$/, '');
-    expect(repo).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
-    expect(pkg.bugs.url).toBe(`${base}/issues`);
-    expect(pkg.homepage).toBe(`${base}#readme`);
     expect(pkg.license).toBe('MIT');
     expect(fs.existsSync(path.join(ROOT, 'LICENSE'))).toBe(true);
+  });
+
+  // Issue 25: it said https://github.com/REPLACE-WITH-OWNER/... The project has no public address yet,
+  // so none is named; once one is, repository, bugs and homepage name the same one.
+  it('holds no placeholder, and names a repository, bug tracker and homepage only all together and consistently', () => {
+    const text = fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8');
+    expect([...findPlaceholders(text), ...(/REPLACE/.test(text) ? ['REPLACE'] : [])]).toEqual([]);
+    const named = ['repository', 'bugs', 'homepage'].filter((k) => k in pkg);
+    expect([[], ['repository', 'bugs', 'homepage']]).toContainEqual(named);
+    if (named.length === 0) return;
+    const repo: string = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository.url;
+    const base = repo.replace(/\.git$/, '');
+    expect(repo).toMatch(/^https:\/\/(github\.com|gitlab\.com)\/[\w.-]+\/[\w.-]+\.git$/);
+    expect(pkg.bugs.url).toBe(`${base}/issues`);
+    expect(pkg.homepage).toBe(`${base}#readme`);
+  });
+
+  it('the placeholder check finds what the manifest used to carry, and passes over apply_diff\'s REPLACE blocks', () => {
+    expect(findPlaceholders('"url": "https://github.com/REPLACE-WITH-OWNER/native-claude.git"')).toHaveLength(1);
+    for (const t of ['https://example.com/x', 'TODO: write', 'FIXME', 'https://github.com/<owner>/native-claude', 'your-org/native-claude']) expect([t, findPlaceholders(t).length]).toEqual([t, 1]);
+    expect(findPlaceholders('`<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` blocks; replace terminals that lack it')).toEqual([]);
   });
 
   it('runs where the files and terminals are, and says what works in Restricted Mode and virtual workspaces', () => {
@@ -96,6 +114,7 @@ describe('package.json', () => {
     expect(changelog).toMatch(/keepachangelog\.com/);
     const released = [...changelog.matchAll(/^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$/gm)].map((m) => m[1]);
     expect(released[0]).toBe(pkg.version);
-    expect(changelog).toMatch(new RegExp(`^\\[${pkg.version.replace(/\./g, '\\.')}\\]: `, 'm'));
+    // Keep a Changelog links each version to its diff; that waits for a public repository (issue 25).
+    expect(findPlaceholders(changelog)).toEqual([]);
   });
 });

@@ -8,11 +8,12 @@ import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as yauzl from 'yauzl';
-import { MAX_VSIX_BYTES, readVsix, type VsixContents } from '../../scripts/vsixContents';
+import { packagedReadme } from '../../scripts/packaged-readme';
+import { findPlaceholders, MAX_VSIX_BYTES, readVsix, type VsixContents } from '../../scripts/vsixContents';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const VSIX = path.join(ROOT, 'dist', 'native-claude.vsix');
-const INPUTS = ['src', 'media', 'package.json', '.vscodeignore', 'README.md', 'CHANGELOG.md', 'LICENSE', 'webpack.config.js', 'tsconfig.build.json'];
+const INPUTS = ['src', 'media', 'package.json', '.vscodeignore', 'README.md', 'CHANGELOG.md', 'LICENSE', 'webpack.config.js', 'tsconfig.build.json', 'scripts/packaged-readme.ts'];
 
 function newestInput(p: string): number {
   const full = path.join(ROOT, p);
@@ -45,12 +46,17 @@ const ALLOWED = [
 
 /** The text of every dist/*.js the .vsix ships (what VS Code loads), by path inside the archive. */
 function readShippedChunks(file: string): Promise<Map<string, string>> {
+  return readShippedText(file, /^extension\/dist\/[\w./-]+\.js$/);
+}
+
+/** The text of each entry whose path inside the archive matches `which`. */
+function readShippedText(file: string, which: RegExp): Promise<Map<string, string>> {
   return new Promise((resolve, reject) => {
     yauzl.open(file, { lazyEntries: true }, (err, zip) => {
       if (err || !zip) return reject(err ?? new Error(`cannot open ${file}`));
       const chunks = new Map<string, string>();
       zip.on('entry', (e: yauzl.Entry) => {
-        if (!/^extension\/dist\/[\w./-]+\.js$/.test(e.fileName)) return zip.readEntry();
+        if (!which.test(e.fileName)) return zip.readEntry();
         zip.openReadStream(e, (streamErr, stream) => {
           if (streamErr || !stream) return reject(streamErr ?? new Error(`cannot read ${e.fileName}`));
           const parts: Buffer[] = [];
@@ -133,6 +139,20 @@ describe('the packaged .vsix', () => {
     const notAscii = [...chunks].map(([file, text]) => [file, [...new Set(text.match(/[^\x00-\x7f]/g) ?? [])].join('')]).filter(([, chars]) => chars);
     expect(notAscii).toEqual([]);
     expect(chunks.size).toBeGreaterThanOrEqual(3); // extension.js, session.js, terminal.js
+  });
+
+  // Issue 25: package.json and the README's pictures pointed at https://github.com/REPLACE-WITH-OWNER/...
+  // VS Code's extension page drops pictures without an https address (a broken-image box instead), and
+  // there is no public address for them: the README goes in without its pictures, text and links kept.
+  it('ships README.md without its pictures, and no placeholder in any text it ships', async () => {
+    const texts = await readShippedText(VSIX, /^(extension\.vsixmanifest|extension\/(package\.json|readme\.md|changelog\.md|media\/walkthrough\/[\w-]+\.md))$/);
+    const readme = texts.get('extension/readme.md') ?? '';
+    expect(readme).toBe(packagedReadme(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')));
+    expect(readme).toContain('## Install');
+    expect(readme.match(/!\[[^\]]*\]\([^)]*\)|<img\b[^>]*>/g) ?? []).toEqual([]);
+    expect(texts.size).toBeGreaterThanOrEqual(4);
+    const found = [...texts].flatMap(([file, text]) => findPlaceholders(text).map((p) => `${file} ${p}`));
+    expect(found).toEqual([]);
   });
 
   it(`is at most ${MAX_VSIX_BYTES / 1024} KiB`, () => {

@@ -43,7 +43,14 @@ class FakeWorld implements DiagnosticsSource {
       return { dispose: () => this.documentListeners.delete(listener) };
     },
     takeChangedOnDisk: () => this.changedOnDisk.splice(0),
+    checkerAnswered: (path) => this.checker(path),
+    releaseCheckTabs: async () => {
+      this.released++;
+    },
   };
+  /** How a language server answers about a loaded file (default: at once). */
+  checker: (path: string) => Promise<boolean> = async (path) => this.docs.has(path);
+  released = 0;
 
   /** VS Code reloads the document from disk. */
   reload(path: string): void {
@@ -131,6 +138,53 @@ describe('settleDiagnostics: waiting until the problems reflect the disk', () =>
     expect(report.unsettled).toEqual([]);
     expect(report.waitedMs).toBeGreaterThanOrEqual(90);
     expect(report.waitedMs).toBeLessThan(400);
+  });
+
+  test('a file just opened whose checker is still busy (a first check in a fresh window) is not taken for clean: the wait lasts until it answered', async () => {
+    const world = new FakeWorld();
+    world.disk.set('/w/cold.ts', 'export const n: number = "x";\n');
+    let answer!: () => void;
+    world.checker = () => new Promise<boolean>((resolve) => (answer = () => resolve(true)));
+    later(1500, () => answer()); // the project is loaded; then its report comes
+    later(1700, () => world.report('/w/cold.ts', [item("Type 'string' is not assignable to type 'number'.", 0)]));
+    const waiting: number[] = [];
+    const report = await settleDiagnostics(world, ['/w/cold.ts'], { timeoutMs: 5000, load: 'show', onWaiting: (_files, waited) => waiting.push(waited) });
+    expect(report.unsettled).toEqual([]);
+    expect(report.waitedMs).toBeGreaterThanOrEqual(1700 + 250);
+    expect(world.forFile('/w/cold.ts')).toHaveLength(1);
+    expect(waiting.length).toBeGreaterThanOrEqual(1);
+  });
+
+  test('a clean file: silence counts only from when its checker answered; one that answers at once had it already', async () => {
+    const world = new FakeWorld();
+    world.disk.set('/w/clean.ts', 'export const n = 1;\n');
+    world.checker = () => new Promise<boolean>((resolve) => later(600, () => resolve(true)));
+    const slow = await settleDiagnostics(world, ['/w/clean.ts'], { timeoutMs: 5000, load: 'show' });
+    expect(slow.unsettled).toEqual([]);
+    expect(slow.waitedMs).toBeGreaterThanOrEqual(600 + ASSUME_CHECKED_AFTER_MS);
+
+    world.docs.set('/w/warm.ts', { text: 'w\n', changedAt: Date.now() - ASSUME_CHECKED_AFTER_MS - 100 });
+    world.disk.set('/w/warm.ts', 'w\n');
+    world.checker = async () => true;
+    const quick = await settleDiagnostics(world, ['/w/warm.ts'], { timeoutMs: 5000 });
+    expect(quick.waitedMs).toBeLessThan(300);
+  });
+
+  test('a file nothing checks (plain text) is settled as soon as it is loaded', async () => {
+    const world = new FakeWorld();
+    world.disk.set('/w/notes.txt', 'hello\n');
+    world.checker = async () => false;
+    const report = await settleDiagnostics(world, ['/w/notes.txt'], { timeoutMs: 5000, load: 'show' });
+    expect(report.unsettled).toEqual([]);
+    expect(report.waitedMs).toBeLessThan(300);
+  });
+
+  test('when time runs out before the checker answered, the file is reported as still being checked', async () => {
+    const world = new FakeWorld();
+    world.disk.set('/w/stuck.ts', 'x\n');
+    world.checker = () => new Promise<boolean>(() => undefined);
+    const report = await settleDiagnostics(world, ['/w/stuck.ts'], { timeoutMs: 1500, load: 'show' });
+    expect(report.unsettled).toEqual(['/w/stuck.ts']);
   });
 
   test('dirty and unloadable files are not waited for; missing files are skipped', async () => {

@@ -23,6 +23,7 @@ function healthy(): SetupFacts {
     settings: [{ scope: 'user', file: '/home/u/.claude/settings.json', exists: false }],
     toolsRoute: { serverName: 'vscode', expectedEntry: toolsRouteEntry(), entry: toolsRouteEntry(), reachable: true },
     suggestedRules: [],
+    approvalMode: { effective: 'write-only', user: 'write-only' },
   };
 }
 const ids = (facts: SetupFacts) => allFindings(checkSetup(facts)).map((f) => f.id);
@@ -191,6 +192,49 @@ describe('health check', () => {
     expect(html).toContain('&quot;&lt;b&gt;x&lt;/b&gt;&quot;');
     expect(html).not.toContain('<b>x</b>');
     expect(html).not.toMatch(/<script/);
+  });
+
+  describe('allow rules the approval mode does not back (issue 22, finding 6)', () => {
+    const USER = '/home/u/.claude/settings.json';
+    const withRules = (allow: unknown[], effective: SetupFacts['approvalMode']['effective'], user = effective) => {
+      const facts = healthy();
+      facts.settings = [{ scope: 'user', file: USER, exists: true, content: { permissions: { allow } } }];
+      facts.approvalMode = { effective, user };
+      return facts;
+    };
+    const unconfirmed = (facts: SetupFacts) => allFindings(checkSetup(facts)).filter((f) => f.id === 'tools.rulesUnconfirmed');
+
+    test('rules added under "always" keep execute_command unprompted after a switch back to write-only: said, with both fixes', () => {
+      const facts = withRules(['mcp__vscode__read_file', 'mcp__vscode__write_file', 'mcp__vscode__execute_command'], 'write-only');
+      const [finding, ...rest] = unconfirmed(facts);
+      expect(rest).toEqual([]);
+      expect(finding).toMatchObject({ severity: 'warning', title: expect.stringMatching(/^execute_command runs shell commands without anyone asking in this window/) });
+      expect(finding.detail!.join(' ')).toMatch(/mcp__vscode__execute_command in permissions\.allow of \/home\/u\/\.claude\/settings\.json/);
+      expect(finding.detail!.join(' ')).toMatch(/set nativeClaude\.approvalMode to "always" in your user settings/);
+      expect(finding.fixes).toEqual([
+        { label: 'Open user settings', command: HEALTH_COMMANDS.openFile, args: [USER] },
+        { label: 'Change nativeClaude.approvalMode', command: HEALTH_COMMANDS.openSettings, args: ['nativeClaude.approvalMode'] },
+      ]);
+      expect(problems(checkSetup(facts)).map((f) => f.id)).toContain('tools.rulesUnconfirmed');
+    });
+
+    test('write rules under "never": writes confirmed nowhere; the whole-server rule counts for both', () => {
+      expect(unconfirmed(withRules(['mcp__vscode__apply_diff'], 'never')).map((f) => f.title)).toEqual([expect.stringMatching(/^write_file and apply_diff change files/)]);
+      expect(unconfirmed(withRules(['mcp__vscode'], 'never'))).toHaveLength(2);
+      expect(unconfirmed(withRules(['mcp__vscode__*'], 'write-only'))).toHaveLength(1);
+    });
+
+    test('rules the mode backs say nothing', () => {
+      expect(unconfirmed(withRules(['mcp__vscode__write_file', 'mcp__vscode__apply_diff', 'mcp__vscode__read_file'], 'write-only'))).toEqual([]);
+      expect(unconfirmed(withRules(['mcp__vscode', 'mcp__vscode__execute_command'], 'always'))).toEqual([]);
+      expect(unconfirmed(withRules(['mcp__vscode__execute_command'], 'always'))).toEqual([]);
+      expect(unconfirmed(withRules(['mcp__other__execute_command', 'Bash(ls:*)', 42], 'never'))).toEqual([]);
+    });
+
+    test('a workspace that asks for more covers this window, not the other projects the user-wide rule holds for', () => {
+      const [finding] = unconfirmed(withRules(['mcp__vscode__execute_command'], 'always', 'write-only'));
+      expect(finding.title).toMatch(/in workspaces that do not set it \(your user setting\)/);
+    });
   });
 
   test('supported range and rule forms', () => {

@@ -149,11 +149,25 @@ test('tools pathOfFileUri keeps raw paths raw: the CLI does not percent-encode t
   expect(pathOfFileUri('file:///w/a%20b.ts')).toBe('/w/a%20b.ts');
 });
 
+interface FakeTab {
+  input: { uri: vscode.Uri };
+  isActive: boolean;
+  isDirty: boolean;
+  group: { isActive: boolean; tabs: FakeTab[] };
+}
+
 describe('tools: checked documents adapter', () => {
   function fakeVsCode() {
-    const emitters = { open: new Set<(d: unknown) => void>(), change: new Set<(e: unknown) => void>(), created: new Set<(u: vscode.Uri) => void>(), changed: new Set<(u: vscode.Uri) => void>() };
+    const emitters = {
+      open: new Set<(d: unknown) => void>(),
+      change: new Set<(e: unknown) => void>(),
+      created: new Set<(u: vscode.Uri) => void>(),
+      changed: new Set<(u: vscode.Uri) => void>(),
+      tabs: new Set<(e: { opened: FakeTab[]; closed: FakeTab[]; changed: FakeTab[] }) => void>(),
+      selection: new Set<(e: unknown) => void>(),
+    };
     const on = <T>(set: Set<T>) => (listener: T) => (set.add(listener), { dispose: () => set.delete(listener) });
-    const documents: Array<{ uri: vscode.Uri; languageId: string; isDirty: boolean; getText(): string }> = [];
+    const documents: Array<{ uri: vscode.Uri; languageId: string; isDirty: boolean; getText(): string; positionAt(offset: number): { line: number; character: number } }> = [];
     const shown: string[] = [];
     const tabs: vscode.Uri[] = [];
     const api = {
@@ -161,7 +175,11 @@ describe('tools: checked documents adapter', () => {
         textDocuments: documents,
         openTextDocument: async (p: string) => {
           const text = fs.readFileSync(p, 'utf8');
-          const doc = { uri: fakeUri(p), languageId: p.endsWith('.ts') ? 'typescript' : 'json', isDirty: false, getText: () => text };
+          const positionAt = (offset: number) => {
+            const lines = text.slice(0, offset).split('\n');
+            return { line: lines.length - 1, character: lines[lines.length - 1].length };
+          };
+          const doc = { uri: fakeUri(p), languageId: p.endsWith('.ts') ? 'typescript' : p.endsWith('.txt') ? 'plaintext' : 'json', isDirty: false, getText: () => text, positionAt };
           documents.push(doc);
           emitters.open.forEach((l) => l(doc));
           return doc;
@@ -170,10 +188,37 @@ describe('tools: checked documents adapter', () => {
         onDidChangeTextDocument: on(emitters.change),
         createFileSystemWatcher: () => ({ onDidCreate: on(emitters.created), onDidChange: on(emitters.changed), dispose: () => undefined }),
       },
-      window: { tabGroups: { all: [{ tabs: tabs.map((uri) => ({ input: { uri } })) }] } },
-      showInBackground: async (uri: vscode.Uri) => void shown.push(uri.fsPath),
+      window: {
+        onDidChangeTextEditorSelection: on(emitters.selection),
+        tabGroups: {
+          get all() {
+            return [group];
+          },
+          onDidChangeTabs: on(emitters.tabs),
+          get tabs() {
+            return group.tabs;
+          },
+          close: async (closing: FakeTab[]) => {
+            for (const tab of closing) group.tabs.splice(group.tabs.indexOf(tab), 1);
+            return true;
+          },
+        },
+      },
+      showInBackground: async (uri: vscode.Uri) => {
+        shown.push(uri.fsPath);
+        group.tabs.push({ input: { uri }, isActive: false, isDirty: false, group });
+      },
+      askLanguageServers: async () => 1,
     };
-    return { api: api as unknown as ConstructorParameters<typeof VsCodeDiagnosticsSource>[2], emitters, documents, shown, tabs };
+    const group: { isActive: boolean; tabs: FakeTab[] } = { isActive: true, tabs: tabs.map((uri) => ({ input: { uri }, isActive: false, isDirty: false, group })) };
+    /** The user brings a tab to the front. */
+    const activate = (tab: FakeTab) => {
+      for (const t of group.tabs) t.isActive = t === tab;
+      emitters.tabs.forEach((l) => l({ opened: [], closed: [], changed: [tab] }));
+    };
+    /** The user clicks into the editor of a tab (a selection made with the mouse). */
+    const click = (tab: FakeTab) => emitters.selection.forEach((l) => l({ kind: 2, textEditor: { document: { uri: tab.input.uri } } }));
+    return { api: api as unknown as ConstructorParameters<typeof VsCodeDiagnosticsSource>[2], emitters, documents, shown, tabs, group, activate, click };
   }
 
   test('load: TS/JS files get a background tab (checked only in tabs), JSON does not; missing files are skipped; matchesDisk compares with the disk', async () => {
@@ -212,5 +257,56 @@ describe('tools: checked documents adapter', () => {
     expect(docs.takeChangedOnDisk('tools')).toEqual(['/w/a.ts', '/w/b.ts']);
     expect(docs.takeChangedOnDisk('ide')).toEqual(['/w/b.ts']);
     source.dispose();
+  });
+
+  test("releaseCheckTabs closes only the tabs load opened for checking: not the user's own, not one the user brought to the front", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-'));
+    try {
+      for (const f of ['mine.ts', 'checked.ts', 'adopted.ts', 'clicked.ts']) fs.writeFileSync(path.join(dir, f), 'export const x = 1;\n');
+      const { api, group, activate, click } = fakeVsCode();
+      group.tabs.push({ input: { uri: fakeUri(path.join(dir, 'mine.ts')) }, isActive: true, isDirty: false, group });
+      const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
+      const docs = source.documents!;
+      for (const f of ['mine.ts', 'checked.ts', 'adopted.ts', 'clicked.ts']) await docs.load(path.join(dir, f), { show: true });
+      const names = () => group.tabs.map((t) => path.basename(t.input.uri.fsPath));
+      expect(names()).toEqual(['mine.ts', 'checked.ts', 'adopted.ts', 'clicked.ts']);
+      activate(group.tabs[2]);
+      click(group.tabs[3]);
+      await docs.releaseCheckTabs();
+      expect(names()).toEqual(['mine.ts', 'adopted.ts', 'clicked.ts']);
+      await docs.releaseCheckTabs();
+      expect(names()).toEqual(['mine.ts', 'adopted.ts', 'clicked.ts']);
+      source.dispose();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('checkerAnswered: false at once for plain text and files not loaded; otherwise after a language server answered', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'a.ts'), '// header\nexport const answer = 42;\n');
+      const { api } = fakeVsCode();
+      const asked: Array<{ line: number; character: number }> = [];
+      let answers = 0;
+      (api as unknown as { askLanguageServers: unknown }).askLanguageServers = async (_doc: unknown, position: { line: number; character: number }) => {
+        asked.push(position);
+        return ++answers >= 3 ? 1 : 0; // a server that registers its providers a moment late
+      };
+      const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
+      const docs = source.documents!;
+      expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(false);
+      await docs.load(path.join(dir, 'a.ts'), { show: false });
+      expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(true);
+      expect(asked).toEqual(Array(3).fill({ line: 1, character: 0 }));
+      // Nothing checks plain text: no question is asked, and the answer is immediate.
+      fs.writeFileSync(path.join(dir, 'notes.txt'), 'hello\n');
+      await docs.load(path.join(dir, 'notes.txt'), { show: true });
+      expect(await docs.checkerAnswered(path.join(dir, 'notes.txt'))).toBe(false);
+      expect(asked).toHaveLength(3);
+      source.dispose();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,6 +2,7 @@ import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { formatLineWindow, READ_LINE_CHARS, readLineWindow } from '../../../src/tools/readFile';
+import { NodeTextCodec } from '../../../src/workspace/textCodec';
 
 describe('tools: read_file line window', () => {
   let dir: string;
@@ -72,6 +73,24 @@ describe('tools: read_file line window', () => {
     expect(w.lines).toHaveLength(2000);
     expect(longestGap).toBeLessThan(100);
   });
+
+  describe('a file in another encoding (decoded whole by the codec)', () => {
+    const latin1 = new NodeTextCodec(() => 'iso88591');
+
+    test('the window, the count and CRLF as for UTF-8; a NUL byte still means binary', async () => {
+      const p = await write('latin1', Buffer.from('caf\xe9\r\nna\xefve\r\nthird', 'latin1'));
+      expect(await readLineWindow(p, 2, 5, p, latin1)).toEqual({ firstLine: 2, lines: ['naïve', 'third'], totalLines: 3, binary: false });
+      expect(await readLineWindow(await write('latin1-empty', ''), 1, 5, p, latin1)).toEqual({ firstLine: 1, lines: [], totalLines: 0, binary: false });
+      expect((await readLineWindow(await write('latin1-bin', Buffer.from([0x41, 0, 0xe9])), 1, 5, p, latin1)).binary).toBe(true);
+    });
+
+    test('UTF-16 (by its BOM) is text, its NUL bytes included, and long lines are cut as in UTF-8', async () => {
+      const p = await write('utf16', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${'é'.repeat(5000)}\nshort\n`, 'utf16le')]));
+      const w = await readLineWindow(p, 1, 2, p, new NodeTextCodec());
+      expect(w.lines).toEqual([`${'é'.repeat(READ_LINE_CHARS)}… [line truncated: 5000 characters in total]`, 'short']);
+      expect(w.totalLines).toBe(2);
+    });
+  });
 });
 
 describe('tools: read_file formatting', () => {
@@ -95,3 +114,4 @@ describe('tools: read_file formatting', () => {
     expect(formatLineWindow({ firstLine: 1, lines: [], totalLines: 0, binary: false })).toBe('(the file is empty)\ntotal_lines: 0');
   });
 });
+

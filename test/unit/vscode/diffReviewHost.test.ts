@@ -162,8 +162,9 @@ describe('DiffReviewHost', () => {
     }
     expect(title).toBe('✻ big.txt');
     expect(JSON.stringify(options)).not.toContain('CONTENT-MARKER');
-    expect(Buffer.from(fake.providers.get(proposal.scheme)!.readFile(proposal)).toString('utf8')).toBe(big);
-    expect(Buffer.from(fake.providers.get(original.scheme)!.readFile(original)).toString('utf8')).toBe('old\n');
+    // Stored as UTF-8 with a BOM: VS Code decodes them as UTF-8 whatever `files.encoding` says.
+    expect(Buffer.from(fake.providers.get(proposal.scheme)!.readFile(proposal)).toString('utf8')).toBe(`\ufeff${big}`);
+    expect(Buffer.from(fake.providers.get(original.scheme)!.readFile(original)).toString('utf8')).toBe('\ufeffold\n');
   });
 
   test('pitfall 9: the diff is asked for as a text diff whatever the file name (override: VS Code\'s default text editor)', async () => {

@@ -7,7 +7,8 @@ import { TerminalEnvironment } from '../../../src/vscode/terminalEnvironment';
  * extension's value a terminal gets is VS Code's business, proven in test/real/vscode-coexistence-reload.
  */
 class RecordingCollection {
-  persistent = false;
+  /** VS Code's default for a collection. */
+  persistent = true;
   description: string | undefined;
   readonly entries = new Map<string, string>();
 
@@ -46,9 +47,9 @@ describe('TerminalEnvironment', () => {
     env = new TerminalEnvironment(collection as unknown as vscode.GlobalEnvironmentVariableCollection, () => folders);
   });
 
-  it('is persistent and sets the port globally and scoped to every workspace folder', () => {
+  it('is not persistent (it carries the token, which VS Code would store on disk), and sets the port globally and scoped to every workspace folder', () => {
     env.apply(4242, { NATIVE_CLAUDE_PORT: '4242' });
-    expect(collection.persistent).toBe(true);
+    expect(collection.persistent).toBe(false);
     expect(collection.snapshot()).toEqual({
       'file:///a|CLAUDE_CODE_SSE_PORT': '4242',
       'file:///b|CLAUDE_CODE_SSE_PORT': '4242',

@@ -1,0 +1,45 @@
+// How long each diagnostics call may wait for language servers, in one place (docs/diagnostics.md has
+// the table). claude abandons its own calls after fixed timeouts; the model's calls have none that
+// matters (claude waits as long as the IDE takes, and shows the progress sent meanwhile).
+
+import * as path from 'path';
+
+/**
+ * claude's baseline, `getDiagnostics {uri}` before it writes a file: it gives up at 500 ms and, after
+ * three timeouts in a row, stops asking for the rest of the session.
+ */
+export const BASELINE_WAIT_MS = 300;
+/** Quiet period within the baseline's budget. */
+export const BASELINE_QUIET_MS = 150;
+
+/**
+ * claude's `getDiagnostics {}` after its writes, as it builds the next model request: it gives up at
+ * 2 s (and then reports nothing). The answer leaves room for an extension host busy with a language
+ * extension's activation: a 1.5 s wait was once answered after 1.95 s.
+ */
+export const AFTER_WRITES_WAIT_MS = 1200;
+
+/**
+ * The model's questions (`mcp__ide__getDiagnostics`, the tools route's `get_diagnostics`): as long as a
+ * language server's first check of a project can take in a fresh window (TypeScript's, measured in
+ * docs/diagnostics.md, with a wide margin); past this the answer names the files still being checked.
+ */
+export const MODEL_WAIT_MS = 20_000;
+
+/** The most files one call loads and waits for (one turn's edits; the latest changes on disk). */
+export const FILES_WAITED_FOR_MAX = 20;
+
+/** The sentence that replaces a silent "no problems" when files were still being checked. */
+export function stillBeingChecked(files: readonly string[], display: (file: string) => string = (f) => f): string {
+  const shown = files.slice(0, 10).map(display).join(', ');
+  const more = files.length > 10 ? `, and ${files.length - 10} more` : '';
+  return `still being checked when this answer was sent (their problems may be missing or out of date; ask again in a moment): ${shown}${more}`;
+}
+
+/** MCP progress while the model's call waits: claude shows the message under the running tool. */
+export function waitingProgress(progress: (message: string) => void) {
+  return (unsettled: readonly string[], waitedMs: number) => {
+    const names = unsettled.slice(0, 3).map((f) => path.basename(f)).join(', ') + (unsettled.length > 3 ? ` and ${unsettled.length - 3} more` : '');
+    progress(`Waiting for VS Code's language servers to check ${names} (${Math.round(waitedMs / 1000)} s)`);
+  };
+}

@@ -1,0 +1,142 @@
+// getDiagnostics as claude and its model call it (src/tools/ideGetDiagnostics.ts), against a scripted
+// Problems panel and language server on the real clock.
+import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, FileDiagnostics, LoadOutcome } from '../../../src/host/diagnostics';
+import { ideGetDiagnosticsTool } from '../../../src/tools/ideGetDiagnostics';
+import { RecentEdits } from '../../../src/review/recentEdits';
+// claude gives up on its baseline at 500 ms and on its call after writes at 2 s: the limits asserted below.
+
+const typeError: DiagnosticItem = {
+  message: "Type 'string' is not assignable to type 'number'.",
+  severity: 'Error',
+  range: { start: { line: 0, character: 13 }, end: { line: 0, character: 18 } },
+  source: 'ts',
+  code: '2322',
+};
+
+/** Files on disk, what VS Code loaded, and a language server that answers and reports when told. */
+class World implements DiagnosticsSource {
+  readonly disk = new Map<string, string>();
+  readonly docs = new Map<string, { changedAt: number }>();
+  readonly problems = new Map<string, DiagnosticItem[]>();
+  readonly reportedAt = new Map<string, number>();
+  readonly loads: Array<{ path: string; show: boolean }> = [];
+  released = 0;
+  /** How long the language server takes to answer about a file it was just given, and what it reports then. */
+  serverDelayMs = 0;
+  reports = new Map<string, DiagnosticItem[]>();
+  private readonly listeners = new Set<(paths: readonly string[]) => void>();
+
+  readonly documents: CheckedDocuments = {
+    load: async (path, { show }): Promise<LoadOutcome> => {
+      this.loads.push({ path, show });
+      if (this.docs.has(path)) return 'loaded';
+      if (!this.disk.has(path)) return 'skipped';
+      this.docs.set(path, { changedAt: Date.now() });
+      const report = this.reports.get(path);
+      if (report) setTimeout(() => this.report(path, report), this.serverDelayMs + 50);
+      return 'opened';
+    },
+    matchesDisk: async (path) => (this.docs.has(path) ? true : undefined),
+    isDirty: () => false,
+    lastChange: (path) => ({ document: this.docs.get(path)?.changedAt, diagnostics: this.reportedAt.get(path) }),
+    onDidChangeDocument: () => ({ dispose: () => undefined }),
+    takeChangedOnDisk: () => [],
+    checkerAnswered: (path) => new Promise((resolve) => setTimeout(() => resolve(this.docs.has(path)), this.serverDelayMs)),
+    releaseCheckTabs: async () => void this.released++,
+  };
+
+  report(path: string, items: DiagnosticItem[]): void {
+    this.problems.set(path, items);
+    this.reportedAt.set(path, Date.now());
+    for (const l of this.listeners) l([path]);
+  }
+  all(): FileDiagnostics[] {
+    return [...this.problems].filter(([, d]) => d.length).map(([p, diagnostics]) => ({ uri: `file://${p}`, diagnostics }));
+  }
+  forFile(path: string): DiagnosticItem[] {
+    return this.problems.get(path) ?? [];
+  }
+  onDidChange(listener: (paths: readonly string[]) => void) {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+}
+
+const texts = (result: { content: Array<{ type: string; text?: string }> }) => result.content.map((c) => c.text ?? '');
+const model = (progress?: (m: string) => void) => ({ connectionId: 1, signal: new AbortController().signal, modelToolUseId: 'toolu_01', progress });
+const claude = { connectionId: 1, signal: new AbortController().signal };
+
+describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the model\'s wait for the truth', () => {
+  test("the model's {uri} on a closed file waits while the language server's first check runs (seconds), with progress, and returns the error", async () => {
+    const world = new World();
+    world.disk.set('/w/closed.ts', 'export const n: number = "x";\n');
+    world.reports.set('/w/closed.ts', [typeError]);
+    world.serverDelayMs = 2500; // a cold TypeScript project
+    const tool = ideGetDiagnosticsTool(world);
+    const progress: string[] = [];
+    const started = Date.now();
+    const result = await tool.handle({ uri: 'file:///w/closed.ts' }, model((m) => progress.push(m)));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
+    const [json, ...rest] = texts(result as never);
+    expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/closed.ts', diagnostics: [typeError] }]);
+    expect(rest).toEqual([]);
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress[0]).toMatch(/Waiting for VS Code's language servers to check closed\.ts/);
+    expect(world.loads).toEqual([{ path: '/w/closed.ts', show: true }]);
+    expect(world.released).toBe(1);
+  });
+
+  test("claude's baseline {uri} keeps its budget (it gives up at 500 ms): the first entry is the file, a second text says it is still being checked, its tab stays for the check after the write", async () => {
+    const world = new World();
+    world.disk.set('/w/a.ts', 'export const a = 1;\n');
+    world.serverDelayMs = 5000;
+    const tool = ideGetDiagnosticsTool(world);
+    const started = Date.now();
+    const result = await tool.handle({ uri: 'file:///w/a.ts' }, claude);
+    expect(Date.now() - started).toBeLessThan(500);
+    const [json, note] = texts(result as never);
+    expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/a.ts', diagnostics: [] }]);
+    expect(note).toMatch(/still being checked .*\/w\/a\.ts/);
+    expect(world.released).toBe(0);
+  });
+
+  test("claude's {} after writing a file it asked about when it did not exist yet: the new file is loaded (tab allowed), waited for within the budget, reported; check tabs closed after", async () => {
+    const world = new World();
+    const tool = ideGetDiagnosticsTool(world);
+    await tool.handle({ uri: 'file:///w/new.ts' }, claude); // the baseline: nothing on disk yet
+    world.disk.set('/w/new.ts', 'export const n: number = "x";\n'); // claude writes it
+    world.reports.set('/w/new.ts', [typeError]);
+    world.serverDelayMs = 300; // a warm server
+    const started = Date.now();
+    const result = await tool.handle({}, claude);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(JSON.parse(texts(result as never)[0])).toEqual([{ uri: 'file:///w/new.ts', diagnostics: [typeError] }]);
+    expect(world.loads.filter((l) => l.path === '/w/new.ts').at(-1)).toEqual({ path: '/w/new.ts', show: true });
+    expect(world.released).toBe(1);
+  });
+
+  test("claude's {} waits for files accepted in a review, and answers within its budget when a server is still busy, naming the file", async () => {
+    const world = new World();
+    const edits = new RecentEdits();
+    world.disk.set('/w/slow.json', '{,}\n');
+    world.serverDelayMs = 10_000;
+    edits.mark('/w/slow.json');
+    const tool = ideGetDiagnosticsTool(world, edits);
+    const started = Date.now();
+    const result = await tool.handle({}, claude);
+    expect(Date.now() - started).toBeLessThan(2000);
+    const [json, note] = texts(result as never);
+    expect(JSON.parse(json)).toEqual([]);
+    expect(note).toMatch(/still being checked .*slow\.json/);
+  });
+
+  test("a call without the model's marker is claude's own even with a uri the model might have asked: it never waits past claude's budget", async () => {
+    const world = new World();
+    world.disk.set('/w/closed.ts', 'x\n');
+    world.serverDelayMs = 3000;
+    const tool = ideGetDiagnosticsTool(world);
+    const started = Date.now();
+    await tool.handle({ uri: '/w/closed.ts' }, { ...claude, progress: () => undefined });
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+});

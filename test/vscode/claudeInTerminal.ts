@@ -1,0 +1,96 @@
+/**
+ * The real `claude` CLI started from VS Code's integrated terminal, for inner suites: claude runs in a
+ * private tmux server started FROM the terminal (`tmux -L $NC_TMUX_SOCKET … new-session -d … claude`), so
+ * it has exactly that terminal's environment (CLAUDE_CODE_SSE_PORT comes from the extension's environment
+ * collection) and its screen is readable with `capture-pane`.
+ */
+import { execFile } from 'child_process';
+import * as vscode from 'vscode';
+import { sleep, terminalWithShellIntegration, waitFor } from './util';
+
+const SOCKET = process.env.NC_TMUX_SOCKET ?? '';
+
+export function tmux(...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${stderr}`)) : resolve(stdout),
+    );
+  });
+}
+
+export async function screen(): Promise<string> {
+  return (await tmux('capture-pane', '-p', '-t', 'main')).replace(/\s+$/, '');
+}
+
+export async function waitForScreen(pattern: RegExp | string, timeoutMs = 30_000): Promise<string> {
+  const test = (s: string) => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s));
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = await screen().catch((e: Error) => `(no screen: ${e.message})`);
+    if (test(last)) return last;
+    await sleep(100);
+  }
+  throw new Error(`the claude screen did not show ${String(pattern)} within ${timeoutMs} ms. Screen:\n${last}`);
+}
+
+/** Types a prompt into claude, waits for the echo, presses Enter. */
+export async function submit(prompt: string): Promise<void> {
+  await tmux('send-keys', '-t', 'main', '-l', '--', prompt);
+  await waitForScreen(prompt, 5_000);
+  await sleep(200);
+  await tmux('send-keys', '-t', 'main', 'Enter');
+}
+
+/** The CLI version under test: the pinned one, or the CLI matrix's (NC_CLAUDE_VERSION from the harness). */
+export function claudeVersion(): string {
+  return process.env.NC_CLAUDE_VERSION ?? '2.1.328';
+}
+
+export function claudeAtLeast(version: string): boolean {
+  const have = claudeVersion().split('.').map(Number);
+  const want = version.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((have[i] ?? 0) !== (want[i] ?? 0)) return (have[i] ?? 0) > (want[i] ?? 0);
+  return true;
+}
+
+/**
+ * Opens an integrated terminal in `cwd` and starts claude in it under tmux; resolves once claude is
+ * connected (`connected()`) and shows its prompt. 2.1 connects by itself with CLAUDE_CODE_SSE_PORT; older
+ * lines get `--ide` (under tmux they are not children of VS Code's terminal). `extraArgs` go on claude's
+ * command line (e.g. `--debug-file <path>`).
+ */
+export async function startClaudeInTerminal(cwd: string, connected: () => boolean, extraArgs: string[] = []): Promise<vscode.Terminal> {
+  const terminal = await terminalWithShellIntegration({ name: 'claude', cwd, shellPath: '/bin/bash' }, 30_000);
+  terminal.show();
+  const command = [claudeAtLeast('2.1.0') ? 'claude' : 'claude --ide', ...extraArgs.map((a) => `'${a.replace(/'/g, `'\\''`)}'`)].join(' ');
+  // -d: the tmux server (started from this shell, with its environment) keeps claude and its screen.
+  // The pinned CLI first on PATH: another `claude` on the machine must not stand in for it.
+  terminal.sendText(
+    `export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L ${SOCKET} -f /dev/null start-server \\; set-option -g remain-on-exit on \\; set-option -g history-limit 5000 \\; ` +
+      `new-session -d -s main -x 200 -y 50 ${command}`,
+  );
+  await waitFor('claude to connect to the extension', connected, 60_000, 100);
+  await waitForScreen(/❯/, 30_000);
+  await waitForScreen(new RegExp(`Claude Code v${claudeVersion().replace(/\./g, '\\.')}`), 5_000);
+  return terminal;
+}
+
+/**
+ * Answers one of claude's dialogs (e.g. "Do you want to proceed?") with `keys`, pressed again until the
+ * dialog is gone: keys pressed while the dialog is still settling are dropped.
+ */
+export async function answer(question: RegExp, keys: string[] = ['Enter'], timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  await waitForScreen(question, timeoutMs);
+  await sleep(400);
+  for (;;) {
+    await tmux('send-keys', '-t', 'main', ...keys);
+    const retryAt = Math.min(Date.now() + 1_500, deadline);
+    while (Date.now() < retryAt) {
+      if (!question.test(await screen())) return;
+      await sleep(100);
+    }
+    if (Date.now() >= deadline) throw new Error(`claude's dialog ${String(question)} did not close after ${keys.join(' ')} for ${timeoutMs} ms. Screen:\n${await screen()}`);
+  }
+}
