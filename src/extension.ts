@@ -29,7 +29,7 @@ import { createWorkspaceHost } from './vscode/workspaceHost';
 import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
 import { WalkthroughContext } from './vscode/walkthroughContext';
-import { PORT_VARIABLE, TOKEN_VARIABLE, TOOLS_SERVER_NAME } from './route/toolsRouteEntry';
+import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
 import { modalCommandApprover } from './vscode/commandApprover';
 import { Coexistence } from './vscode/coexistence';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
@@ -121,7 +121,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const sessionLabels = () => windowSessions.labels();
   const updateStatus = () => statusBar.update(ideBridge.status(), sessionLabels());
   // The first-run walkthrough's steps complete on these context keys.
-  const walkthrough = new WalkthroughContext(async () => (await toolsRoute.config.getServer(TOOLS_SERVER_NAME)) !== undefined);
+  const walkthrough = new WalkthroughContext(() => toolsRoute.isEnabled());
   ideBridge.on('change', () => {
     updateStatus();
     const status = ideBridge.status();
@@ -180,6 +180,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     providesTerminalPort: () => ideBridge.status().running && coexistence.plan().provideTerminalPort,
     startError: () => startError,
     anthropicExtension: () => coexistence.anthropic,
+    toolsServerName: () => toolsRoute.serverName(),
     log,
   };
   toolsRoute.onEnabled = () => vscode.commands.executeCommand('nativeClaude.addPermissionRules');
@@ -197,10 +198,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     registerPendingReviews(review, statusBar, (id) => windowSessions.whoAsked(id)),
     registerMentionCommand(ideSessions, log, currentSharingPolicy),
     registerSelectionSharing(() => selection.refresh()),
-    ...registerServerCommands(ideBridge, controls, log, windowSessions.launch, () => sessionLabels().map(describeSession)),
+    ...registerServerCommands(ideBridge, controls, log, { ...windowSessions.launch, toolsEnabled: () => toolsRoute.isEnabled(), toolsServerName: () => toolsRoute.serverName() }, () => sessionLabels().map(describeSession)),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable().then(walkthrough.refreshTools)),
     registerHealthView(healthDeps),
-    registerPermissionRulesCommand(log),
+    registerPermissionRulesCommand(log, () => toolsRoute.serverName()),
     vscode.commands.registerCommand('nativeClaude.chooseIdeExtension', async (choice?: 'this' | 'anthropic') => {
       const chosen = await coexistence.choose(choice);
       return { choice: chosen, portElsewhere: coexistence.portElsewhere };

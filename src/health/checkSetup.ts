@@ -3,6 +3,7 @@ import { MODES_WITHOUT_REVIEW, type JsonFileFacts, type SettingsScope } from './
 import type { Finding, Fix, HealthReport } from './findings';
 import { foldersOverlap, type LockFileFacts } from './lockFiles';
 import { cliVersionSupport, matchesToolLevelRules, SUPPORTED_CLI_RANGE } from './supportedCli';
+import { ALTERNATE_TOOLS_SERVER_NAME, describeEntry, isToolsRouteEntry } from '../route/toolsRouteEntry';
 import type { ApprovalModeForRules } from '../route/permissionRules';
 
 /** Commands the page's buttons run (registered by the extension). */
@@ -58,7 +59,7 @@ export function checkSetup(facts: SetupFacts): HealthReport {
     sections: [
       { title: 'Connection', question: "Why doesn't /ide find VS Code?", findings: connectionFindings(facts) },
       { title: 'claude CLI', question: 'Which claude runs, and what in its settings changes what you see?', findings: cliFindings(facts) },
-      { title: 'VS Code tools', question: "Why don't the tools (mcp__vscode__*) show up?", findings: toolsFindings(facts) },
+      { title: 'VS Code tools', question: `Why don't the tools (mcp__${facts.toolsRoute.serverName}__*) show up?`, findings: toolsFindings(facts) },
     ],
   };
 }
@@ -292,6 +293,16 @@ function toolsFindings(facts: SetupFacts): Finding[] {
       id: 'tools.missing',
       severity: 'warning',
       title: `No "${name}" MCP server in ${userConfig.file}: claude has only getDiagnostics from VS Code`,
+      fixes: [fix("Let Claude use VS Code's tools", HEALTH_COMMANDS.enableTools)],
+    });
+    return out;
+  }
+  if (!isToolsRouteEntry(route.entry)) {
+    out.push({
+      id: 'tools.foreign',
+      severity: 'warning',
+      title: `"${name}" in ${userConfig.file} is an MCP server of your own (${describeEntry(route.entry)}), not VS Code's tools`,
+      detail: [`It is left as it is. "Let Claude use VS Code's tools" offers to add them as "${ALTERNATE_TOOLS_SERVER_NAME}" instead, or to replace your server.`],
       fixes: [fix("Let Claude use VS Code's tools", HEALTH_COMMANDS.enableTools)],
     });
     return out;

@@ -1,5 +1,5 @@
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { readForeignFile } from '../otherPrograms/foreignFile';
 
 type Json = Record<string, unknown>;
 
@@ -15,11 +15,11 @@ export interface JsonFileFacts {
 export async function readJsonFile(file: string): Promise<JsonFileFacts> {
   let text: string;
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) return { file, exists: true, problem: 'not a regular file' };
-    text = await fs.readFile(file, 'utf8');
+    // The reader of other programs' files: a pipe or device in its place is refused, never read; a BOM is skipped as claude does.
+    const read = await readForeignFile(file);
+    if (!read) return { file, exists: false };
+    text = read.text;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file, exists: false };
     return { file, exists: true, problem: (error as Error).message };
   }
   try {

@@ -3,9 +3,9 @@ import WebSocket from 'ws';
 import { readJsonFile, settingsFiles } from './cliSettings';
 import type { SetupFacts, TerminalFacts, IdeExtensionChoice } from './checkSetup';
 import { findOnPath, readCliVersion } from './cliProbe';
-import { lockFileDirectories, readLockFiles } from './lockFiles';
-import { rulesToAdd, userSettingsPath, type ApprovalModeForRules } from '../route/permissionRules';
-import { claudeUserConfigPath } from '../route/claudeUserConfig';
+import { readLockFiles } from './lockFiles';
+import { rulesToAdd, type ApprovalModeForRules } from '../route/permissionRules';
+import { claudeUserConfigPath, lockFileDirectories, userSettingsPath } from '../otherPrograms/claudeConfigDir';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../route/toolsRouteEntry';
 import { matchesToolLevelRules } from './supportedCli';
 import * as path from 'node:path';
@@ -21,6 +21,8 @@ export interface EditorFacts {
   /** What this window does, and the user's own setting (the rules written to the CLI's user settings follow it). */
   approvalMode: { effective: ApprovalModeForRules; user: ApprovalModeForRules };
   anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
+  /** The MCP server name the tools are under; default TOOLS_SERVER_NAME. */
+  toolsServerName?: string;
 }
 
 export interface GatherOptions {
@@ -44,6 +46,7 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
     editor.server.running && editor.server.port && editor.server.token ? toolsRouteAccepts(editor.server.port, editor.server.token) : Promise.resolve(undefined),
   ]);
   const mcpServers = userConfig.content?.mcpServers as Record<string, unknown> | undefined;
+  const serverName = editor.toolsServerName ?? TOOLS_SERVER_NAME;
   return {
     workspaceFolders: editor.workspaceFolders,
     server: { running: editor.server.running, port: editor.server.port, lockFilePath: editor.server.lockFilePath, startError: editor.server.startError, listening },
@@ -55,13 +58,13 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
     userConfig,
     settings,
     toolsRoute: {
-      serverName: TOOLS_SERVER_NAME,
+      serverName,
       expectedEntry: toolsRouteEntry(),
-      entry: mcpServers && typeof mcpServers === 'object' ? mcpServers[TOOLS_SERVER_NAME] : undefined,
+      entry: mcpServers && typeof mcpServers === 'object' ? mcpServers[serverName] : undefined,
       reachable: reach?.ok,
       reachError: reach?.error,
     },
-    suggestedRules: rulesToAdd(editor.approvalMode.user, matchesToolLevelRules(cli.version ?? '')),
+    suggestedRules: rulesToAdd(editor.approvalMode.user, matchesToolLevelRules(cli.version ?? ''), serverName),
     approvalMode: editor.approvalMode,
     anthropicExtension: editor.anthropicExtension,
   };

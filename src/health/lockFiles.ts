@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { lockFileDirectories } from '../otherPrograms/claudeConfigDir';
+import { ForeignFileError, readForeignFile } from '../otherPrograms/foreignFile';
 
 /** What the health page needs to know about one `<port>.lock` (docs/protocol.md#lock-file-and-discovery). */
 export interface LockFileFacts {
@@ -14,17 +15,6 @@ export interface LockFileFacts {
   ideName?: string;
   /** Set when the file is not a lock file the CLI could use. */
   problem?: string;
-}
-
-/**
- * The folders the CLI reads lock files from: `$CLAUDE_CONFIG_DIR/ide` when set, plus `~/.claude/ide`
- * (docs/protocol.md#lock-file-and-discovery), without duplicates.
- */
-export function lockFileDirectories(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string[] {
-  const dirs = [path.join(home, '.claude', 'ide')];
-  const configured = env.CLAUDE_CONFIG_DIR?.trim();
-  if (configured) dirs.unshift(path.join(configured.normalize('NFC'), 'ide'));
-  return [...new Set(dirs.map((d) => path.resolve(d)))];
 }
 
 /** `kill(pid, 0)`: EPERM means alive but another user's (the CLI refuses those too, so: not usable). */
@@ -55,14 +45,16 @@ export async function readLockFiles(directories: readonly string[], alive: (pid:
   return found.sort((a, b) => a.port - b.port);
 }
 
+const MAX_LOCK_FILE_BYTES = 1024 * 1024;
+const LOCK_FILE_NAME = /^(\d+)\.lock$/;
+
 async function readLockFile(file: string, port: number, alive: (pid: number) => boolean): Promise<LockFileFacts> {
   const facts: LockFileFacts = { path: file, port, mode: 0, workspaceFolders: [] };
   try {
-    const stat = await fs.stat(file);
-    facts.mode = stat.mode & 0o777;
-    if (!stat.isFile()) return { ...facts, problem: 'not a regular file' };
-    if (stat.size > 1024 * 1024) return { ...facts, problem: 'larger than any lock file' };
-    const content = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
+    const read = await readForeignFile(file, MAX_LOCK_FILE_BYTES); // a pipe or device in its place is refused, never read
+    if (!read) return { ...facts, problem: 'gone' };
+    facts.mode = Number(read.stat.mode) & 0o777;
+    const content = JSON.parse(read.text) as Record<string, unknown>;
     if (Array.isArray(content.workspaceFolders)) facts.workspaceFolders = content.workspaceFolders.filter((f): f is string => typeof f === 'string');
     if (typeof content.ideName === 'string') facts.ideName = content.ideName;
     if (typeof content.pid === 'number' && Number.isInteger(content.pid) && content.pid > 0) {
@@ -71,9 +63,37 @@ async function readLockFile(file: string, port: number, alive: (pid: number) => 
     }
     if (typeof content.authToken !== 'string') facts.problem = 'no authToken';
   } catch (error) {
+    if (error instanceof ForeignFileError && error.code === 'NOT_REGULAR_FILE') return { ...facts, problem: 'not a regular file' };
+    if (error instanceof ForeignFileError && error.code === 'TOO_LARGE') return { ...facts, problem: 'larger than any lock file' };
     facts.problem = `unreadable: ${(error as Error).message}`;
   }
   return facts;
+}
+
+/**
+ * "Delete it" on the health page, for a stale lock file. The command can be run by any extension with
+ * any argument, so it deletes only what it is for: a `<port>.lock` regular file directly inside one of
+ * the folders claude reads lock files from (compared after resolving links), whose process is gone.
+ * Throws, deleting nothing, with the reason otherwise.
+ */
+export async function deleteStaleLockFile(
+  file: unknown,
+  directories: readonly string[] = lockFileDirectories(),
+  alive: (pid: number) => boolean = processAlive,
+): Promise<void> {
+  if (typeof file !== 'string' || !path.isAbsolute(file)) throw new Error(`Not deleted: ${JSON.stringify(file)} is not the absolute path of a lock file.`);
+  const name = path.basename(file);
+  if (!LOCK_FILE_NAME.test(name)) throw new Error(`Not deleted: ${file} is not a lock file (<port>.lock).`);
+  const realDirs = await Promise.all(directories.map((d) => fs.realpath(d).catch(() => path.resolve(d))));
+  const dir = await fs.realpath(path.dirname(file)).catch(() => undefined);
+  if (!dir || !realDirs.includes(dir)) throw new Error(`Not deleted: ${file} is not in a folder claude reads lock files from (${directories.join(', ')}).`);
+  const real = path.join(dir, name);
+  const stat = await fs.lstat(real).catch(() => undefined);
+  if (!stat) throw new Error(`Not deleted: ${file} does not exist (any more).`);
+  if (!stat.isFile()) throw new Error(`Not deleted: ${file} is not a regular file (a link or something else in its place).`);
+  const facts = await readLockFile(real, Number(LOCK_FILE_NAME.exec(name)![1]), alive);
+  if (facts.pidAlive) throw new Error(`Not deleted: ${file} belongs to a running process (pid ${facts.pid}).`);
+  await fs.rm(real);
 }
 
 /**

@@ -6,7 +6,7 @@
 
 import { execFile } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
-import { ClaudeUserConfig, type UserMcpServers } from './claudeUserConfig';
+import { ClaudeUserConfig, ForeignEntryError, type UserMcpServers } from './claudeUserConfig';
 
 /** The first version whose `mcp add-json` reads the JSON from stdin when given `-`. */
 const STDIN_JSON_SINCE: Version = [2, 1, 327];
@@ -59,11 +59,12 @@ export class ClaudeMcpCommand implements UserMcpServers {
     return this.store.getServer(name);
   }
 
-  async setServer(name: string, entry: Record<string, unknown>): Promise<boolean> {
+  async setServer(name: string, entry: Record<string, unknown>, options: { replaceOnly?: (current: unknown) => boolean } = {}): Promise<boolean> {
     const current = await this.store.getServer(name);
     if (isDeepStrictEqual(current, entry)) return false;
+    if (current !== undefined && options.replaceOnly && !options.replaceOnly(current)) throw new ForeignEntryError(this.file, name);
     const version = await this.version();
-    if (!version) return this.store.setServer(name, entry);
+    if (!version) return this.store.setServer(name, entry, options);
     // The CLI refuses a name that exists: replace = remove, then add.
     if (current !== undefined) await this.mustRun(['mcp', 'remove', name, '-s', 'user']);
     const json = JSON.stringify(entry);
@@ -79,9 +80,11 @@ export class ClaudeMcpCommand implements UserMcpServers {
     return true;
   }
 
-  async removeServer(name: string): Promise<boolean> {
-    if ((await this.store.getServer(name)) === undefined) return false;
-    if (!(await this.version())) return this.store.removeServer(name);
+  async removeServer(name: string, options: { onlyIf?: (current: unknown) => boolean } = {}): Promise<boolean> {
+    const current = await this.store.getServer(name);
+    if (current === undefined) return false;
+    if (options.onlyIf && !options.onlyIf(current)) throw new ForeignEntryError(this.file, name);
+    if (!(await this.version())) return this.store.removeServer(name, options);
     await this.mustRun(['mcp', 'remove', name, '-s', 'user']);
     return true;
   }

@@ -8,9 +8,9 @@ import { TOOLS_SERVER_NAME, toolsRouteEntry } from './toolsRouteEntry';
  * The JSON is single-quoted for POSIX shells (bash, zsh, fish keep `${…}` literal there, and the CLI
  * expands it from the terminal's environment); on Windows shells quote differently, so it is left out.
  */
-export function claudeLaunchCommand(command: string, options: { toolsEnabled: boolean; platform?: NodeJS.Platform }): string {
+export function claudeLaunchCommand(command: string, options: { toolsEnabled: boolean; platform?: NodeJS.Platform; serverName?: string }): string {
   if (!options.toolsEnabled || (options.platform ?? process.platform) === 'win32') return command;
-  return `${command} --mcp-config ${singleQuoted(JSON.stringify({ mcpServers: { [TOOLS_SERVER_NAME]: toolsRouteEntry() } }))}`;
+  return `${command} --mcp-config ${singleQuoted(JSON.stringify({ mcpServers: { [options.serverName ?? TOOLS_SERVER_NAME]: toolsRouteEntry() } }))}`;
 }
 
 function singleQuoted(text: string): string {

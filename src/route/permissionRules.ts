@@ -1,16 +1,8 @@
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { userSettingsPath } from '../otherPrograms/claudeConfigDir';
+import { ForeignJsonFile, UnusableFileError } from '../otherPrograms/foreignFile';
 import { TOOLS_SERVER_NAME } from './toolsRouteEntry';
 
 type Json = Record<string, unknown>;
-
-/** `<CLAUDE_CONFIG_DIR or ~/.claude>/settings.json`: the CLI's user settings (where `/permissions` writes user rules). */
-export function userSettingsPath(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
-  const configured = env.CLAUDE_CONFIG_DIR?.trim();
-  return path.join(configured ? configured : path.join(home, '.claude'), 'settings.json');
-}
 
 const READ_ONLY_TOOLS = ['read_file', 'list_files', 'search_files', 'get_diagnostics'] as const;
 const WRITE_TOOLS = ['write_file', 'apply_diff'] as const;
@@ -26,101 +18,59 @@ export type ApprovalModeForRules = 'write-only' | 'always' | 'never';
  * whole-server form `mcp__vscode`, which would also allow execute_command, so that form is offered only
  * when VS Code confirms every write and command itself (approvalMode "always").
  */
-export function rulesToAdd(approvalMode: ApprovalModeForRules, cliMatchesToolRules: boolean | undefined): string[] {
-  if (cliMatchesToolRules === false) return approvalMode === 'always' ? [`mcp__${TOOLS_SERVER_NAME}`] : [];
+export function rulesToAdd(approvalMode: ApprovalModeForRules, cliMatchesToolRules: boolean | undefined, serverName: string = TOOLS_SERVER_NAME): string[] {
+  if (cliMatchesToolRules === false) return approvalMode === 'always' ? [`mcp__${serverName}`] : [];
   const tools: string[] = [...READ_ONLY_TOOLS];
   if (approvalMode !== 'never') tools.push(...WRITE_TOOLS);
   if (approvalMode === 'always') tools.push('execute_command');
-  return tools.map((tool) => `mcp__${TOOLS_SERVER_NAME}__${tool}`);
-}
-
-export class UnreadableSettingsError extends Error {
-  override readonly name = 'UnreadableSettingsError';
+  return tools.map((tool) => `mcp__${serverName}__${tool}`);
 }
 
 /**
- * Adds rules to `permissions.allow` of the CLI's user settings the way the CLI writes that file itself
- * (a temp file renamed over it; the CLI takes no lock for settings.json): everything else is kept, the
- * mode is kept, a file that is not a JSON object is never touched, and if it changed while we edited
- * (a claude writing `/permissions`) the edit starts again.
+ * Adds rules to `permissions.allow` of the CLI's user settings with the one writer of other programs'
+ * files (src/otherPrograms/foreignFile.ts): claude's own lock `<file>.lock` (claude takes it since
+ * 2.1.330; earlier versions save without a lock, which the re-check right before the rename covers),
+ * everything else kept, the mode kept, a file that is not a JSON object never touched.
  */
 export class ClaudeUserSettings {
-  constructor(readonly file: string = userSettingsPath()) {}
+  private readonly json: ForeignJsonFile;
+
+  constructor(
+    readonly file: string = userSettingsPath(),
+    options: { lockWaitMs?: number } = {},
+  ) {
+    this.json = new ForeignJsonFile(file, {
+      ownerLock: true,
+      lockWaitMs: options.lockWaitMs,
+      unusableAdvice: 'Fix it (or run claude once: it reports the problem), then try again.',
+    });
+  }
 
   async allowRules(): Promise<string[]> {
-    const allow = ((await this.read())?.permissions as Json | undefined)?.allow;
+    const allow = ((await this.json.read())?.permissions as Json | undefined)?.allow;
     return Array.isArray(allow) ? allow.filter((r): r is string => typeof r === 'string') : [];
   }
 
   /** Returns the rules that were actually added (those not already there). */
   async addAllowRules(rules: readonly string[]): Promise<string[]> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const before = await statOrUndefined(this.file);
-      const settings = (await this.read()) ?? {};
+    let added: string[] = [];
+    await this.json.update((settings) => {
       const permissions = isObject(settings.permissions) ? settings.permissions : {};
       if (permissions.allow !== undefined && !Array.isArray(permissions.allow)) {
-        throw new UnreadableSettingsError(`${this.file}: permissions.allow is not a list; it was left unchanged.`);
+        throw new UnusableFileError(`${this.file}: permissions.allow is not a list; it was left unchanged.`);
       }
       const allow = (permissions.allow as unknown[] | undefined) ?? [];
-      const added = rules.filter((rule) => !allow.includes(rule));
-      if (added.length === 0) return [];
+      added = rules.filter((rule) => !allow.includes(rule));
+      if (added.length === 0) return false;
       settings.permissions = { ...permissions, allow: [...allow, ...added] };
-      const after = await statOrUndefined(this.file);
-      if (before?.mtimeMs !== after?.mtimeMs || before?.size !== after?.size) continue;
-      await this.writeAtomically(settings, before?.mode);
-      return added;
-    }
-    throw new Error(`${this.file} kept changing while it was being edited; try again when claude is idle`);
-  }
-
-  private async read(): Promise<Json | undefined> {
-    let text: string;
-    try {
-      text = await fs.readFile(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new UnreadableSettingsError(`${this.file} is not valid JSON (${(error as Error).message}); it was left unchanged.`);
-    }
-    if (!isObject(parsed)) throw new UnreadableSettingsError(`${this.file} does not hold a JSON object; it was left unchanged.`);
-    return parsed;
-  }
-
-  private async writeAtomically(settings: Json, mode: number | undefined): Promise<void> {
-    // Through a symlinked settings.json (dotfile repos) to the real file, so the link stays a link.
-    let target = this.file;
-    try {
-      target = await fs.realpath(this.file);
-    } catch {
-      // no file yet
-    }
-    await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-    const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      await fs.writeFile(temp, `${JSON.stringify(settings, null, 2)}\n`, { mode: mode !== undefined ? mode & 0o777 : 0o600, flag: 'wx' });
-      await fs.rename(temp, target);
-    } catch (error) {
-      await fs.rm(temp, { force: true });
-      throw error;
-    }
+      return true;
+    });
+    return added;
   }
 }
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-async function statOrUndefined(file: string) {
-  try {
-    return await fs.stat(file);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The user-facing side of the offer (VS Code: a modal message). */
@@ -142,6 +92,8 @@ export async function offerPermissionRules(options: {
   ui: RulesUi;
   log: { info(m: string): void; error(m: string): void };
   cliVersion?: string;
+  /** The MCP server name the tools are under (src/route/toolsConsent.ts). */
+  serverName?: string;
 }): Promise<string[]> {
   const { settings, ui, log } = options;
   let missing: string[];
@@ -154,7 +106,7 @@ export async function offerPermissionRules(options: {
   }
   if (options.rules.length === 0) {
     ui.inform(
-      `No rules to add: claude ${options.cliVersion ?? ''} matches only the whole-server rule mcp__${TOOLS_SERVER_NAME}, which would also let commands run unasked; it is offered with nativeClaude.approvalMode "always".`,
+      `No rules to add: claude ${options.cliVersion ?? ''} matches only the whole-server rule mcp__${options.serverName ?? TOOLS_SERVER_NAME}, which would also let commands run unasked; it is offered with nativeClaude.approvalMode "always".`,
     );
     return [];
   }
@@ -176,7 +128,7 @@ export async function offerPermissionRules(options: {
     ui.inform(`Added ${added.length} permission rule${added.length === 1 ? '' : 's'} to ${settings.file}; claude sessions pick them up at once.`);
     return added;
   } catch (error) {
-    const message = error instanceof UnreadableSettingsError ? error.message : `Could not add the rules to ${settings.file}: ${(error as Error).message}`;
+    const message = error instanceof UnusableFileError ? error.message : `Could not add the rules to ${settings.file}: ${(error as Error).message}`;
     log.error(message);
     ui.fail(message);
     return [];

@@ -1,7 +1,9 @@
-import { promises as fs, readFileSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
+import { promises as fs, rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { lockFileDirectory } from '../otherPrograms/claudeConfigDir';
+import { readForeignFile, readForeignFileSync, replaceFile } from '../otherPrograms/foreignFile';
+
+export { lockFileDirectory };
 
 /** Exactly the fields the CLI reads from a lock file (docs/protocol.md#lock-file-and-discovery); nothing else. */
 export interface LockFileContent {
@@ -13,11 +15,24 @@ export interface LockFileContent {
   authToken: string;
 }
 
-/** `<CLAUDE_CONFIG_DIR or ~/.claude>/ide`, normalised to NFC as the CLI does (docs/protocol.md#lock-file-and-discovery). */
-export function lockFileDirectory(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
-  const configured = env.CLAUDE_CONFIG_DIR?.trim();
-  const configDir = configured ? configured : path.join(home, '.claude');
-  return path.join(configDir.normalize('NFC'), 'ide');
+/** No lock file is near this; a larger file in its place is not read. */
+const MAX_LOCK_FILE_BYTES = 64 * 1024;
+
+/**
+ * Makes the lock folder, or makes an existing one 0700: the lock file holds the window's token. A
+ * folder of another user is refused (that user could read or replace the file), saying so.
+ */
+export async function ensurePrivateDirectory(directory: string): Promise<void> {
+  await fs.mkdir(directory, { recursive: true, mode: 0o700 });
+  const stat = await fs.stat(directory);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) {
+    throw new Error(
+      `The lock-file folder ${directory} belongs to another user (uid ${stat.uid}), who could read the window's token from it; no lock file was written. ` +
+        `Remove the folder or make it yours (chown), then restart the server.`,
+    );
+  }
+  if (process.platform !== 'win32' && (stat.mode & 0o777) !== 0o700) await fs.chmod(directory, 0o700);
 }
 
 /**
@@ -40,9 +55,10 @@ export async function resolveWorkspaceFolders(folders: readonly string[]): Promi
 }
 
 /**
- * One window's lock file. Written atomically (temp file + rename) with mode 0600 in a 0700
- * directory; deleted only while it still holds this window's token, so a file another window
- * has since written for the same port is never touched.
+ * One window's lock file. Written atomically (temp file + rename, src/otherPrograms/foreignFile.ts)
+ * with mode 0600 in a 0700 directory; deleted only while it still holds this window's token, so a
+ * file another window has since written for the same port is never touched. Read only as a regular
+ * file of bounded size: a pipe or device swapped in is never opened blocking.
  */
 export class LockFile {
   readonly path: string;
@@ -55,22 +71,15 @@ export class LockFile {
   }
 
   async write(content: LockFileContent): Promise<void> {
-    await fs.mkdir(this.directory, { recursive: true, mode: 0o700 });
-    const temp = path.join(this.directory, `.${this.port}.lock.${randomBytes(6).toString('hex')}.tmp`);
-    try {
-      await fs.writeFile(temp, JSON.stringify(content), { mode: 0o600, flag: 'wx' });
-      await fs.rename(temp, this.path);
-    } catch (error) {
-      await fs.rm(temp, { force: true });
-      throw error;
-    }
+    await ensurePrivateDirectory(this.directory);
+    await replaceFile(this.path, JSON.stringify(content), 0o600);
   }
 
   /** Removes the file if it is still ours. Returns whether it removed it. */
   async deleteIfOwned(authToken: string): Promise<boolean> {
     let current: unknown;
     try {
-      current = JSON.parse(await fs.readFile(this.path, 'utf8'));
+      current = JSON.parse((await readForeignFile(this.path, MAX_LOCK_FILE_BYTES))?.text ?? 'null');
     } catch {
       return false; // gone already, or not a file we could have written
     }
@@ -82,8 +91,8 @@ export class LockFile {
   /** Synchronous variant for process exit, when no promise will be awaited. */
   deleteIfOwnedSync(authToken: string): boolean {
     try {
-      const current = JSON.parse(readFileSync(this.path, 'utf8')) as Partial<LockFileContent>;
-      if (current.authToken !== authToken) return false;
+      const current = JSON.parse(readForeignFileSync(this.path, MAX_LOCK_FILE_BYTES) ?? 'null') as Partial<LockFileContent> | null;
+      if (current?.authToken !== authToken) return false;
       rmSync(this.path, { force: true });
       return true;
     } catch {

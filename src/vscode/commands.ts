@@ -14,6 +14,8 @@ export interface LaunchOptions {
   connectedTerminal(): Promise<vscode.Terminal | undefined>;
   /** Whether the user enabled VS Code's tools (the entry is in the CLI's user config). */
   toolsEnabled(): Promise<boolean>;
+  /** The MCP server name the tools are under. */
+  toolsServerName(): string;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function launchClaudeInTerminal(options: LaunchOptions, log: vscode
     return running;
   }
   const base = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
-  const command = claudeLaunchCommand(base, { toolsEnabled: await options.toolsEnabled().catch(() => false) });
+  const command = claudeLaunchCommand(base, { toolsEnabled: await options.toolsEnabled().catch(() => false), serverName: options.toolsServerName() });
   const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri;
   const terminal = vscode.window.createTerminal({ name: 'Claude', cwd, iconPath: new vscode.ThemeIcon('sparkle') });
   terminal.show();

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { checkSetup, HEALTH_COMMANDS, type IdeExtensionChoice, type TerminalFacts } from '../health/checkSetup';
 import { problems, type HealthReport } from '../health/findings';
 import { gatherSetupFacts } from '../health/gatherFacts';
-import { processAlive } from '../health/lockFiles';
+import { deleteStaleLockFile } from '../health/lockFiles';
 import { renderHealthHtml } from '../health/renderHealth';
 import type { BridgeStatus, ServerIdentity } from '../server/ideBridge';
 import { readApprovalModes } from './approvalMode';
@@ -17,6 +17,8 @@ export interface HealthViewDeps {
   providesTerminalPort(): boolean;
   startError(): string | undefined;
   anthropicExtension(): { version: string; active: boolean; choice?: IdeExtensionChoice } | undefined;
+  /** The MCP server name the tools are under (src/route/toolsConsent.ts). */
+  toolsServerName(): string;
   log: vscode.LogOutputChannel;
 }
 
@@ -51,6 +53,7 @@ export async function runHealthCheck(deps: HealthViewDeps): Promise<HealthReport
     claudeCommand: config.get<string>('claudeCommand', 'claude'),
     approvalMode: readApprovalModes(config),
     anthropicExtension: deps.anthropicExtension(),
+    toolsServerName: deps.toolsServerName(),
   });
   return checkSetup(facts);
 }
@@ -106,15 +109,16 @@ export function registerHealthView(deps: HealthViewDeps): vscode.Disposable {
       refreshIfOpen();
       return targets.length;
     }),
-    vscode.commands.registerCommand(HEALTH_COMMANDS.deleteStaleLockFile, async (file: string) => {
-      // Only a lock file whose process is gone, re-checked now.
-      const content = JSON.parse(await fs.readFile(file, 'utf8')) as { pid?: unknown };
-      if (typeof content.pid === 'number' && processAlive(content.pid)) {
-        void vscode.window.showWarningMessage(`${file} belongs to a running process (pid ${content.pid}); it was not deleted.`);
+    vscode.commands.registerCommand(HEALTH_COMMANDS.deleteStaleLockFile, async (file: unknown) => {
+      // Any extension can run this command with any argument: only a stale <port>.lock in claude's lock folders goes.
+      try {
+        await deleteStaleLockFile(file);
+      } catch (error) {
+        deps.log.warn((error as Error).message);
+        void vscode.window.showWarningMessage((error as Error).message);
         return false;
       }
-      await fs.rm(file, { force: true });
-      deps.log.info(`Deleted stale lock file ${file}`);
+      deps.log.info(`Deleted stale lock file ${String(file)}`);
       refreshIfOpen();
       return true;
     }),

@@ -13,7 +13,7 @@ async function cliVersion(): Promise<string | undefined> {
 }
 
 /** `nativeClaude.addPermissionRules`: the offer from src/route/permissionRules.ts with a modal dialog as its UI. */
-export function registerPermissionRulesCommand(log: vscode.LogOutputChannel): vscode.Disposable {
+export function registerPermissionRulesCommand(log: vscode.LogOutputChannel, serverName: () => string): vscode.Disposable {
   return vscode.commands.registerCommand('nativeClaude.addPermissionRules', async () => {
     const version = await cliVersion();
     // The rules go to the CLI's user settings, for every project: only the user's own mode may decide
@@ -21,8 +21,9 @@ export function registerPermissionRulesCommand(log: vscode.LogOutputChannel): vs
     const { user } = readApprovalModes(vscode.workspace.getConfiguration('nativeClaude'));
     return offerPermissionRules({
       settings: new ClaudeUserSettings(),
-      rules: rulesToAdd(user, matchesToolLevelRules(version ?? '')),
+      rules: rulesToAdd(user, matchesToolLevelRules(version ?? ''), serverName()),
       cliVersion: version,
+      serverName: serverName(),
       log,
       ui: {
         ask: (question, detail, ...choices) => vscode.window.showInformationMessage(question, { modal: true, detail }, ...choices),

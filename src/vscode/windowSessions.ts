@@ -1,6 +1,4 @@
 import * as vscode from 'vscode';
-import { ClaudeUserConfig } from '../route/claudeUserConfig';
-import { TOOLS_SERVER_NAME } from '../route/toolsRouteEntry';
 import { bridgeSessionSource } from '../server/ideSessions';
 import { parentPidReaderFor } from '../terminal/processAncestry';
 import { SessionTerminals } from '../terminal/sessionTerminals';
@@ -34,14 +32,14 @@ export class WindowSessions implements vscode.Disposable {
     return this.bridge.ideServer?.connections().some((c) => c.id === connectionId && c.route === 'tools') ? 'VS Code tools' : undefined;
   }
 
-  readonly launch: LaunchOptions = {
+  /** The terminal part of the launch options (the tools part is the consent's, src/route/toolsConsent.ts). */
+  readonly launch: Pick<LaunchOptions, 'connectedTerminal'> = {
     // The terminal in front if it runs a connected claude, else the newest such terminal.
     connectedTerminal: async () => {
       await this.sessions.settled();
       const terminals = this.sessions.sessionPlaces().flatMap((p) => (p.terminal ? [p.terminal] : []));
       return terminals.find((t) => t === vscode.window.activeTerminal) ?? terminals[terminals.length - 1];
     },
-    toolsEnabled: async () => (await new ClaudeUserConfig().getServer(TOOLS_SERVER_NAME).catch(() => undefined)) !== undefined,
   };
 
   dispose(): void {

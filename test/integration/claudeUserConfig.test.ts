@@ -2,7 +2,9 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
-import { ClaudeUserConfig, UnreadableConfigError, claudeUserConfigPath } from '../../src/route/claudeUserConfig';
+import { ClaudeUserConfig } from '../../src/route/claudeUserConfig';
+import { claudeUserConfigPath } from '../../src/otherPrograms/claudeConfigDir';
+import { UnusableFileError } from '../../src/otherPrograms/foreignFile';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
 
 describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
@@ -43,8 +45,8 @@ describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
     await fs.writeFile(file, '');
     const config = new ClaudeUserConfig(file, { unreadableGraceMs: 50 });
     await expect(config.setServer('vscode', toolsRouteEntry())).rejects.toThrow(/is empty, so it was left unchanged.*Run claude once.*backup/);
-    await expect(config.removeServer('vscode')).rejects.toThrow(UnreadableConfigError);
-    await expect(config.getServer('vscode')).rejects.toThrow(UnreadableConfigError);
+    await expect(config.removeServer('vscode')).rejects.toThrow(UnusableFileError);
+    await expect(config.getServer('vscode')).rejects.toThrow(UnusableFileError);
     expect(await fs.readFile(file, 'utf8')).toBe('');
   });
 
@@ -113,7 +115,7 @@ describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
   test('never touches a file it cannot parse', async () => {
     await fs.writeFile(file, '{ "broken": ');
     const config = new ClaudeUserConfig(file);
-    await expect(config.setServer('vscode', toolsRouteEntry())).rejects.toThrow(UnreadableConfigError);
+    await expect(config.setServer('vscode', toolsRouteEntry())).rejects.toThrow(UnusableFileError);
     await expect(config.removeServer('vscode')).rejects.toThrow(/not valid JSON.*left unchanged/);
     expect(await fs.readFile(file, 'utf8')).toBe('{ "broken": ');
     await fs.writeFile(file, '[1,2]');

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { checkSetup } from '../../src/health/checkSetup';
 import { allFindings } from '../../src/health/findings';
 import { gatherSetupFacts, type EditorFacts } from '../../src/health/gatherFacts';
-import { ADD_RULES_CHOICE, ClaudeUserSettings, offerPermissionRules, rulesToAdd, UnreadableSettingsError } from '../../src/route/permissionRules';
+import { ADD_RULES_CHOICE, ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../../src/route/permissionRules';
+import { UnusableFileError } from '../../src/otherPrograms/foreignFile';
 import { toolsRouteEntry } from '../../src/route/toolsRouteEntry';
 import { startTestServer, TEST_TOKEN } from '../support/serverFixture';
 
@@ -112,7 +113,7 @@ describe('permission rules in the CLI user settings', () => {
     expect(fs.readdirSync(dir)).toEqual(['settings.json']);
 
     fs.writeFileSync(file, '{ "permissions": ');
-    await expect(settings.addAllowRules(['x'])).rejects.toBeInstanceOf(UnreadableSettingsError);
+    await expect(settings.addAllowRules(['x'])).rejects.toBeInstanceOf(UnusableFileError);
     expect(fs.readFileSync(file, 'utf8')).toBe('{ "permissions": ');
   });
 

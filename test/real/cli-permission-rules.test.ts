@@ -8,7 +8,8 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ClaudeUserSettings, rulesToAdd, userSettingsPath } from '../../src/route/permissionRules';
+import { ClaudeUserSettings, rulesToAdd } from '../../src/route/permissionRules';
+import { userSettingsPath } from '../../src/otherPrograms/claudeConfigDir';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
 import { IdeServer } from '../../src/server/ideServer';
 import { createSessionFactory } from '../../src/server/mcpSession';

@@ -11,6 +11,8 @@ import * as path from 'node:path';
 import { ClaudeMcpCommand } from '../../src/route/claudeMcpCommand';
 import { ClaudeUserConfig } from '../../src/route/claudeUserConfig';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
+import { replaceChoice, ToolsConsent, USE_ALTERNATE_CHOICE } from '../../src/route/toolsConsent';
+import { memoryLogger } from '../../src/util/logger';
 import { LEAKY_ENV, claudeBinaryPath, nativeClaudeCacheDir } from './harness/claudeCli';
 
 jest.setTimeout(240_000);
@@ -135,5 +137,39 @@ describe('the tools entry through the real claude CLI', () => {
     expect(final).toMatchObject(BASE);
     expect(toggles).toBeGreaterThan(rounds);
     expect((await fs.lstat(file)).isSymbolicLink()).toBe(true);
+  });
+
+  test("claude 2.1.328: a user's own \"vscode\" server is never removed by `claude mcp remove` unasked; the tools go beside it as \"vscode-native\", or replace it on request", async () => {
+    const theirs = { type: 'stdio', command: 'my-vscode-mcp', args: ['--stdio'], env: { API_TOKEN: 'secret-token' } };
+    await fs.writeFile(file, JSON.stringify({ ...BASE, mcpServers: { vscode: theirs } }, null, 2));
+    const log: string[] = [];
+    const consentWith = (answer: string) => {
+      const values = new Map<string, unknown>();
+      const asked: string[] = [];
+      const servers = new ClaudeMcpCommand(new ClaudeUserConfig(file), { executable: claudeBinaryPath(), env: cliEnv(home), log: (m) => log.push(m) });
+      const consent = new ToolsConsent(
+        { get: <T>(k: string) => values.get(k) as T | undefined, update: async (k, v) => void values.set(k, v) },
+        { ask: async (q) => (asked.push(q), answer), inform: () => undefined, fail: (m) => asked.push(`FAIL ${m}`) },
+        memoryLogger(),
+        servers,
+      );
+      return { consent, asked };
+    };
+    const stored = async () => JSON.parse(await fs.readFile(file, 'utf8')).mcpServers;
+
+    const cancelled = consentWith('Cancel');
+    await cancelled.consent.enable();
+    await cancelled.consent.remove();
+    expect(await stored()).toEqual({ vscode: theirs });
+    expect(log.filter((m) => /mcp (remove|add-json)/.test(m))).toEqual([]); // the CLI was never asked to change it
+
+    const alternate = consentWith(USE_ALTERNATE_CHOICE);
+    await alternate.consent.enable();
+    expect(await stored()).toEqual({ vscode: theirs, 'vscode-native': toolsRouteEntry() });
+    expect(log.some((m) => /mcp add-json vscode-native/.test(m))).toBe(true);
+
+    const replace = consentWith(replaceChoice('vscode'));
+    await replace.consent.enable();
+    expect((await stored()).vscode).toEqual(toolsRouteEntry());
   });
 });

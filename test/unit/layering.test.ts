@@ -12,11 +12,12 @@ const MAY_IMPORT: Record<string, string[]> = {
   diagnostics: ['host', 'workspace', 'util'],
   review: ['host', 'workspace', 'diagnostics', 'util'],
   tools: ['host', 'workspace', 'review', 'diagnostics', 'terminal', 'util'],
-  server: ['tools', 'util'],
+  server: ['tools', 'otherPrograms', 'util'],
   terminal: ['server', 'util'],
   selection: ['server', 'util'],
-  route: ['util'],
-  health: ['route', 'server', 'util'],
+  otherPrograms: ['workspace', 'util'],
+  route: ['otherPrograms', 'util'],
+  health: ['route', 'server', 'otherPrograms', 'util'],
   vscode: ['*'],
 };
 

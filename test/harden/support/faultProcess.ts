@@ -4,7 +4,11 @@
 //    temp file + rename), `rounds` times;
 //  - inPlaceWriter: rewrites the config in place without any lock (truncate, then write), `rounds`
 //    times, and counts every parsable state it finds that lost a key it knows;
-//  - configEdit: one ClaudeUserConfig edit, to run it as another user (unwritable file or folder).
+//  - configEdit: one ClaudeUserConfig edit, to run it as another user (unwritable file or folder);
+//  - renameWriter: rewrites a JSON file the way claude up to 2.1.329 saved settings.json (no lock:
+//    read, add a key, temp file beside it, rename), `rounds` times, reporting when it started;
+//  - deleteLockSync: LockFile.deleteIfOwnedSync on a lock file (what the exit hook runs), in its own
+//    process so that a read blocking forever fails the test by a timeout instead of hanging it.
 // Each prints one JSON line with its figures and exits. With `asUid`, the process loads its code as
 // the user who started it (root), then becomes that uid for the task itself: the checkout may sit in a
 // folder other users cannot enter (a `mktemp -d` parent is 0700), and only the task's files matter.
@@ -15,6 +19,7 @@ import * as lockfile from 'proper-lockfile';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ClaudeUserConfig } from '../../../src/route/claudeUserConfig';
 import { AUTH_HEADER } from '../../../src/server/auth';
+import { LockFile } from '../../../src/server/lockFile';
 import { HeaderWebSocketClientTransport } from '../../support/wsClientTransport';
 
 type Task = (
@@ -22,6 +27,8 @@ type Task = (
   | { kind: 'lockedWriter'; file: string; rounds: number; prefix: string }
   | { kind: 'inPlaceWriter'; file: string; rounds: number; keep: string[] }
   | { kind: 'configEdit'; file: string; op: 'set' | 'remove' }
+  | { kind: 'renameWriter'; file: string; rounds: number; prefix: string }
+  | { kind: 'deleteLockSync'; file: string; port: number; token: string }
 ) & { asUid?: number };
 
 /**
@@ -111,6 +118,20 @@ async function main(task: Task): Promise<unknown> {
       }
       return { rewrites, lostSeen, unparsableSeen };
     }
+    case 'renameWriter': {
+      process.stdout.write('STARTED\n');
+      for (let i = 0; i < task.rounds; i++) {
+        const config = JSON.parse(await fs.readFile(task.file, 'utf8'));
+        config[`${task.prefix}${i}`] = i;
+        const temp = `${task.file}.${process.pid}.${i}.tmp`;
+        await fs.writeFile(temp, `${JSON.stringify(config, null, 2)}\n`);
+        await fs.rename(temp, task.file);
+        if (i % 8 === 0) await sleep(Math.random() * 2);
+      }
+      return { written: task.rounds };
+    }
+    case 'deleteLockSync':
+      return { deleted: new LockFile(task.port, path.dirname(task.file)).deleteIfOwnedSync(task.token) };
     case 'configEdit': {
       const config = new ClaudeUserConfig(task.file, { lockWaitMs: 2000, unreadableGraceMs: 100 });
       try {

@@ -156,8 +156,13 @@ describe('health check', () => {
     missing.toolsRoute.entry = undefined;
     expect(find(missing, 'tools.missing')?.fixes?.[0].command).toBe(HEALTH_COMMANDS.enableTools);
     const old = healthy();
-    old.toolsRoute.entry = { type: 'ws', url: 'ws://127.0.0.1:1234/tools' };
+    old.toolsRoute.entry = { type: 'ws', url: 'ws://127.0.0.1:${NATIVE_CLAUDE_PORT}/tools/', headers: { 'x-claude-code-ide-authorization': '${NATIVE_CLAUDE_TOKEN}' } };
     expect(ids(old)).toContain('tools.outdated');
+    const theirs = healthy(); // the user's own server under the name: never offered for "Rewrite it"
+    theirs.toolsRoute.entry = { type: 'stdio', command: 'my-vscode-mcp', env: { API_TOKEN: 'secret' } };
+    expect(ids(theirs)).not.toContain('tools.outdated');
+    expect(find(theirs, 'tools.foreign')?.title).toMatch(/is an MCP server of your own \(stdio: my-vscode-mcp\), not VS Code's tools/);
+    expect(JSON.stringify(find(theirs, 'tools.foreign'))).not.toContain('secret');
     const down = healthy();
     down.toolsRoute.reachable = false;
     down.toolsRoute.reachError = 'HTTP 401';
