@@ -79,8 +79,9 @@ export interface CheckedDocuments {
    */
   checkerAnswered(absolutePath: string): Promise<boolean>;
   /**
-   * Closes the tabs `load({show: true})` opened only so a checker would look at the file, except those
-   * the user has since taken over (made active, edited). The file stays loaded until VS Code lets it go.
+   * The tabs `load({show: true})` opened only so a checker would look at the file are no longer needed:
+   * they close once no check has needed them for a while (a later `load({show: true})` keeps them),
+   * except those the user has since taken over (brought to the front, clicked or typed in, edited).
    */
-  releaseCheckTabs(): Promise<void>;
+  releaseCheckTabs(): void;
 }

@@ -151,7 +151,7 @@ export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: Workspa
       const unsettled = await waitForFreshProblems(diagnostics, target, scope, context?.progress && waitingProgress(context.progress));
       const problems = collectProblems(diagnostics.all(), { severity, scope, display });
       // Read before the check tab closes: closing it drops TypeScript's problems of the file.
-      void diagnostics.documents?.releaseCheckTabs();
+      diagnostics.documents?.releaseCheckTabs();
       const label = (target ? ` in ${display(target.realPath) || '.'}` : '') + (severity ? ` with severity ${severity}` : '');
       const note = unsettled.length ? `\n${stillBeingChecked(unsettled, display)}` : '';
       return textResult(formatProblems(problems, label) + note);

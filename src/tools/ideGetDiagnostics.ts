@@ -81,7 +81,7 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         result = source.all();
       }
       // The answer is read before the check tabs close: closing a tab drops TypeScript's problems of the file.
-      if (uri === undefined || byModel) void documents?.releaseCheckTabs();
+      if (uri === undefined || byModel) documents?.releaseCheckTabs();
       const ms = Date.now() - started;
       if (log && (ms >= 100 || unsettled.length)) {
         const what = uri ? `{uri} ${waitedFor[0]}` : `{} (${waitedFor.length} file${waitedFor.length === 1 ? '' : 's'} waited for)`;

@@ -27,6 +27,8 @@ export interface DocumentsApi {
    * `onLanguage:<languageId>`; resolves with the number of answers.
    */
   askLanguageServers(document: vscode.TextDocument, position: vscode.Position): Promise<number>;
+  /** How long check tabs stay after the last check that needed them (default CHECK_TABS_IDLE_MS). */
+  checkTabsIdleMs?: number;
   /**
    * Adds a tab for `uri` without activating it or taking focus: `vscode.open` with
    * `{preview: false, preserveFocus: true, background: true}`. Pinned, so it never replaces the
@@ -62,6 +64,12 @@ const UNCHECKED_LANGUAGES = new Set(['plaintext']);
  */
 const ASK_AGAIN_MS = 250;
 const ASK_AGAIN_FOR_MS = 1000;
+/**
+ * Check tabs close this long after the last check that needed them: claude's next edit of the same
+ * file in the turn asks again at once, and a tab closed and reopened in between costs TypeScript a
+ * fresh check (its problems vanish with the tab), which once made the next call miss its budget.
+ */
+export const CHECK_TABS_IDLE_MS = 10_000;
 
 /** The file a plain text tab shows (not diffs, notebooks or webviews). */
 function tabUri(tab: vscode.Tab): string | undefined {
@@ -166,6 +174,7 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
   private readonly consumers = new Map<string, number>();
   /** Tabs `load` opened only for checking (uri strings), until released or taken over by the user. */
   private readonly checkTabs = new Set<string>();
+  private closeCheckTabsTimer: NodeJS.Timeout | undefined;
   private sequence = 0;
   private readonly subscriptions: Disposable[] = [];
   private readonly now: () => number;
@@ -234,9 +243,14 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
         return 'skipped'; // binary, or gone meanwhile
       }
     }
-    if (options.show && CHECKED_ONLY_IN_TABS.has(document.languageId) && !this.inTab(document.uri)) {
-      this.checkTabs.add(document.uri.toString());
-      await this.api.showInBackground(document.uri);
+    if (options.show && CHECKED_ONLY_IN_TABS.has(document.languageId)) {
+      // A check needs the tabs now: none closes while it runs.
+      clearTimeout(this.closeCheckTabsTimer);
+      this.closeCheckTabsTimer = undefined;
+      if (!this.inTab(document.uri)) {
+        this.checkTabs.add(document.uri.toString());
+        await this.api.showInBackground(document.uri);
+      }
     }
     return outcome;
   }
@@ -256,8 +270,18 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     }
   }
 
-  async releaseCheckTabs(): Promise<void> {
+  releaseCheckTabs(): void {
+    clearTimeout(this.closeCheckTabsTimer);
+    this.closeCheckTabsTimer = undefined;
     if (this.checkTabs.size === 0) return;
+    this.closeCheckTabsTimer = setTimeout(() => {
+      this.closeCheckTabsTimer = undefined;
+      void this.closeCheckTabs();
+    }, this.api.checkTabsIdleMs ?? CHECK_TABS_IDLE_MS);
+    this.closeCheckTabsTimer.unref?.();
+  }
+
+  private async closeCheckTabs(): Promise<void> {
     const tabs = this.api.window.tabGroups.all
       .flatMap((group) => group.tabs)
       .filter((tab) => {
@@ -299,6 +323,7 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.closeCheckTabsTimer);
     for (const s of this.subscriptions.splice(0)) s.dispose();
   }
 }

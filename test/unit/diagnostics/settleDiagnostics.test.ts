@@ -44,7 +44,7 @@ class FakeWorld implements DiagnosticsSource {
     },
     takeChangedOnDisk: () => this.changedOnDisk.splice(0),
     checkerAnswered: (path) => this.checker(path),
-    releaseCheckTabs: async () => {
+    releaseCheckTabs: () => {
       this.released++;
     },
   };

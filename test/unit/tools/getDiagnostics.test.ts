@@ -209,6 +209,7 @@ describe('tools: checked documents adapter', () => {
         group.tabs.push({ input: { uri }, isActive: false, isDirty: false, group });
       },
       askLanguageServers: async () => 1,
+      checkTabsIdleMs: 30,
     };
     const group: { isActive: boolean; tabs: FakeTab[] } = { isActive: true, tabs: tabs.map((uri) => ({ input: { uri }, isActive: false, isDirty: false, group })) };
     /** The user brings a tab to the front. */
@@ -272,9 +273,17 @@ describe('tools: checked documents adapter', () => {
       expect(names()).toEqual(['mine.ts', 'checked.ts', 'adopted.ts', 'clicked.ts']);
       activate(group.tabs[2]);
       click(group.tabs[3]);
-      await docs.releaseCheckTabs();
+      const idle = () => new Promise((r) => setTimeout(r, 80));
+      // A check that needs the tabs again before they close keeps them (claude's next edit of the file).
+      docs.releaseCheckTabs();
+      await docs.load(path.join(dir, 'checked.ts'), { show: true });
+      await idle();
+      expect(names()).toEqual(['mine.ts', 'checked.ts', 'adopted.ts', 'clicked.ts']);
+      docs.releaseCheckTabs();
+      await idle();
       expect(names()).toEqual(['mine.ts', 'adopted.ts', 'clicked.ts']);
-      await docs.releaseCheckTabs();
+      docs.releaseCheckTabs();
+      await idle();
       expect(names()).toEqual(['mine.ts', 'adopted.ts', 'clicked.ts']);
       source.dispose();
     } finally {

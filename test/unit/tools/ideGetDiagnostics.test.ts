@@ -42,7 +42,7 @@ class World implements DiagnosticsSource {
     onDidChangeDocument: () => ({ dispose: () => undefined }),
     takeChangedOnDisk: () => [],
     checkerAnswered: (path) => new Promise((resolve) => setTimeout(() => resolve(this.docs.has(path)), this.serverDelayMs)),
-    releaseCheckTabs: async () => void this.released++,
+    releaseCheckTabs: () => void this.released++,
   };
 
   report(path: string, items: DiagnosticItem[]): void {

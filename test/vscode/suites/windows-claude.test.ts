@@ -258,15 +258,19 @@ describe('two windows: each window its own server; the newest claude wins', func
     const port = api.status().port!;
     const otherPort = readMarker<{ status: { port: number } }>(`${other}-ready`)!.status.port;
     if (me === 'b') {
-      // A's claude is up and connected to A: nothing of it may reach this window.
-      await waitMarker('a-connected', 100_000);
-      const seen: Array<{ ideSessions: number; connections: number }> = [];
-      for (let i = 0; i < 10; i++, await sleep(200)) seen.push({ ideSessions: api.status().ideSessions, connections: api.status().connections });
-      d.whileOtherConnected = seen[seen.length - 1];
+      // A's claude is up and connected to A: nothing of it may reach this window. (B's own start-up
+      // Check Setup opens one short connection to its /tools route, 4 s after activation: a connection
+      // of this window's, not of A's claude, so connections are judged by who holds them.)
+      const a = await waitMarker<{ cliPid: number }>('a-connected', 100_000);
+      const seen: Array<{ ideSessions: number; connections: number; aClaudeHoldsOne: boolean }> = [];
+      for (let i = 0; i < 10; i++, await sleep(200)) {
+        seen.push({ ideSessions: api.status().ideSessions, connections: api.status().connections, aClaudeHoldsOne: establishedPorts(a.cliPid).includes(port) });
+      }
+      d.whileOtherConnected = seen;
       assert.deepStrictEqual(
-        seen.filter((s) => s.ideSessions !== 0 || s.connections !== 0),
+        seen.filter((s) => s.ideSessions !== 0 || s.aClaudeHoldsOne),
         [],
-        'B has no connection while only A\'s claude runs',
+        'B has no session, and A\'s claude no connection to B, while only A\'s claude runs',
       );
     }
     const startedAt = Date.now();
