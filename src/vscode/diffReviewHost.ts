@@ -59,6 +59,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   /** Save reasons seen in onWillSave, consumed by onDidSave; keyed by uri.toString() (pitfall 7). */
   private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
   private readonly changed = new vscode.EventEmitter<void>();
+  private readonly started = Date.now();
   /** Fires when a review starts or ends (for the pending-reviews status item). */
   readonly onDidChangePending = this.changed.event;
 
@@ -78,10 +79,16 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
       vscode.workspace.onDidSaveTextDocument((document) => this.onSaved(document)),
       vscode.window.tabGroups.onDidChangeTabs((e) => {
         if (e.closed.length) this.onTabsClosed();
+        // E.g. Reopen Closed Editor on a review that has ended.
+        // Right after start, a tab may still be arriving from the window's restore.
+        if (e.opened.length) this.closeOrphans(e.opened, Date.now() - this.started < 10_000 ? 'interrupted' : 'ended');
         this.updateContextKey();
       }),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateContextKey()),
     );
+    // Review tabs of an earlier extension host: VS Code restores them after a reload or when the window
+    // reopens, and keeps them through an extension-host restart, but their text lived in its memory.
+    this.closeOrphans(vscode.window.tabGroups.all.flatMap((group) => group.tabs), 'interrupted');
   }
 
   async review(request: ReviewRequest): Promise<ReviewDecision> {
@@ -234,6 +241,27 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     }, 50);
   }
 
+  /**
+   * Closes review tabs no pending review owns, and says where to answer: claude keeps its own prompt in
+   * its terminal (its pending openDiff went to the connection that is gone, and it does not send it again).
+   */
+  private closeOrphans(tabs: readonly vscode.Tab[], why: 'interrupted' | 'ended'): void {
+    const orphans = tabs.filter((tab) => {
+      const uri = reviewUriOf(tab);
+      return uri !== undefined && !this.reviewFor(uri);
+    });
+    if (orphans.length === 0) return;
+    const names = [...new Set(orphans.map((tab) => path.posix.basename(reviewUriOf(tab)!.path)))].join(', ');
+    const what =
+      why === 'interrupted'
+        ? `Claude's review of ${names} was interrupted by a window reload or an extension restart, so its tab was closed (nothing was written).`
+        : `Closed the review tab of ${names}: that review has already ended.`;
+    const message = `${what} If claude still asks about this change, answer it in claude's terminal.`;
+    this.log.info(message);
+    void vscode.window.tabGroups.close(orphans).then(undefined, (e: Error) => this.log.warn(`Could not close the review tab of ${names}: ${e.message}`));
+    void vscode.window.showWarningMessage(message);
+  }
+
   /** Settles the review (if still pending), then closes its tab without a "save changes?" prompt. */
   private async finish(id: string, decision: ReviewDecision): Promise<void> {
     const review = this.registry.get(id);
@@ -311,6 +339,17 @@ function proposalOf(tab: vscode.Tab): vscode.Uri | undefined {
   const input = tab.input;
   if (!(input instanceof vscode.TabInputTextDiff) && !(input instanceof vscode.TabInputNotebookDiff)) return undefined;
   return input.modified.scheme === PROPOSAL_SCHEME ? input.modified : undefined;
+}
+
+/** Any URI of ours a tab shows (either side of a diff, or one side opened on its own), else undefined. */
+function reviewUriOf(tab: vscode.Tab): vscode.Uri | undefined {
+  const input = tab.input;
+  const ours = (uri: vscode.Uri) => uri.scheme === PROPOSAL_SCHEME || uri.scheme === ORIGINAL_SCHEME;
+  if (input instanceof vscode.TabInputTextDiff || input instanceof vscode.TabInputNotebookDiff) {
+    return [input.modified, input.original].find(ours);
+  }
+  if (input instanceof vscode.TabInputText) return ours(input.uri) ? input.uri : undefined;
+  return undefined;
 }
 
 /**
