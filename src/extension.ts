@@ -33,6 +33,7 @@ import { registerPermissionRulesCommand } from './vscode/permissionRules';
 import { showCompatibilityNotice } from './vscode/compatibilityNotice';
 
 let bridge: IdeBridge | undefined;
+let reviewHost: DiffReviewHost | undefined;
 
 /** What the extension exports, for the end-to-end tests and for other extensions. */
 export interface NativeClaudeApi {
@@ -55,6 +56,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     placement: () => config().get<ReviewPlacement>('reviewPlacement', 'active'),
     describePath: (filePath) => vscode.workspace.asRelativePath(filePath, false),
   });
+  reviewHost = review;
   const approvalMode = () => config().get<ApprovalMode>('approvalMode', 'write-only');
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
   const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot });
@@ -223,6 +225,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
 }
 
 export async function deactivate(): Promise<void> {
+  // Before anything awaits: VS Code disposes the subscriptions (the review host too) as soon as this
+  // returns its promise, while the server still has its connections open.
+  reviewHost?.stop();
+  reviewHost = undefined;
   await bridge?.stop();
   bridge = undefined;
 }

@@ -60,6 +60,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly started = Date.now();
+  private stopping = false;
   /** Fires when a review starts or ends (for the pending-reviews status item). */
   readonly onDidChangePending = this.changed.event;
 
@@ -146,7 +147,21 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   }
 
   withdrawForConnection(connectionId: number): void {
-    for (const review of this.registry.byConnection(connectionId)) void this.finish(review.id, { kind: 'withdrawn', reason: 'disconnected' });
+    for (const review of this.registry.byConnection(connectionId)) {
+      // While stopping, the window no longer takes requests: settle only.
+      if (this.stopping) this.registry.settle(review.id, { kind: 'withdrawn', reason: 'disconnected' });
+      else void this.finish(review.id, { kind: 'withdrawn', reason: 'disconnected' });
+    }
+  }
+
+  /**
+   * The extension is stopping (deactivate: window reload or closing, extension-host restart, update,
+   * disable); call it before the server stops. From here on no review is answered: each settles when
+   * the server closes its connection, so nothing reaches claude, which keeps its own prompt in its
+   * terminal. A DIFF_REJECTED sent now would tell the model the user had rejected a change nobody decided on.
+   */
+  stop(): void {
+    this.stopping = true;
   }
 
   notifyNotOpened(filePath: string, reason: string): void {
@@ -155,9 +170,13 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     void vscode.window.showWarningMessage(message);
   }
 
-  /** The window is closing or the extension stops: every pending review is a rejection. */
+  /**
+   * The host goes away. After stop(), reviews are left to their connections' closing (VS Code disposes
+   * this right after calling deactivate, before the server has closed them); without it, every pending
+   * review is a rejection.
+   */
   dispose(): void {
-    for (const review of this.registry.all()) this.registry.settle(review.id, { kind: 'rejected', reason: 'window-closed' });
+    if (!this.stopping) for (const review of this.registry.all()) this.registry.settle(review.id, { kind: 'rejected', reason: 'window-closed' });
     for (const d of this.disposables) d.dispose();
   }
 

@@ -261,4 +261,26 @@ describe('DiffReviewHost', () => {
     expect(fake.warnings).toEqual([expect.stringMatching(/gone\.txt[\s\S]*answer it in claude's terminal\.$/)]);
     expect(await settledWithin(pending)).toBe('pending');
   });
+
+  test('the extension stopping (deactivate): after stop(), dispose() answers no review while the server still has its connections; each settles when its connection closes', async () => {
+    const tool = openDiffTool(host);
+    const answers: unknown[] = [];
+    const cli = tool.handle({ old_file_path: '/nonexistent/a.txt', new_file_path: '/nonexistent/a.txt', new_file_contents: 'a\n', tab_name: '✻ a.txt' }, { connectionId: 1, signal: new AbortController().signal }).then((r) => answers.push(r));
+    const decisions: ReviewDecision[] = [];
+    const other = host.review(request('b.txt', 2)).then((d) => decisions.push(d));
+    await new Promise((r) => setTimeout(r, 20));
+    host.stop();
+    host.dispose();
+    await new Promise((r) => setTimeout(r, 50));
+    // No DIFF_REJECTED for claude to read: it keeps its own prompt.
+    expect({ answers, decisions, pending: host.pendingCount }).toEqual({ answers: [], decisions: [], pending: 2 });
+    // The server closing the connections settles them (an answer then has no socket to go to).
+    host.withdrawForConnection(1);
+    host.withdrawForConnection(2);
+    await Promise.all([cli, other]);
+    expect(decisions).toEqual([{ kind: 'withdrawn', reason: 'disconnected' }]);
+    expect(host.pendingCount).toBe(0);
+    // Nothing asked of the window meanwhile: it no longer takes requests.
+    expect(fake.closedByUs).toEqual([]);
+  });
 });
