@@ -270,11 +270,13 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
       return uri !== undefined && !this.reviewFor(uri);
     });
     if (orphans.length === 0) return;
-    const names = [...new Set(orphans.map((tab) => path.posix.basename(reviewUriOf(tab)!.path)))].join(', ');
+    const files = [...new Set(orphans.map((tab) => path.posix.basename(reviewUriOf(tab)!.path)))];
+    const names = files.join(', ');
+    const many = files.length > 1;
     const what =
       why === 'interrupted'
-        ? `Claude's review of ${names} was interrupted by a window reload or an extension restart, so its tab was closed (nothing was written).`
-        : `Closed the review tab of ${names}: that review has already ended.`;
+        ? `Claude's review${many ? 's' : ''} of ${names} ${many ? 'were' : 'was'} interrupted by a window reload or an extension restart, so ${many ? 'their tabs were' : 'its tab was'} closed (nothing was written).`
+        : `Closed the review tab${many ? 's' : ''} of ${names}: ${many ? 'those reviews have' : 'that review has'} already ended.`;
     const message = `${what} If claude still asks about this change, answer it in claude's terminal.`;
     this.log.info(message);
     void vscode.window.tabGroups.close(orphans).then(undefined, (e: Error) => this.log.warn(`Could not close the review tab of ${names}: ${e.message}`));

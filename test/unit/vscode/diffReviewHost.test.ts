@@ -241,7 +241,7 @@ describe('DiffReviewHost', () => {
       expect(fake.closedByUs.map((t) => t.label)).toEqual([restored.label, 'b.ts']);
       expect(fake.tabs.map((t) => t.label)).toEqual(['my diff', 'hello.js']);
       expect(fake.warnings).toEqual([
-        "Claude's review of hello.js, b.ts was interrupted by a window reload or an extension restart, so its tab was closed (nothing was written). If claude still asks about this change, answer it in claude's terminal.",
+        "Claude's reviews of hello.js, b.ts were interrupted by a window reload or an extension restart, so their tabs were closed (nothing was written). If claude still asks about this change, answer it in claude's terminal.",
       ]);
     } finally {
       started.dispose();
