@@ -80,8 +80,8 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
       vscode.workspace.onDidSaveTextDocument((document) => this.onSaved(document)),
       vscode.window.tabGroups.onDidChangeTabs((e) => {
         if (e.closed.length) this.onTabsClosed();
-        // E.g. Reopen Closed Editor on a review that has ended.
-        // Right after start, a tab may still be arriving from the window's restore.
+        // A tab of an ended review opened again (Reopen Closed Editor); right after start, maybe one
+        // still arriving from the window's restore.
         if (e.opened.length) this.closeOrphans(e.opened, Date.now() - this.started < 10_000 ? 'interrupted' : 'ended');
         this.updateContextKey();
       }),
