@@ -211,7 +211,8 @@ describe('vscode-review-window-life', () => {
   const noBrokenReviewTab = (seen: Seen) => {
     expect({ tabs: seen.tabsBefore?.filter((t) => REVIEW_TAB.test(t)).length, cli: CLI_PROMPT.test(seen.cliBefore ?? '') }).toEqual({ tabs: 1, cli: true });
     expect(seen.statusAfter).toBe('Claude: 1 session');
-    // No review tab is left, broken or not, and no editor shows an error.
+    // No review tab is left, broken or not, and no editor shows an error. (Nor did a new review open:
+    // the reconnected claude does not send its openDiff again.)
     expect({ tabs: seen.tabsAfter?.filter((t) => REVIEW_TAB.test(t)), errors: seen.errorsAfter }).toEqual({ tabs: [], errors: [] });
     // Where to answer, said once.
     expect(seen.notificationsAfter?.filter((t) => /hello\.js/.test(t))).toEqual([expect.stringMatching(/hello\.js[\s\S]*claude's terminal/)]);
