@@ -37,6 +37,7 @@ import { registerPermissionRulesCommand } from './vscode/permissionRules';
 import { showCompatibilityNotice } from './vscode/compatibilityNotice';
 
 let bridge: IdeBridge | undefined;
+let reviewHost: DiffReviewHost | undefined;
 
 /** What the extension exports, for the end-to-end tests and for other extensions. */
 export interface NativeClaudeApi {
@@ -59,6 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     placement: () => config().get<ReviewPlacement>('reviewPlacement', 'active'),
     describePath: (filePath) => vscode.workspace.asRelativePath(filePath, false),
   });
+  reviewHost = review;
   const approvalMode = (): ApprovalMode => readApprovalModes(config()).effective;
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
   const codec = new VsCodeTextCodec();
@@ -238,6 +240,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
 }
 
 export async function deactivate(): Promise<void> {
+  // Before anything awaits: VS Code disposes the subscriptions (the review host too) as soon as this
+  // returns its promise, while the server still has its connections open.
+  reviewHost?.stop();
+  reviewHost = undefined;
   await bridge?.stop();
   bridge = undefined;
 }

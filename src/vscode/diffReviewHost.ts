@@ -59,6 +59,8 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   /** Save reasons seen in onWillSave, consumed by onDidSave; keyed by uri.toString() (trap 7). */
   private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
   private readonly changed = new vscode.EventEmitter<void>();
+  private readonly started = Date.now();
+  private stopping = false;
   /** Fires when a review starts or ends (for the pending-reviews status item). */
   readonly onDidChangePending = this.changed.event;
 
@@ -78,10 +80,16 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
       vscode.workspace.onDidSaveTextDocument((document) => this.onSaved(document)),
       vscode.window.tabGroups.onDidChangeTabs((e) => {
         if (e.closed.length) this.onTabsClosed();
+        // A tab of an ended review opened again (Reopen Closed Editor); right after start, maybe one
+        // still arriving from the window's restore.
+        if (e.opened.length) this.closeOrphans(e.opened, Date.now() - this.started < 10_000 ? 'interrupted' : 'ended');
         this.updateContextKey();
       }),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateContextKey()),
     );
+    // Review tabs of an earlier extension host: VS Code restores them after a reload or when the window
+    // reopens, and keeps them through an extension-host restart, but their text lived in its memory.
+    this.closeOrphans(vscode.window.tabGroups.all.flatMap((group) => group.tabs), 'interrupted');
   }
 
   async review(request: ReviewRequest): Promise<ReviewDecision> {
@@ -139,7 +147,21 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   }
 
   withdrawForConnection(connectionId: number): void {
-    for (const review of this.registry.byConnection(connectionId)) void this.finish(review.id, { kind: 'withdrawn', reason: 'disconnected' });
+    for (const review of this.registry.byConnection(connectionId)) {
+      // While stopping, the window no longer takes requests: settle only.
+      if (this.stopping) this.registry.settle(review.id, { kind: 'withdrawn', reason: 'disconnected' });
+      else void this.finish(review.id, { kind: 'withdrawn', reason: 'disconnected' });
+    }
+  }
+
+  /**
+   * The extension is stopping (deactivate: window reload or closing, extension-host restart, update,
+   * disable); call it before the server stops. From here on no review is answered: each settles when
+   * the server closes its connection, so nothing reaches claude, which keeps its own prompt in its
+   * terminal. A DIFF_REJECTED sent now would tell the model the user had rejected a change nobody decided on.
+   */
+  stop(): void {
+    this.stopping = true;
   }
 
   notifyNotOpened(filePath: string, reason: string): void {
@@ -148,9 +170,13 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     void vscode.window.showWarningMessage(message);
   }
 
-  /** The window is closing or the extension stops: every pending review is a rejection. */
+  /**
+   * The host goes away. After stop(), reviews are left to their connections' closing (VS Code disposes
+   * this right after calling deactivate, before the server has closed them); without it, every pending
+   * review is a rejection.
+   */
   dispose(): void {
-    for (const review of this.registry.all()) this.registry.settle(review.id, { kind: 'rejected', reason: 'window-closed' });
+    if (!this.stopping) for (const review of this.registry.all()) this.registry.settle(review.id, { kind: 'rejected', reason: 'window-closed' });
     for (const d of this.disposables) d.dispose();
   }
 
@@ -234,6 +260,29 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     }, 50);
   }
 
+  /**
+   * Closes review tabs no pending review owns, and says where to answer: claude keeps its own prompt in
+   * its terminal (its pending openDiff went to the connection that is gone, and it does not send it again).
+   */
+  private closeOrphans(tabs: readonly vscode.Tab[], why: 'interrupted' | 'ended'): void {
+    const orphans = tabs.filter((tab) => {
+      const uri = reviewUriOf(tab);
+      return uri !== undefined && !this.reviewFor(uri);
+    });
+    if (orphans.length === 0) return;
+    const files = [...new Set(orphans.map((tab) => path.posix.basename(reviewUriOf(tab)!.path)))];
+    const names = files.join(', ');
+    const many = files.length > 1;
+    const what =
+      why === 'interrupted'
+        ? `Claude's review${many ? 's' : ''} of ${names} ${many ? 'were' : 'was'} interrupted by a window reload or an extension restart, so ${many ? 'their tabs were' : 'its tab was'} closed (nothing was written).`
+        : `Closed the review tab${many ? 's' : ''} of ${names}: ${many ? 'those reviews have' : 'that review has'} already ended.`;
+    const message = `${what} If claude still asks about this change, answer it in claude's terminal.`;
+    this.log.info(message);
+    void vscode.window.tabGroups.close(orphans).then(undefined, (e: Error) => this.log.warn(`Could not close the review tab of ${names}: ${e.message}`));
+    void vscode.window.showWarningMessage(message);
+  }
+
   /** Settles the review (if still pending), then closes its tab without a "save changes?" prompt. */
   private async finish(id: string, decision: ReviewDecision): Promise<void> {
     const review = this.registry.get(id);
@@ -311,6 +360,17 @@ function proposalOf(tab: vscode.Tab): vscode.Uri | undefined {
   const input = tab.input;
   if (!(input instanceof vscode.TabInputTextDiff) && !(input instanceof vscode.TabInputNotebookDiff)) return undefined;
   return input.modified.scheme === PROPOSAL_SCHEME ? input.modified : undefined;
+}
+
+/** Any URI of ours a tab shows (either side of a diff, or one side opened on its own), else undefined. */
+function reviewUriOf(tab: vscode.Tab): vscode.Uri | undefined {
+  const input = tab.input;
+  const ours = (uri: vscode.Uri) => uri.scheme === PROPOSAL_SCHEME || uri.scheme === ORIGINAL_SCHEME;
+  if (input instanceof vscode.TabInputTextDiff || input instanceof vscode.TabInputNotebookDiff) {
+    return [input.modified, input.original].find(ours);
+  }
+  if (input instanceof vscode.TabInputText) return ours(input.uri) ? input.uri : undefined;
+  return undefined;
 }
 
 /**

@@ -28,50 +28,10 @@ import { startFakeModel, type FakeModel } from './harness/fakeModel';
 import { lockFiles, prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
 import { anthropicVsix, ANTHROPIC_VERSION } from './harness/anthropicExtension';
 import { ensureVsix } from './harness/vsix';
+import { notificationTexts, ourStatus, reloadWindow, runCommand, until } from './harness/workbenchUi';
 
 const QUESTION = /Anthropic's Claude Code extension is also installed/;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Polls `fn` until it returns something truthy; throws with `what` (and the last value seen) after `timeoutMs`. */
-async function until<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs: number, intervalMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v) return v;
-      last = v;
-    } catch (e) {
-      last = (e as Error).message;
-    }
-    await sleep(intervalMs);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
-
-/** Runs a command from the palette (F1), by its title, as a user would. */
-async function runCommand(page: Page, title: string): Promise<void> {
-  const widget = page.locator('.quick-input-widget');
-  const input = widget.locator('input').first();
-  // A palette that is still closing (inert, fading out) takes no input: wait until it is gone.
-  await until('the previous palette to close', async () => !(await widget.isVisible()), 15_000);
-  await until(`the command palette for "${title}"`, async () => {
-    if (!(await widget.isVisible())) await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 3_000 });
-    return input.isEditable();
-  }, 30_000, 500);
-  await input.fill(`>${title}`);
-  // The row whose label is exactly the title (not e.g. "Developer: Reload Window With Extensions Disabled").
-  const rows = widget.locator('.quick-input-list .monaco-list-row');
-  const row = await until(`"${title}" in the palette`, async () => {
-    for (let i = 0, n = await rows.count(); i < n; i++) {
-      if ((await rows.nth(i).locator('.label-name').first().textContent({ timeout: 1_000 }))?.trim() === title) return rows.nth(i);
-    }
-    return undefined;
-  }, 20_000);
-  await row.click();
-  await until(`the palette to close after "${title}"`, async () => !(await widget.isVisible()), 15_000);
-}
 
 /**
  * Clicks `answer` on the coexistence question: on its toast, or (a toast hides after a while, sooner on a
@@ -86,23 +46,6 @@ async function answerQuestion(page: Page, answer: string): Promise<boolean> {
   await button('.notifications-center').click({ timeout: 10_000 });
   await runCommand(page, 'Notifications: Hide Notifications');
   return true;
-}
-
-/** Developer: Reload Window, and waits for the reloaded workbench in the same page. */
-async function reloadWindow(page: Page): Promise<void> {
-  await page.evaluate('window.__ncBeforeReload = true');
-  await runCommand(page, 'Developer: Reload Window');
-  await until('the reloaded workbench', async () => page.evaluate('!window.__ncBeforeReload && !!document.querySelector(".monaco-workbench .part.statusbar")').catch(() => false), 90_000, 500);
-}
-
-/** Native Claude's status bar item: `Claude :<port>`, `Claude: 1 session`, `Claude: off`. */
-async function ourStatus(page: Page): Promise<string | undefined> {
-  return (await statusBarEntries(page)).find((e) => e.id.includes('nativeClaude.status'))?.text.replace(/^\s+/, '');
-}
-
-/** Every notification's message (the centre holds the toasts' too). */
-async function notificationTexts(page: Page): Promise<string[]> {
-  return page.evaluate(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`) as Promise<string[]>;
 }
 
 interface LockInfo {

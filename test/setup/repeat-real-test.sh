@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs one real test (a file, optionally narrowed with jest's -t) N times in a row and prints the pass
+# Runs one real test file (optionally narrowed with jest's -t) N times in a row and prints the pass
 # count, so a real test is trusted only when it holds every time (each run starts its own code-server
 # and claude, so no run warms the next):
 #   bash test/setup/repeat-real-test.sh 20 test/real/vscode-diagnostics-cold.test.ts -t json-review
@@ -10,9 +10,13 @@ source test/setup/clean-npm-env.sh
 runs="${1:?usage: repeat-real-test.sh N TEST_FILE [jest args…]}"; shift
 file="${1:?usage: repeat-real-test.sh N TEST_FILE [jest args…]}"; shift
 out=.test-runs/repeat; mkdir -p "$out"
-# Package once; every run installs the same .vsix.
-npm run package >/dev/null || { echo "npm run package failed"; exit 1; }
-export NATIVE_CLAUDE_VSIX="${NATIVE_CLAUDE_VSIX:-$PWD/dist/native-claude.vsix}"
+# Package once; every run installs the same .vsix (a copy: packaging again meanwhile must not change
+# what the runs test). NATIVE_CLAUDE_VSIX=<file> uses that one.
+if [ -z "${NATIVE_CLAUDE_VSIX:-}" ]; then
+  npm run package >"$out/package.log" 2>&1 || { echo "npm run package failed: $out/package.log"; exit 1; }
+  export NATIVE_CLAUDE_VSIX="$PWD/$out/native-claude.vsix"
+  cp dist/native-claude.vsix "$NATIVE_CLAUDE_VSIX"
+fi
 lock=(); command -v flock >/dev/null && lock=(flock /tmp/native-claude-real.lock)
 passed=0
 : >"$out/tests.txt"

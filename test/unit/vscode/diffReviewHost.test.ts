@@ -1,8 +1,9 @@
 /**
  * DiffReviewHost against a small stand-in of the `vscode` API: what it hands VS Code (the diff's URIs,
  * docs/vscode-traps.md, trap 8), which tabs it closes (11), which tabs it counts as its own (9), and that
- * dispose() settles every pending review once (10). The same flows run in real VS Code in
- * test/vscode/suites/tools-review*.test.ts.
+ * dispose() settles every pending review once (10), and that review tabs no pending review owns (left
+ * by an earlier extension host) are closed with a word on where to answer (29). The same flows run in
+ * real VS Code in test/vscode/suites/tools-review*.test.ts and test/real/vscode-review-window-life.test.ts.
  */
 import { openDiffTool } from '../../../src/tools/openDiff';
 import type { ReviewDecision } from '../../../src/host/review';
@@ -43,6 +44,9 @@ class TabInputTextDiff {
 class TabInputNotebookDiff {
   constructor(readonly original: Uri, readonly modified: Uri, readonly notebookType: string) {}
 }
+class TabInputText {
+  constructor(readonly uri: Uri) {}
+}
 class TabInputTerminal {}
 interface Tab {
   label: string;
@@ -69,6 +73,7 @@ jest.mock(
     Uri,
     TabInputTextDiff,
     TabInputNotebookDiff,
+    TabInputText,
     TabInputTerminal,
     ViewColumn: { Active: -1, Beside: -2 },
     TextDocumentSaveReason: { Manual: 1, AfterDelay: 2, FocusOut: 3 },
@@ -223,5 +228,60 @@ describe('DiffReviewHost', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(decisions).toHaveLength(1);
     expect(answers).toHaveLength(1);
+  });
+
+  test('trap 29: review tabs of an earlier extension host (restored after a reload) are closed at start, with a word naming the file and claude\'s terminal; other tabs stay', async () => {
+    const ours = (scheme: string, p: string) => Uri.from({ scheme, path: p });
+    const restored = { label: '✻ [Claude Code] hello.js (d56bcd) ⧉', input: new TabInputTextDiff(ours('native-claude-original', '/0123456789ab/hello.js'), ours('native-claude-proposal', '/0123456789ab/hello.js')) };
+    const rightSideAlone = { label: 'b.ts', input: new TabInputText(ours('native-claude-proposal', '/ba9876543210/b.ts')) };
+    const userDiff = { label: 'my diff', input: new TabInputTextDiff(Uri.file('/ws/a'), Uri.file('/ws/b')) };
+    const userFile = { label: 'hello.js', input: new TabInputText(Uri.file('/ws/hello.js')) };
+    fake.tabs.push(userDiff, restored, userFile, rightSideAlone);
+    const started = new DiffReviewHost(log);
+    try {
+      expect(fake.closedByUs.map((t) => t.label)).toEqual([restored.label, 'b.ts']);
+      expect(fake.tabs.map((t) => t.label)).toEqual(['my diff', 'hello.js']);
+      expect(fake.warnings).toEqual([
+        "Claude's reviews of hello.js, b.ts were interrupted by a window reload or an extension restart, so their tabs were closed (nothing was written). If claude still asks about this change, answer it in claude's terminal.",
+      ]);
+    } finally {
+      started.dispose();
+    }
+  });
+
+  test("trap 29: a tab of an ended review opened again (Reopen Closed Editor) is closed; a pending review's own tab is not", async () => {
+    const pending = host.review(request('live.txt'));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(fake.closedByUs).toEqual([]);
+    const ended = { label: '✻ gone.txt', input: new TabInputTextDiff(Uri.from({ scheme: 'native-claude-original', path: '/00000000aaaa/gone.txt' }), Uri.from({ scheme: 'native-claude-proposal', path: '/00000000aaaa/gone.txt' })) };
+    fake.tabs.push(ended);
+    fake.tabsChanged.fire({ opened: [ended], closed: [], changed: [] });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fake.closedByUs.map((t) => t.label)).toEqual(['✻ gone.txt']);
+    expect(fake.tabs.map((t) => t.label)).toEqual(['✻ live.txt']);
+    expect(fake.warnings).toEqual([expect.stringMatching(/gone\.txt[\s\S]*answer it in claude's terminal\.$/)]);
+    expect(await settledWithin(pending)).toBe('pending');
+  });
+
+  test('the extension stopping (deactivate): after stop(), dispose() answers no review while the server still has its connections; each settles when its connection closes', async () => {
+    const tool = openDiffTool(host);
+    const answers: unknown[] = [];
+    const cli = tool.handle({ old_file_path: '/nonexistent/a.txt', new_file_path: '/nonexistent/a.txt', new_file_contents: 'a\n', tab_name: '✻ a.txt' }, { connectionId: 1, signal: new AbortController().signal }).then((r) => answers.push(r));
+    const decisions: ReviewDecision[] = [];
+    const other = host.review(request('b.txt', 2)).then((d) => decisions.push(d));
+    await new Promise((r) => setTimeout(r, 20));
+    host.stop();
+    host.dispose();
+    await new Promise((r) => setTimeout(r, 50));
+    // No DIFF_REJECTED for claude to read: it keeps its own prompt.
+    expect({ answers, decisions, pending: host.pendingCount }).toEqual({ answers: [], decisions: [], pending: 2 });
+    // The server closing the connections settles them (an answer then has no socket to go to).
+    host.withdrawForConnection(1);
+    host.withdrawForConnection(2);
+    await Promise.all([cli, other]);
+    expect(decisions).toEqual([{ kind: 'withdrawn', reason: 'disconnected' }]);
+    expect(host.pendingCount).toBe(0);
+    // Nothing asked of the window meanwhile: it no longer takes requests.
+    expect(fake.closedByUs).toEqual([]);
   });
 });
