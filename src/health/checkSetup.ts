@@ -3,6 +3,7 @@ import { MODES_WITHOUT_REVIEW, type JsonFileFacts, type SettingsScope } from './
 import type { Finding, Fix, HealthReport } from './findings';
 import { foldersOverlap, type LockFileFacts } from './lockFiles';
 import { cliVersionSupport, matchesToolLevelRules, SUPPORTED_CLI_RANGE } from './supportedCli';
+import type { CliFacts } from './cliProbe';
 import type { ApprovalModeForRules } from '../route/permissionRules';
 
 /** Commands the page's buttons run (registered by the extension). */
@@ -38,7 +39,7 @@ export interface SetupFacts {
   terminals: TerminalFacts[];
   /** Whether this window gives its terminals `CLAUDE_CODE_SSE_PORT` (not when the user chose Anthropic's extension). */
   providesTerminalPort: boolean;
-  cli: { command: string; path?: string; version?: string; error?: string };
+  cli: CliFacts;
   userConfig: JsonFileFacts;
   settings: Array<JsonFileFacts & { scope: SettingsScope }>;
   toolsRoute: { expectedEntry: Record<string, unknown>; entry?: unknown; reachable?: boolean; reachError?: string; serverName: string };

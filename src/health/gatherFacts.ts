@@ -2,7 +2,8 @@ import * as net from 'node:net';
 import WebSocket from 'ws';
 import { readJsonFile, settingsFiles } from './cliSettings';
 import type { SetupFacts, TerminalFacts, IdeExtensionChoice } from './checkSetup';
-import { findOnPath, readCliVersion } from './cliProbe';
+import { probeCli } from './cliProbe';
+import { parseClaudeCommand } from '../route/claudeCommand';
 import { lockFileDirectories, readLockFiles } from './lockFiles';
 import { rulesToAdd, userSettingsPath, type ApprovalModeForRules } from '../route/permissionRules';
 import { claudeUserConfigPath } from '../route/claudeUserConfig';
@@ -17,6 +18,7 @@ export interface EditorFacts {
   lockPid: number;
   terminals: TerminalFacts[];
   providesTerminalPort: boolean;
+  /** The `nativeClaude.claudeCommand` setting as written (parsed here with this env and home). */
   claudeCommand: string;
   /** What this window does, and the user's own setting (the rules written to the CLI's user settings follow it). */
   approvalMode: { effective: ApprovalModeForRules; user: ApprovalModeForRules };
@@ -37,7 +39,7 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
   const settingsFile = userSettingsPath(env, home);
   const [lockFiles, cli, userConfig, settings, listening, reach] = await Promise.all([
     readLockFiles(lockFileDirectories(env, home)),
-    probeCli(editor.claudeCommand, env, options.versionTimeoutMs),
+    probeCli(parseClaudeCommand(editor.claudeCommand, { env, home }), env, options.versionTimeoutMs),
     readJsonFile(configFile),
     Promise.all(settingsFiles(path.dirname(settingsFile), editor.workspaceFolders).map(async ({ scope, file }) => ({ scope, ...(await readJsonFile(file)) }))),
     editor.server.running && editor.server.port ? tcpListening(editor.server.port) : Promise.resolve(undefined),
@@ -65,22 +67,6 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
     approvalMode: editor.approvalMode,
     anthropicExtension: editor.anthropicExtension,
   };
-}
-
-/** The program part of `nativeClaude.claudeCommand` (it may be a command line such as `claude --model x`). */
-export function programOf(command: string): string {
-  return command.trim().split(/\s+/)[0] || 'claude';
-}
-
-async function probeCli(command: string, env: NodeJS.ProcessEnv, timeoutMs?: number): Promise<SetupFacts['cli']> {
-  const program = programOf(command);
-  const found = await findOnPath(program, env);
-  if (!found) return { command: program };
-  try {
-    return { command: program, path: found, version: await readCliVersion(found, env, timeoutMs) };
-  } catch (error) {
-    return { command: program, path: found, error: (error as Error).message };
-  }
 }
 
 function tcpListening(port: number, timeoutMs = 2000): Promise<boolean> {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { IdeBridge } from '../server/ideBridge';
 import { describeStatus } from '../server/statusText';
+import { parseClaudeCommand } from '../route/claudeCommand';
 import { claudeLaunchCommand } from '../route/launchCommand';
 
 export interface ServerControls {
@@ -28,7 +29,7 @@ export async function launchClaudeInTerminal(options: LaunchOptions, log: vscode
     running.show(false);
     return running;
   }
-  const base = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
+  const base = parseClaudeCommand(vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude')).line;
   const command = claudeLaunchCommand(base, { toolsEnabled: await options.toolsEnabled().catch(() => false) });
   const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri;
   const terminal = vscode.window.createTerminal({ name: 'Claude', cwd, iconPath: new vscode.ThemeIcon('sparkle') });

@@ -1,15 +1,13 @@
 import * as vscode from 'vscode';
-import { findOnPath, readCliVersion } from '../health/cliProbe';
-import { programOf } from '../health/gatherFacts';
+import { probeCli } from '../health/cliProbe';
+import { parseClaudeCommand } from '../route/claudeCommand';
 import { matchesToolLevelRules } from '../health/supportedCli';
 import { ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../route/permissionRules';
 import { readApprovalModes } from './approvalMode';
 
 /** The version of the claude a terminal would run, when it can be told (decides the rule form). */
 async function cliVersion(): Promise<string | undefined> {
-  const command = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
-  const found = await findOnPath(programOf(command));
-  return found ? readCliVersion(found).catch(() => undefined) : undefined;
+  return (await probeCli(parseClaudeCommand(vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude')))).version;
 }
 
 /** `nativeClaude.addPermissionRules`: the offer from src/route/permissionRules.ts with a modal dialog as its UI. */

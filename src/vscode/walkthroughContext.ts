@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { BridgeStatus } from '../server/ideBridge';
+import { parseClaudeCommand } from '../route/claudeCommand';
 import { findExecutable } from '../util/findExecutable';
 import { PROPOSAL_SCHEME } from './proposalFileSystem';
 
@@ -57,8 +58,8 @@ export class WalkthroughContext implements vscode.Disposable {
   };
 
   private checkCli(): void {
-    const command = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
-    if (findExecutable(command)) this.set(WALKTHROUGH_KEYS.cliFound, true);
+    const { program } = parseClaudeCommand(vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude'));
+    void findExecutable(program).then((found) => found && this.set(WALKTHROUGH_KEYS.cliFound, true));
   }
 
   private set(key: string, value: boolean): void {
