@@ -1,13 +1,12 @@
 import * as vscode from 'vscode';
 import { probeCli } from '../health/cliProbe';
-import { parseClaudeCommand } from '../route/claudeCommand';
 import { matchesToolLevelRules } from '../health/supportedCli';
 import { ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../route/permissionRules';
-import { readApprovalModes } from './approvalMode';
+import { approvalModes, claudeCommand } from './settings';
 
 /** The version of the claude a terminal would run, when it can be told (decides the rule form). */
 async function cliVersion(): Promise<string | undefined> {
-  return (await probeCli(parseClaudeCommand(vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude')))).version;
+  return (await probeCli(claudeCommand())).version;
 }
 
 /** `nativeClaude.addPermissionRules`: the offer from src/route/permissionRules.ts with a modal dialog as its UI. */
@@ -16,7 +15,7 @@ export function registerPermissionRulesCommand(log: vscode.LogOutputChannel): vs
     const version = await cliVersion();
     // The rules go to the CLI's user settings, for every project: only the user's own mode may decide
     // them, not one this workspace made stricter (another workspace would not confirm what they allow).
-    const { user } = readApprovalModes(vscode.workspace.getConfiguration('nativeClaude'));
+    const { user } = approvalModes();
     return offerPermissionRules({
       settings: new ClaudeUserSettings(),
       rules: rulesToAdd(user, matchesToolLevelRules(version ?? '')),

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { parseClaudeCommand } from '../route/claudeCommand';
 import { ClaudeMcpCommand } from '../route/claudeMcpCommand';
 import { ClaudeUserConfig } from '../route/claudeUserConfig';
 import { ToolsConsent } from '../route/toolsConsent';
+import { claudeCommand } from './settings';
 
 /** The tools-route consent with VS Code's notifications as its UI (the logic is in src/route/toolsConsent.ts). */
 export function createToolsConsent(state: vscode.Memento, log: vscode.LogOutputChannel): ToolsConsent {
@@ -10,5 +10,5 @@ export function createToolsConsent(state: vscode.Memento, log: vscode.LogOutputC
     ask: (question, ...choices) => vscode.window.showInformationMessage(question, ...choices),
     inform: (message) => void vscode.window.showInformationMessage(message),
     fail: (message) => void vscode.window.showErrorMessage(message, 'Show Log').then((c) => c && log.show()),
-  }, log, new ClaudeMcpCommand(new ClaudeUserConfig(), { executable: parseClaudeCommand(vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude')).program, log: (m) => log.info(m) }));
+  }, log, new ClaudeMcpCommand(new ClaudeUserConfig(), { executable: claudeCommand().program, log: (m) => log.info(m) }));
 }

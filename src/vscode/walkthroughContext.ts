@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { BridgeStatus } from '../server/ideBridge';
-import { parseClaudeCommand } from '../route/claudeCommand';
 import { findExecutable } from '../util/findExecutable';
 import { PROPOSAL_SCHEME } from './proposalFileSystem';
+import { affectsSetting, claudeCommand } from './settings';
 
 /**
  * The context keys the first-run walkthrough (package.json contributes.walkthroughs) completes its steps
@@ -38,7 +38,7 @@ export class WalkthroughContext implements vscode.Disposable {
           this.set(WALKTHROUGH_KEYS.reviewSeen, true);
         }
       }),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('nativeClaude.claudeCommand') && this.checkCli()),
+      vscode.workspace.onDidChangeConfiguration((e) => affectsSetting(e, 'claudeCommand') && this.checkCli()),
     ];
     this.checkCli();
     this.refreshTools();
@@ -58,7 +58,7 @@ export class WalkthroughContext implements vscode.Disposable {
   };
 
   private checkCli(): void {
-    const { program } = parseClaudeCommand(vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude'));
+    const { program } = claudeCommand();
     void findExecutable(program).then((found) => found && this.set(WALKTHROUGH_KEYS.cliFound, true));
   }
 
