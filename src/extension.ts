@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ApprovalMode } from './host/documents';
+import type { ApprovalMode } from './host/approvalMode';
 import { IdeBridge } from './server/ideBridge';
 import { lazySessionFactory } from './server/lazySessionFactory';
 import { RecentEdits } from './review/recentEdits';

@@ -4,7 +4,7 @@ import type { Finding, Fix, HealthReport } from './findings';
 import { foldersOverlap, type LockFileFacts } from './lockFiles';
 import { cliVersionSupport, matchesToolLevelRules, SUPPORTED_CLI_RANGE } from './supportedCli';
 import type { CliFacts } from './cliProbe';
-import type { ApprovalModeForRules } from '../route/permissionRules';
+import type { ApprovalMode } from '../host/approvalMode';
 
 /** Commands the page's buttons run (registered by the extension). */
 export const HEALTH_COMMANDS = {
@@ -46,7 +46,7 @@ export interface SetupFacts {
   /** Rules this extension would add (empty when none make sense for the settings). */
   suggestedRules: string[];
   /** `nativeClaude.approvalMode`: what this window does, and the user's own setting (src/vscode/approvalMode.ts). */
-  approvalMode: { effective: ApprovalModeForRules; user: ApprovalModeForRules };
+  approvalMode: { effective: ApprovalMode; user: ApprovalMode };
   anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
 }
 
@@ -352,8 +352,8 @@ function unconfirmedByRules(facts: SetupFacts): Finding[] {
     const allow = (settings.content?.permissions as { allow?: unknown } | undefined)?.allow;
     if (!Array.isArray(allow)) continue;
     const rules = allow.filter((r): r is string => typeof r === 'string');
-    const gaps: Array<{ what: string; rules: string[]; needs: ApprovalModeForRules[]; mode: ApprovalModeForRules; where: string }> = [];
-    const check = (mode: ApprovalModeForRules, where: string) => {
+    const gaps: Array<{ what: string; rules: string[]; needs: ApprovalMode[]; mode: ApprovalMode; where: string }> = [];
+    const check = (mode: ApprovalMode, where: string) => {
       if (mode !== 'always') {
         const found = rulesAllowing(rules, server, ['execute_command']);
         if (found.length) gaps.push({ what: 'execute_command runs shell commands', rules: found, needs: ['always'], mode, where });

@@ -5,7 +5,8 @@ import type { SetupFacts, TerminalFacts, IdeExtensionChoice } from './checkSetup
 import { probeCli } from './cliProbe';
 import { parseClaudeCommand } from '../route/claudeCommand';
 import { lockFileDirectories, readLockFiles } from './lockFiles';
-import { rulesToAdd, userSettingsPath, type ApprovalModeForRules } from '../route/permissionRules';
+import type { ApprovalMode } from '../host/approvalMode';
+import { rulesToAdd, userSettingsPath } from '../route/permissionRules';
 import { claudeUserConfigPath } from '../route/claudeUserConfig';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../route/toolsRouteEntry';
 import { matchesToolLevelRules } from './supportedCli';
@@ -21,7 +22,7 @@ export interface EditorFacts {
   /** The `nativeClaude.claudeCommand` setting as written (parsed here with this env and home). */
   claudeCommand: string;
   /** What this window does, and the user's own setting (the rules written to the CLI's user settings follow it). */
-  approvalMode: { effective: ApprovalModeForRules; user: ApprovalModeForRules };
+  approvalMode: { effective: ApprovalMode; user: ApprovalMode };
   anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
 }
 

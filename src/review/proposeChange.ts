@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { DiagnosticsSource } from '../host/diagnostics';
-import type { ApprovalMode, DocumentWriter } from '../host/documents';
+import type { ApprovalMode } from '../host/approvalMode';
+import type { DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
 import type { TextCodec } from '../host/textCodec';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { ApprovalMode } from '../host/approvalMode';
 import { TOOLS_SERVER_NAME } from './toolsRouteEntry';
 
 type Json = Record<string, unknown>;
@@ -15,8 +16,6 @@ export function userSettingsPath(env: NodeJS.ProcessEnv = process.env, home: str
 const READ_ONLY_TOOLS = ['read_file', 'list_files', 'search_files', 'get_diagnostics'] as const;
 const WRITE_TOOLS = ['write_file', 'apply_diff'] as const;
 
-export type ApprovalModeForRules = 'write-only' | 'always' | 'never';
-
 /**
  * The `permissions.allow` rules that leave exactly one confirmation per action:
  * - read-only tools: none (they only read the workspace);
@@ -26,7 +25,7 @@ export type ApprovalModeForRules = 'write-only' | 'always' | 'never';
  * whole-server form `mcp__vscode`, which would also allow execute_command, so that form is offered only
  * when VS Code confirms every write and command itself (approvalMode "always").
  */
-export function rulesToAdd(approvalMode: ApprovalModeForRules, cliMatchesToolRules: boolean | undefined): string[] {
+export function rulesToAdd(approvalMode: ApprovalMode, cliMatchesToolRules: boolean | undefined): string[] {
   if (cliMatchesToolRules === false) return approvalMode === 'always' ? [`mcp__${TOOLS_SERVER_NAME}`] : [];
   const tools: string[] = [...READ_ONLY_TOOLS];
   if (approvalMode !== 'never') tools.push(...WRITE_TOOLS);

@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { ApprovalMode } from '../host/documents';
+import type { ApprovalMode } from '../host/approvalMode';
 
 /** From the least to the most asking: each mode confirms everything the one before it does. */
 const STRICTNESS: readonly ApprovalMode[] = ['never', 'write-only', 'always'];

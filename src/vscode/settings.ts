@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ApprovalMode } from '../host/documents';
+import type { ApprovalMode } from '../host/approvalMode';
 import { parseClaudeCommand, type ClaudeCommand } from '../route/claudeCommand';
 import { DEFAULT_EXCLUDE_PATTERNS } from '../selection/sharingPolicy';
 import type { SessionPolicy } from '../server/ideServer';

@@ -8,7 +8,7 @@ import { applyDiffTool } from '../../src/tools/applyDiff';
 import { ideGetDiagnosticsTool } from '../../src/tools/ideGetDiagnostics';
 import { closeAllDiffTabsTool, closeTabTool, openDiffTool } from '../../src/tools/openDiff';
 import { writeFileTool } from '../../src/tools/writeFile';
-import type { ApprovalMode } from '../../src/host/documents';
+import type { ApprovalMode } from '../../src/host/approvalMode';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { memoryLogger } from '../../src/util/logger';
 import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics, diagnostic } from '../support/fakeHosts';

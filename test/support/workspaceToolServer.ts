@@ -3,7 +3,7 @@
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalMode } from '../../src/host/documents';
+import type { ApprovalMode } from '../../src/host/approvalMode';
 import type { TerminalHost } from '../../src/host/terminal';
 import { executeCommandTool } from '../../src/tools/executeCommand';
 import { ideTools, workspaceTools } from '../../src/tools/registry';

@@ -14,8 +14,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   server: ['tools', 'util'],
   terminal: ['server', 'util'],
   selection: ['server', 'util'],
-  route: ['util'],
-  health: ['route', 'server', 'util'],
+  route: ['host', 'util'],
+  health: ['route', 'server', 'host', 'util'],
   vscode: ['*'],
 };
 
