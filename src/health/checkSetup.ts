@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { MODES_WITHOUT_REVIEW, type JsonFileFacts, type SettingsScope } from './cliSettings';
 import type { Finding, Fix, HealthReport } from './findings';
 import { foldersOverlap, type LockFileFacts } from './lockFiles';
-import { cliVersionSupport, matchesToolLevelRules, SUPPORTED_CLI_RANGE } from './supportedCli';
+import { cliVersionSupport, matchesToolLevelRules, SUPPORTED_CLI_RANGE_TEXT } from '../util/cliVersion';
 import type { CliFacts } from './cliProbe';
 import type { ApprovalMode } from '../host/approvalMode';
 
@@ -232,7 +232,7 @@ function cliFindings(facts: SetupFacts): Finding[] {
     out.push({ id: 'cli.noVersion', severity: 'warning', title: `${cli.path} did not report a version`, detail: cli.error ? [cli.error] : undefined });
   } else {
     const support = cliVersionSupport(cli.version);
-    const range = `${SUPPORTED_CLI_RANGE.oldest} or newer, below ${SUPPORTED_CLI_RANGE.below}`;
+    const range = SUPPORTED_CLI_RANGE_TEXT;
     out.push(
       support === 'supported'
         ? { id: 'cli.ok', severity: 'ok', title: `claude ${cli.version}`, detail: [`${cli.path} — supported range: ${range}.`] }

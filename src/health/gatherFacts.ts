@@ -9,7 +9,7 @@ import type { ApprovalMode } from '../host/approvalMode';
 import { rulesToAdd, userSettingsPath } from '../route/permissionRules';
 import { claudeUserConfigPath } from '../route/claudeUserConfig';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../route/toolsRouteEntry';
-import { matchesToolLevelRules } from './supportedCli';
+import { matchesToolLevelRules } from '../util/cliVersion';
 import * as path from 'node:path';
 
 /** What only the editor knows; everything else is read from disk, the PATH and the sockets. */

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { probeCli } from '../health/cliProbe';
-import { matchesToolLevelRules } from '../health/supportedCli';
+import { matchesToolLevelRules } from '../util/cliVersion';
 import { ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../route/permissionRules';
 import { approvalModes, claudeCommand } from './settings';
 
