@@ -11,7 +11,8 @@ import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '..
 import { assertNoLinkSwappedIn, HardLinkedFileError, PathChangedError } from '../workspace/noFollowWrite';
 import { readBytesIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
 import { decodedLosslessly, NodeTextCodec, notLosslessMessage, unencodableCharacters, unencodableMessage } from '../workspace/textCodec';
-import { CHANGE_DIAGNOSTICS_WAIT_MS, displayPath, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
+import { CHANGE_DIAGNOSTICS_WAIT_MS, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
+import { displayPathOf } from '../workspace/displayPaths';
 
 export interface ChangeDependencies {
   review: ReviewHost;
@@ -161,7 +162,7 @@ async function reviewAndWrite(
     };
   }
   if (deps.approvalMode() === 'never') await deps.documents.showApplied?.(target.realPath);
-  const added = await problems.finish(original ?? '', savedText, (file) => (file === target.realPath ? shown : displayPath(file, deps.workspace?.folders() ?? [])));
+  const added = await problems.finish(original ?? '', savedText, (file) => (file === target.realPath ? shown : displayPathOf(file, deps.workspace?.folders() ?? [])));
 
   const result: ChangeResult = { status: 'accepted', path: shown, operation: original === undefined ? 'created' : 'modified', ...extra };
   const userEdits = patch(shown, proposedText, acceptedText, 'proposed', 'accepted by the user');

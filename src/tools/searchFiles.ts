@@ -8,6 +8,7 @@ import * as path from 'path';
 import { StringDecoder } from 'string_decoder';
 import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
+import { displayPath } from '../workspace/displayPaths';
 import { isForbiddenListingRoot, type WorkspacePath } from '../workspace/workspacePaths';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
@@ -146,18 +147,6 @@ export function runRipgrep(
 
 // ---------------------------------------------------------------------------------------------
 // Paths shared by the workspace tools
-
-/**
- * How a workspace path is shown to the model: relative to its workspace folder, forward slashes,
- * prefixed with the folder's name when several folders are open (the same `name/sub/file` form
- * resolveInWorkspace accepts back).
- */
-export function displayPath(folder: string, relative: string, folderCount: number): string {
-  const rel = relative.replace(/\\/g, '/');
-  if (folderCount <= 1) return rel;
-  const name = path.basename(folder);
-  return rel === '' ? name : `${name}/${rel}`;
-}
 
 /** rg prints `./src/a.ts` (`.\src\a.ts` on Windows) for the start path `./…`: make it `src/a.ts`. */
 export function cleanRipgrepPath(p: string, platform: NodeJS.Platform = process.platform): string {

@@ -1,7 +1,6 @@
 import {
   cleanRipgrepPath,
   clipLine,
-  displayPath,
   filePatternArgs,
   formatSearchGroups,
   ripgrepErrorMessage,
@@ -9,6 +8,7 @@ import {
   SearchCollector,
   searchArgs,
 } from '../../../src/tools/searchFiles';
+import { displayPath } from '../../../src/workspace/displayPaths';
 
 const ev = (type: 'match' | 'context', file: string, line: number, text: string, submatchStart?: number) =>
   JSON.stringify({
