@@ -23,7 +23,7 @@ import {
   ripgrepTarget,
   runRipgrep,
   type RipgrepRun,
-} from './searchFiles';
+} from './ripgrepRunner';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 

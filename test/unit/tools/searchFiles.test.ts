@@ -1,5 +1,4 @@
 import {
-  cleanRipgrepPath,
   clipLine,
   filePatternArgs,
   formatSearchGroups,
@@ -8,6 +7,7 @@ import {
   SearchCollector,
   searchArgs,
 } from '../../../src/tools/searchFiles';
+import { cleanRipgrepPath } from '../../../src/tools/ripgrepRunner';
 import { displayPath } from '../../../src/workspace/displayPaths';
 
 const ev = (type: 'match' | 'context', file: string, line: number, text: string, submatchStart?: number) =>
