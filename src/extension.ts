@@ -76,6 +76,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     documents: new VsCodeDocumentWriter(codec),
     codec,
     approvalMode,
+    terminal: terminalRunner,
+    commandApprover: modalCommandApprover,
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
     log: serverLog,
@@ -92,14 +94,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     log: serverLog,
     // The SDK, zod and the tools load with the first connection (webpack chunk dist/session.js).
     createSession: lazySessionFactory(async () => {
-      const [{ createSessionFactory }, { ideTools, workspaceTools }, { executeCommandTool }, { serverInstructions }] = await Promise.all([
+      const [{ createSessionFactory }, { ideTools, workspaceTools }, { serverInstructions }] = await Promise.all([
         import(/* webpackChunkName: "session" */ './server/mcpSession'),
         import(/* webpackChunkName: "session" */ './tools/registry'),
-        import(/* webpackChunkName: "session" */ './tools/executeCommand'),
         import(/* webpackChunkName: "session" */ './tools/instructions'),
       ]);
-      const extraWorkspaceTools = [executeCommandTool(terminalRunner, workspace, { mode: approvalMode, approver: modalCommandApprover })];
-      const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools({ ...hosts, extraWorkspaceTools }) };
+      const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
       return createSessionFactory({
         toolsFor: (route) => toolsByRoute[route],
         serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
