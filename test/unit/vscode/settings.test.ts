@@ -18,4 +18,12 @@ describe('the settings table (src/vscode/settings.ts)', () => {
   it.each(Object.keys(properties))('%s: the default is the one package.json declares', (key) => {
     expect(SETTING_DEFAULTS[key.slice(SETTINGS_SECTION.length + 1) as keyof typeof SETTING_DEFAULTS]).toEqual(properties[key].default);
   });
+
+  it('is the only reader: no other file under src/ asks VS Code for a nativeClaude setting', () => {
+    const src = path.join(__dirname, '../../../src');
+    const files = fs.readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const readers = files.filter((f) => /getConfiguration\(\s*['"`]nativeClaude/.test(fs.readFileSync(path.join(src, f), 'utf8')));
+    expect(readers).toEqual([]);
+    expect(fs.readFileSync(path.join(src, 'vscode/settings.ts'), 'utf8')).toContain('getConfiguration(SETTINGS_SECTION)');
+  });
 });
