@@ -12,7 +12,8 @@ import * as path from 'path';
 import type { WorkspaceHost } from '../src/host/workspace';
 import { listFilesTool } from '../src/tools/listFiles';
 import { readFileTool } from '../src/tools/readFile';
-import { commonRipgrepArgs, searchArgs, searchFilesTool } from '../src/tools/searchFiles';
+import { commonRipgrepArgs } from '../src/tools/ripgrepRunner';
+import { searchArgs, searchFilesTool } from '../src/tools/searchFiles';
 import type { ToolContext } from '../src/tools/toolDefinition';
 import { locateRipgrep } from '../test/support/ripgrep';
 

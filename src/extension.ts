@@ -1,14 +1,13 @@
 import * as vscode from 'vscode';
-import type { ApprovalMode } from './host/documents';
+import type { ApprovalMode } from './host/approvalMode';
 import { IdeBridge } from './server/ideBridge';
 import { lazySessionFactory } from './server/lazySessionFactory';
 import { RecentEdits } from './review/recentEdits';
-import type { SessionPolicy } from './server/ideServer';
 import { registerPendingReviews } from './vscode/pendingReviews';
 import { describeSession, type SessionLabel } from './vscode/statusBar';
-import type { PendingReviewInfo, ReviewPlacement } from './vscode/diffReviewHost';
+import type { PendingReviewInfo } from './vscode/diffReviewHost';
 import { WindowSessions } from './vscode/windowSessions';
-import { readApprovalModes } from './vscode/approvalMode';
+import { approvalModes, setting } from './vscode/settings';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/atMention';
@@ -53,15 +52,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const activated = performance.now();
   const log = vscode.window.createOutputChannel('Native Claude', { log: true });
   const serverLog = safeLogger(log); // used during shutdown, when the channel may be gone
-  const config = () => vscode.workspace.getConfiguration('nativeClaude');
   const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection, () => vscode.workspace.workspaceFolders ?? []);
   const statusBar = new StatusBar();
   const review = new DiffReviewHost(log, {
-    placement: () => config().get<ReviewPlacement>('reviewPlacement', 'active'),
+    placement: () => setting('reviewPlacement'),
     describePath: (filePath) => vscode.workspace.asRelativePath(filePath, false),
   });
   reviewHost = review;
-  const approvalMode = (): ApprovalMode => readApprovalModes(config()).effective;
+  const approvalMode = (): ApprovalMode => approvalModes().effective;
   const terminalRunner = new VsCodeTerminalRunner(vscode.window);
   const codec = new VsCodeTextCodec();
   const workspace = createWorkspaceHost({ folders: workspaceFolderPaths, appRoot: vscode.env.appRoot, codec });
@@ -80,6 +78,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     documents: new VsCodeDocumentWriter(codec),
     codec,
     approvalMode,
+    terminal: terminalRunner,
+    commandApprover: modalCommandApprover,
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
     log: serverLog,
@@ -91,19 +91,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     lockPid: lockFilePid(),
     runningInWindows: process.platform === 'win32',
     identity,
-    maxMessageBytes: config().get<number>('maxMessageBytes'),
-    sessionPolicy: () => config().get<SessionPolicy>('multipleSessions', 'all'),
+    maxMessageBytes: setting('maxMessageBytes'),
+    sessionPolicy: () => setting('multipleSessions'),
     log: serverLog,
     // The SDK, zod and the tools load with the first connection (webpack chunk dist/session.js).
     createSession: lazySessionFactory(async () => {
-      const [{ createSessionFactory }, { ideTools, workspaceTools }, { executeCommandTool }, { serverInstructions }] = await Promise.all([
+      const [{ createSessionFactory }, { ideTools, workspaceTools }, { serverInstructions }] = await Promise.all([
         import(/* webpackChunkName: "session" */ './server/mcpSession'),
         import(/* webpackChunkName: "session" */ './tools/registry'),
-        import(/* webpackChunkName: "session" */ './tools/executeCommand'),
         import(/* webpackChunkName: "session" */ './tools/instructions'),
       ]);
-      const extraWorkspaceTools = [executeCommandTool(terminalRunner, workspace, { mode: approvalMode, approver: modalCommandApprover })];
-      const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools({ ...hosts, extraWorkspaceTools }) };
+      const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
       return createSessionFactory({
         toolsFor: (route) => toolsByRoute[route],
         serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
@@ -220,7 +218,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   if (!plan.runServer) {
     log.info("Anthropic's Claude Code extension serves this workspace (your choice): the IDE server is not started. Claude: Choose IDE Extension switches.");
     terminalEnv.clear();
-  } else if (config().get<boolean>('autoStart', true)) {
+  } else if (setting('autoStart')) {
     const setUp = performance.now();
     await controls.start().then(
       () => log.info(`Listening, lock file written ${Math.round(performance.now() - activated)} ms after activation began (${Math.round(setUp - activated)} ms of it setting up)`),

@@ -8,8 +8,6 @@
 import { diffLines } from 'diff';
 import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics, SeverityName } from '../host/diagnostics';
 import { pathOfFileUri } from '../workspace/fileUri';
-import * as path from 'node:path';
-import { relativeForDisplay } from '../workspace/displayPaths';
 import { settleDiagnostics, type SettleReport } from './settleDiagnostics';
 
 /** The most a write waits for the problems of the file and of the files using it to settle. */
@@ -90,11 +88,6 @@ export function newProblemsInOtherFiles(before: readonly FileDiagnostics[], afte
 export function formatNewProblem(shownPath: string, d: DiagnosticItem): string {
   const origin = [d.source, d.code].filter((s) => s !== undefined && s !== '').join(' ');
   return `[${d.severity}] ${shownPath}:${d.range.start.line + 1}:${d.range.start.character + 1} — ${d.message}${origin ? ` (${origin})` : ''}`;
-}
-
-/** A path as the model reads it: relative to its workspace folder (absolute outside them). */
-export function displayPath(file: string, folders: readonly string[]): string {
-  return relativeForDisplay(file, folders.map((f) => ({ paths: [f], name: path.basename(f) })));
 }
 
 export interface ChangeDiagnostics {

@@ -2,9 +2,10 @@ import * as path from 'node:path';
 import { MODES_WITHOUT_REVIEW, type JsonFileFacts, type SettingsScope } from './cliSettings';
 import type { Finding, Fix, HealthReport } from './findings';
 import { foldersOverlap, type LockFileFacts } from './lockFiles';
-import { cliVersionSupport, matchesToolLevelRules, SUPPORTED_CLI_RANGE } from './supportedCli';
+import { cliVersionSupport, matchesToolLevelRules, SUPPORTED_CLI_RANGE_TEXT } from '../util/cliVersion';
+import type { CliFacts } from './cliProbe';
+import type { ApprovalMode } from '../host/approvalMode';
 import { ALTERNATE_TOOLS_SERVER_NAME, describeEntry, isToolsRouteEntry } from '../route/toolsRouteEntry';
-import type { ApprovalModeForRules } from '../route/permissionRules';
 
 /** Commands the page's buttons run (registered by the extension). */
 export const HEALTH_COMMANDS = {
@@ -39,14 +40,14 @@ export interface SetupFacts {
   terminals: TerminalFacts[];
   /** Whether this window gives its terminals `CLAUDE_CODE_SSE_PORT` (not when the user chose Anthropic's extension). */
   providesTerminalPort: boolean;
-  cli: { command: string; path?: string; version?: string; error?: string };
+  cli: CliFacts;
   userConfig: JsonFileFacts;
   settings: Array<JsonFileFacts & { scope: SettingsScope }>;
   toolsRoute: { expectedEntry: Record<string, unknown>; entry?: unknown; reachable?: boolean; reachError?: string; serverName: string };
   /** Rules this extension would add (empty when none make sense for the settings). */
   suggestedRules: string[];
   /** `nativeClaude.approvalMode`: what this window does, and the user's own setting (src/vscode/approvalMode.ts). */
-  approvalMode: { effective: ApprovalModeForRules; user: ApprovalModeForRules };
+  approvalMode: { effective: ApprovalMode; user: ApprovalMode };
   anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
 }
 
@@ -232,7 +233,7 @@ function cliFindings(facts: SetupFacts): Finding[] {
     out.push({ id: 'cli.noVersion', severity: 'warning', title: `${cli.path} did not report a version`, detail: cli.error ? [cli.error] : undefined });
   } else {
     const support = cliVersionSupport(cli.version);
-    const range = `${SUPPORTED_CLI_RANGE.oldest} or newer, below ${SUPPORTED_CLI_RANGE.below}`;
+    const range = SUPPORTED_CLI_RANGE_TEXT;
     out.push(
       support === 'supported'
         ? { id: 'cli.ok', severity: 'ok', title: `claude ${cli.version}`, detail: [`${cli.path} — supported range: ${range}.`] }
@@ -362,8 +363,8 @@ function unconfirmedByRules(facts: SetupFacts): Finding[] {
     const allow = (settings.content?.permissions as { allow?: unknown } | undefined)?.allow;
     if (!Array.isArray(allow)) continue;
     const rules = allow.filter((r): r is string => typeof r === 'string');
-    const gaps: Array<{ what: string; rules: string[]; needs: ApprovalModeForRules[]; mode: ApprovalModeForRules; where: string }> = [];
-    const check = (mode: ApprovalModeForRules, where: string) => {
+    const gaps: Array<{ what: string; rules: string[]; needs: ApprovalMode[]; mode: ApprovalMode; where: string }> = [];
+    const check = (mode: ApprovalMode, where: string) => {
       if (mode !== 'always') {
         const found = rulesAllowing(rules, server, ['execute_command']);
         if (found.length) gaps.push({ what: 'execute_command runs shell commands', rules: found, needs: ['always'], mode, where });

@@ -1,30 +1,24 @@
 import { execFile } from 'node:child_process';
-import { promises as fs, constants } from 'node:fs';
 import * as path from 'node:path';
+import type { ClaudeCommand } from '../route/claudeCommand';
+import { findExecutable } from '../util/findExecutable';
 
-/** Where `claude` is on this PATH (what a terminal with the same PATH would run), or undefined. */
-export async function findOnPath(command: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Promise<string | undefined> {
-  if (command.includes('/') || (platform === 'win32' && command.includes('\\'))) return (await isExecutable(command)) ? path.resolve(command) : undefined;
-  const extensions = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').filter(Boolean)] : [''];
-  const separator = platform === 'win32' ? ';' : ':';
-  for (const dir of (env.PATH ?? '').split(separator)) {
-    if (!dir) continue;
-    for (const ext of extensions) {
-      const candidate = path.join(dir, command + ext);
-      if (await isExecutable(candidate)) return candidate;
-    }
-  }
-  return undefined;
+export interface CliFacts {
+  /** The program of `nativeClaude.claudeCommand`, expanded. */
+  command: string;
+  path?: string;
+  version?: string;
+  error?: string;
 }
 
-async function isExecutable(file: string): Promise<boolean> {
+/** Where the claude command's program is and what `--version` it reports (what a terminal with this PATH would run). */
+export async function probeCli(command: ClaudeCommand, env: NodeJS.ProcessEnv = process.env, timeoutMs?: number): Promise<CliFacts> {
+  const found = await findExecutable(command.program, env);
+  if (!found) return { command: command.program };
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) return false;
-    await fs.access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
+    return { command: command.program, path: found, version: await readCliVersion(found, env, timeoutMs) };
+  } catch (error) {
+    return { command: command.program, path: found, error: (error as Error).message };
   }
 }
 

@@ -2,12 +2,14 @@ import * as net from 'node:net';
 import WebSocket from 'ws';
 import { readJsonFile, settingsFiles } from './cliSettings';
 import type { SetupFacts, TerminalFacts, IdeExtensionChoice } from './checkSetup';
-import { findOnPath, readCliVersion } from './cliProbe';
+import { probeCli } from './cliProbe';
+import { parseClaudeCommand } from '../route/claudeCommand';
 import { readLockFiles } from './lockFiles';
-import { rulesToAdd, type ApprovalModeForRules } from '../route/permissionRules';
+import type { ApprovalMode } from '../host/approvalMode';
+import { rulesToAdd } from '../route/permissionRules';
 import { claudeUserConfigPath, lockFileDirectories, userSettingsPath } from '../otherPrograms/claudeConfigDir';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../route/toolsRouteEntry';
-import { matchesToolLevelRules } from './supportedCli';
+import { matchesToolLevelRules } from '../util/cliVersion';
 import * as path from 'node:path';
 
 /** What only the editor knows; everything else is read from disk, the PATH and the sockets. */
@@ -17,9 +19,10 @@ export interface EditorFacts {
   lockPid: number;
   terminals: TerminalFacts[];
   providesTerminalPort: boolean;
+  /** The `nativeClaude.claudeCommand` setting as written (parsed here with this env and home). */
   claudeCommand: string;
   /** What this window does, and the user's own setting (the rules written to the CLI's user settings follow it). */
-  approvalMode: { effective: ApprovalModeForRules; user: ApprovalModeForRules };
+  approvalMode: { effective: ApprovalMode; user: ApprovalMode };
   anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
   /** The MCP server name the tools are under; default TOOLS_SERVER_NAME. */
   toolsServerName?: string;
@@ -39,7 +42,7 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
   const settingsFile = userSettingsPath(env, home);
   const [lockFiles, cli, userConfig, settings, listening, reach] = await Promise.all([
     readLockFiles(lockFileDirectories(env, home)),
-    probeCli(editor.claudeCommand, env, options.versionTimeoutMs),
+    probeCli(parseClaudeCommand(editor.claudeCommand, { env, home }), env, options.versionTimeoutMs),
     readJsonFile(configFile),
     Promise.all(settingsFiles(path.dirname(settingsFile), editor.workspaceFolders).map(async ({ scope, file }) => ({ scope, ...(await readJsonFile(file)) }))),
     editor.server.running && editor.server.port ? tcpListening(editor.server.port) : Promise.resolve(undefined),
@@ -68,22 +71,6 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
     approvalMode: editor.approvalMode,
     anthropicExtension: editor.anthropicExtension,
   };
-}
-
-/** The program part of `nativeClaude.claudeCommand` (it may be a command line such as `claude --model x`). */
-export function programOf(command: string): string {
-  return command.trim().split(/\s+/)[0] || 'claude';
-}
-
-async function probeCli(command: string, env: NodeJS.ProcessEnv, timeoutMs?: number): Promise<SetupFacts['cli']> {
-  const program = programOf(command);
-  const found = await findOnPath(program, env);
-  if (!found) return { command: program };
-  try {
-    return { command: program, path: found, version: await readCliVersion(found, env, timeoutMs) };
-  } catch (error) {
-    return { command: program, path: found, error: (error as Error).message };
-  }
 }
 
 function tcpListening(port: number, timeoutMs = 2000): Promise<boolean> {

@@ -14,6 +14,3 @@ export interface DocumentWriter {
   /** Shows a change that was applied without review (approvalMode "never"). */
   showApplied?(absolutePath: string): Promise<void>;
 }
-
-/** When writes and commands ask the user first. */
-export type ApprovalMode = 'write-only' | 'always' | 'never';

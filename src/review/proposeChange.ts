@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { DiagnosticsSource } from '../host/diagnostics';
-import type { ApprovalMode, DocumentWriter } from '../host/documents';
+import type { ApprovalMode } from '../host/approvalMode';
+import type { DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
 import type { TextCodec } from '../host/textCodec';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
@@ -10,7 +11,8 @@ import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '..
 import { assertNoLinkSwappedIn, HardLinkedFileError, PathChangedError } from '../workspace/noFollowWrite';
 import { readBytesIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
 import { decodedLosslessly, NodeTextCodec, notLosslessMessage, unencodableCharacters, unencodableMessage } from '../workspace/textCodec';
-import { CHANGE_DIAGNOSTICS_WAIT_MS, displayPath, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
+import { CHANGE_DIAGNOSTICS_WAIT_MS, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
+import { displayPathOf } from '../workspace/displayPaths';
 
 export interface ChangeDependencies {
   review: ReviewHost;
@@ -160,7 +162,7 @@ async function reviewAndWrite(
     };
   }
   if (deps.approvalMode() === 'never') await deps.documents.showApplied?.(target.realPath);
-  const added = await problems.finish(original ?? '', savedText, (file) => (file === target.realPath ? shown : displayPath(file, deps.workspace?.folders() ?? [])));
+  const added = await problems.finish(original ?? '', savedText, (file) => (file === target.realPath ? shown : displayPathOf(file, deps.workspace?.folders() ?? [])));
 
   const result: ChangeResult = { status: 'accepted', path: shown, operation: original === undefined ? 'created' : 'modified', ...extra };
   const userEdits = patch(shown, proposedText, acceptedText, 'proposed', 'accepted by the user');

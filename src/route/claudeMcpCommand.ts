@@ -7,10 +7,10 @@
 import { execFile } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
 import { ClaudeUserConfig, ForeignEntryError, type UserMcpServers } from './claudeUserConfig';
+import { compareVersions, parseVersion, type VersionTriple } from '../util/cliVersion';
 
 /** The first version whose `mcp add-json` reads the JSON from stdin when given `-`. */
-const STDIN_JSON_SINCE: Version = [2, 1, 327];
-type Version = [number, number, number];
+const STDIN_JSON_SINCE: VersionTriple = [2, 1, 327];
 
 export interface ClaudeCommandOptions {
   /** The `claude` executable (a name looked up on PATH, or a path). */
@@ -68,7 +68,7 @@ export class ClaudeMcpCommand implements UserMcpServers {
     // The CLI refuses a name that exists: replace = remove, then add.
     if (current !== undefined) await this.mustRun(['mcp', 'remove', name, '-s', 'user']);
     const json = JSON.stringify(entry);
-    if (atLeast(version, STDIN_JSON_SINCE)) await this.mustRun(['mcp', 'add-json', name, '-', '-s', 'user'], json);
+    if (compareVersions(version, STDIN_JSON_SINCE) >= 0) await this.mustRun(['mcp', 'add-json', name, '-', '-s', 'user'], json);
     else await this.mustRun(['mcp', 'add-json', name, json, '-s', 'user']);
     const stored = await this.store.getServer(name);
     if (!isDeepStrictEqual(stored, entry)) {
@@ -90,14 +90,14 @@ export class ClaudeMcpCommand implements UserMcpServers {
   }
 
   /** The CLI's version, or undefined when no usable `claude` runs (then the file is edited here). */
-  async version(): Promise<Version | undefined> {
+  async version(): Promise<VersionTriple | undefined> {
     const result = await this.run(['--version']);
-    const match = /^(\d+)\.(\d+)\.(\d+)/.exec(result.stdout.trim());
-    if (result.code !== 0 || !match) {
+    const version = parseVersion(result.stdout.trim().split('\n')[0] ?? '');
+    if (result.code !== 0 || !version) {
       this.log(`No usable "${this.executable}" (${result.error ? String(result.error.code ?? result.error.message) : `exit ${result.code}: ${firstLine(result.stderr || result.stdout)}`}); editing ${this.file} with claude's lock protocol instead.`);
       return undefined;
     }
-    return [Number(match[1]), Number(match[2]), Number(match[3])];
+    return version;
   }
 
   private async mustRun(args: string[], stdin?: string): Promise<void> {
@@ -118,11 +118,6 @@ export class ClaudeMcpCommand implements UserMcpServers {
       child.stdin?.end(stdin ?? '');
     });
   }
-}
-
-function atLeast(version: Version, minimum: Version): boolean {
-  for (let i = 0; i < 3; i++) if (version[i] !== minimum[i]) return version[i] > minimum[i];
-  return true;
 }
 
 function firstLine(text: string): string {

@@ -1,13 +1,12 @@
 import { userSettingsPath } from '../otherPrograms/claudeConfigDir';
 import { ForeignJsonFile, UnusableFileError } from '../otherPrograms/foreignFile';
+import type { ApprovalMode } from '../host/approvalMode';
 import { TOOLS_SERVER_NAME } from './toolsRouteEntry';
 
 type Json = Record<string, unknown>;
 
 const READ_ONLY_TOOLS = ['read_file', 'list_files', 'search_files', 'get_diagnostics'] as const;
 const WRITE_TOOLS = ['write_file', 'apply_diff'] as const;
-
-export type ApprovalModeForRules = 'write-only' | 'always' | 'never';
 
 /**
  * The `permissions.allow` rules that leave exactly one confirmation per action:
@@ -18,7 +17,7 @@ export type ApprovalModeForRules = 'write-only' | 'always' | 'never';
  * whole-server form `mcp__vscode`, which would also allow execute_command, so that form is offered only
  * when VS Code confirms every write and command itself (approvalMode "always").
  */
-export function rulesToAdd(approvalMode: ApprovalModeForRules, cliMatchesToolRules: boolean | undefined, serverName: string = TOOLS_SERVER_NAME): string[] {
+export function rulesToAdd(approvalMode: ApprovalMode, cliMatchesToolRules: boolean | undefined, serverName: string = TOOLS_SERVER_NAME): string[] {
   if (cliMatchesToolRules === false) return approvalMode === 'always' ? [`mcp__${serverName}`] : [];
   const tools: string[] = [...READ_ONLY_TOOLS];
   if (approvalMode !== 'never') tools.push(...WRITE_TOOLS);

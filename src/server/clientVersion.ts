@@ -1,19 +1,9 @@
 // Which claude CLI is on the other end of a connection, and whether this extension supports it.
 // The CLI says who it is twice: `User-Agent: claude-code/<version>` on the WebSocket upgrade and
 // `clientInfo` + `protocolVersion` in MCP `initialize` (docs/compatibility.md has the frames).
+// The version numbers and the supported range are read in src/util/cliVersion.ts.
 
-/** The CLI versions the project's own matrix (`npm run test:cli-matrix`) runs green. */
-export const SUPPORTED_CLI_RANGE = {
-  /** Oldest CLI measured: the last 1.0.x. Older ones were not tried. */
-  oldest: '1.0.128',
-  /** First version NOT covered: a new major line may change the IDE protocol. */
-  below: '3.0.0',
-  /** The lines the matrix runs by default: pinned, latest 2.1.x, last 2.0.x, last 1.0.x. */
-  measured: ['2.1.328', '2.1.330', '2.0.77', '1.0.128'] as const,
-} as const;
-
-/** The range in words, for the README, the health check and warnings. */
-export const SUPPORTED_CLI_RANGE_TEXT = `${SUPPORTED_CLI_RANGE.oldest} or newer, below ${SUPPORTED_CLI_RANGE.below}`;
+import { cliVersionSupport, SUPPORTED_CLI_RANGE, SUPPORTED_CLI_RANGE_TEXT } from '../util/cliVersion';
 
 /** The name every claude CLI line sends in `clientInfo` and its User-Agent. */
 export const CLAUDE_CODE_CLIENT_NAME = 'claude-code';
@@ -26,23 +16,6 @@ export interface ClientInfo {
   title?: string;
   /** MCP protocol the client asked for: 2025-06-18 (1.0.x), 2025-11-25 (2.0 on). */
   protocolVersion?: string;
-}
-
-type Triple = [number, number, number];
-
-/** `1.2.3` (optionally followed by a pre-release/build suffix) → [1, 2, 3]; anything else → undefined. */
-export function parseVersion(version: string): Triple | undefined {
-  const match = /^(\d+)\.(\d+)\.(\d+)(?:[-+ ].*)?$/.exec(version.trim());
-  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
-}
-
-/** Negative when a < b, 0 when equal, positive when a > b. Both must parse. */
-export function compareVersions(a: string, b: string): number {
-  const x = parseVersion(a);
-  const y = parseVersion(b);
-  if (!x || !y) throw new Error(`Not a version: ${!x ? a : b}`);
-  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] - y[i];
-  return 0;
 }
 
 /** `claude-code/2.1.328 (cli)` → {name, version}; other agents → undefined. */
@@ -76,8 +49,8 @@ export type CliSupport =
  * what may not work and what to do. Versions that do not parse are not judged (supported).
  */
 export function cliSupport(version: string): CliSupport {
-  if (!parseVersion(version)) return { supported: true };
-  if (compareVersions(version, SUPPORTED_CLI_RANGE.oldest) < 0) {
+  const support = cliVersionSupport(version);
+  if (support === 'too-old') {
     return {
       supported: false,
       reason: 'too-old',
@@ -87,7 +60,7 @@ export function cliSupport(version: string): CliSupport {
         'Update it with `claude update` (or `npm install -g @anthropic-ai/claude-code@latest`), then start claude again.',
     };
   }
-  if (compareVersions(version, SUPPORTED_CLI_RANGE.below) >= 0) {
+  if (support === 'too-new') {
     return {
       supported: false,
       reason: 'too-new',

@@ -5,7 +5,7 @@
 
 import { promises as fs } from 'fs';
 import { z } from 'zod';
-import type { ApprovalMode } from '../host/documents';
+import type { ApprovalMode } from '../host/approvalMode';
 import type { CommandApprover, CommandOutcome, TerminalHost } from '../host/terminal';
 import type { WorkspaceHost } from '../host/workspace';
 import { defineTool, errorResult, jsonResult, type ToolDefinition } from './toolDefinition';

@@ -12,7 +12,7 @@ import type { WorkspacePath } from '../workspace/workspacePaths';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 import { pathOfFileUri } from '../workspace/fileUri';
-import { inScope, relativeForDisplay, type PathScope, type WorkspaceFolderView } from '../workspace/displayPaths';
+import { displayPathOf, inScope, type PathScope, type WorkspaceFolderView } from '../workspace/displayPaths';
 import { settleDiagnostics, type SettleOptions } from '../diagnostics/settleDiagnostics';
 import { FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, stillBeingChecked, waitingProgress } from '../diagnostics/waitBudgets';
 
@@ -147,7 +147,7 @@ export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: Workspa
         scope = { roots: [...new Set([target.absolute, target.realPath])] };
       }
       const views = await folderViews(folders);
-      const display = (file: string) => relativeForDisplay(file, views);
+      const display = (file: string) => displayPathOf(file, views);
       const unsettled = await waitForFreshProblems(diagnostics, target, scope, context?.progress && waitingProgress(context.progress));
       const problems = collectProblems(diagnostics.all(), { severity, scope, display });
       // Read before the check tab closes: closing it drops TypeScript's problems of the file.

@@ -13,17 +13,17 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
+import { displayPath } from '../workspace/displayPaths';
 import { isForbiddenListingRoot, type WorkspacePath } from '../workspace/workspacePaths';
 import {
   cleanRipgrepPath,
   commonRipgrepArgs,
-  displayPath,
   EXCLUDED_FOLDERS,
   ripgrepMissingMessage,
   ripgrepTarget,
   runRipgrep,
   type RipgrepRun,
-} from './searchFiles';
+} from './ripgrepRunner';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 

@@ -64,37 +64,3 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
   });
 }
 
-
-/** close_tab (docs/protocol.md#close_tab): sent twice after every decision; idempotent, and settles a still-pending review. */
-export function closeTabTool(review: ReviewHost) {
-  return defineTool({
-    name: 'close_tab',
-    description: 'Internal to the Claude Code IDE integration: closes a review diff opened by openDiff.',
-    inputSchema: z.looseObject({ tab_name: z.string() }),
-    annotations: { readOnlyHint: true },
-    internal: true,
-    handle: async ({ tab_name }, context) => {
-      // Only the asking session's review: another claude may have a review with the same tab name.
-      const closed = await review.closeByTitle(tab_name, context.connectionId);
-      return { content: [{ type: 'text', text: closed ? 'TAB_CLOSED' : 'TAB_NOT_FOUND' }] };
-    },
-  });
-}
-
-/**
- * closeAllDiffTabs (docs/protocol.md#closealldifftabs): sent at the start of every turn; closes only the diffs this extension opened
- * for this session (another claude in the window keeps its pending reviews).
- */
-export function closeAllDiffTabsTool(review: ReviewHost) {
-  return defineTool({
-    name: 'closeAllDiffTabs',
-    description: 'Internal to the Claude Code IDE integration: closes every review diff this extension opened for this session.',
-    inputSchema: z.looseObject({}),
-    annotations: { readOnlyHint: true },
-    internal: true,
-    handle: async (_args, context) => {
-      const count = await review.closeAll(context.connectionId);
-      return { content: [{ type: 'text', text: `CLOSED_${count}_DIFF_TABS` }] };
-    },
-  });
-}

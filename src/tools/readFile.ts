@@ -12,7 +12,7 @@ import type { FileHandle } from 'fs/promises';
 import type { TextCodec } from '../host/textCodec';
 import { MAX_TEXT_FILE_BYTES, openRegularFile, UnreadableFileError } from '../workspace/readTextIfExists';
 import { isUtf8, NodeTextCodec } from '../workspace/textCodec';
-import { displayPath } from './searchFiles';
+import { displayPath } from '../workspace/displayPaths';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 

@@ -1,14 +1,18 @@
 import type { DiagnosticsSource } from '../host/diagnostics';
+import type { CommandApprover, TerminalHost } from '../host/terminal';
 import type { ReviewHost } from '../host/review';
 import type { WorkspaceHost } from '../host/workspace';
 import type { ChangeDependencies } from '../review/proposeChange';
 import type { RecentEdits } from '../review/recentEdits';
 import type { Logger } from '../util/logger';
 import { applyDiffTool } from './applyDiff';
+import { executeCommandTool } from './executeCommand';
 import { getDiagnosticsTool } from './getDiagnostics';
 import { ideGetDiagnosticsTool } from './ideGetDiagnostics';
 import { listFilesTool } from './listFiles';
-import { closeAllDiffTabsTool, closeTabTool, openDiffTool } from './openDiff';
+import { closeAllDiffTabsTool } from './closeAllDiffTabs';
+import { closeTabTool } from './closeTab';
+import { openDiffTool } from './openDiff';
 import { readFileTool } from './readFile';
 import { searchFilesTool } from './searchFiles';
 import type { ToolDefinition } from './toolDefinition';
@@ -22,8 +26,10 @@ export interface ToolHosts extends ChangeDependencies {
   recentEdits?: RecentEdits;
   /** Where the diagnostics calls say how long they waited. */
   log?: Logger;
-  /** Extra workspace tools (execute_command), built where the terminal lives. */
-  extraWorkspaceTools?: ToolDefinition[];
+  /** Where execute_command runs its commands (VS Code's integrated terminals); without it the tool is not served. */
+  terminal?: TerminalHost;
+  /** Asks before each command when approvalMode is "always"; without it commands are not asked about. */
+  commandApprover?: CommandApprover;
 }
 
 /**
@@ -48,6 +54,6 @@ export function workspaceTools(hosts: ToolHosts): ToolDefinition[] {
     getDiagnosticsTool(hosts.diagnostics, hosts.workspace),
     writeFileTool(hosts.workspace, hosts),
     applyDiffTool(hosts.workspace, hosts),
-    ...(hosts.extraWorkspaceTools ?? []),
+    ...(hosts.terminal ? [executeCommandTool(hosts.terminal, hosts.workspace, hosts.commandApprover && { mode: hosts.approvalMode, approver: hosts.commandApprover })] : []),
   ] as ToolDefinition[];
 }

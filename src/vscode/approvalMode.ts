@@ -1,9 +1,10 @@
 import type * as vscode from 'vscode';
-import type { ApprovalMode } from '../host/documents';
+import type { ApprovalMode } from '../host/approvalMode';
 
 /** From the least to the most asking: each mode confirms everything the one before it does. */
 const STRICTNESS: readonly ApprovalMode[] = ['never', 'write-only', 'always'];
-const DEFAULT_MODE: ApprovalMode = 'write-only';
+/** package.json's default (src/vscode/settings.ts takes it from here; its test compares them). */
+export const DEFAULT_APPROVAL_MODE: ApprovalMode = 'write-only';
 
 function valid(value: unknown): value is ApprovalMode {
   return (STRICTNESS as readonly unknown[]).includes(value);
@@ -36,7 +37,7 @@ export interface ApprovalModes {
  * A value outside the enum counts as unset.
  */
 export function resolveApprovalModes(inspected: InspectedApprovalMode | undefined): ApprovalModes {
-  const user = valid(inspected?.globalValue) ? inspected.globalValue : valid(inspected?.defaultValue) ? inspected.defaultValue : DEFAULT_MODE;
+  const user = valid(inspected?.globalValue) ? inspected.globalValue : valid(inspected?.defaultValue) ? inspected.defaultValue : DEFAULT_APPROVAL_MODE;
   let effective = user;
   for (const value of [inspected?.workspaceValue, inspected?.workspaceFolderValue]) if (valid(value)) effective = stricterApprovalMode(effective, value);
   return { effective, user };

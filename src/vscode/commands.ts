@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { IdeBridge } from '../server/ideBridge';
 import { describeStatus } from '../server/statusText';
 import { claudeLaunchCommand } from '../route/launchCommand';
+import { claudeCommand, setting } from './settings';
 
 export interface ServerControls {
   start(): Promise<void>;
@@ -30,7 +31,7 @@ export async function launchClaudeInTerminal(options: LaunchOptions, log: vscode
     running.show(false);
     return running;
   }
-  const base = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
+  const base = claudeCommand().line;
   const command = claudeLaunchCommand(base, { toolsEnabled: await options.toolsEnabled().catch(() => false), serverName: options.toolsServerName() });
   const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri;
   const terminal = vscode.window.createTerminal({ name: 'Claude', cwd, iconPath: new vscode.ThemeIcon('sparkle') });
@@ -67,7 +68,7 @@ export function registerServerCommands(bridge: IdeBridge, controls: ServerContro
         ...(status.running ? [{ label: '$(debug-stop) Stop server', command: 'nativeClaude.stopServer' }] : []),
         { label: '$(terminal) Launch claude in a terminal', command: 'nativeClaude.launchClaude' },
         { label: '$(checklist) Check setup', command: 'nativeClaude.checkSetup' },
-        vscode.workspace.getConfiguration('nativeClaude').get<boolean>('shareSelection', true)
+        setting('shareSelection')
           ? { label: '$(eye-closed) Stop sharing the selection', command: 'nativeClaude.toggleSelectionSharing' }
           : { label: '$(eye) Share the selection again', command: 'nativeClaude.toggleSelectionSharing' },
         { label: '$(output) Show log', command: 'nativeClaude.showLog' },

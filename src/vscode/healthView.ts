@@ -6,7 +6,7 @@ import { gatherSetupFacts } from '../health/gatherFacts';
 import { deleteStaleLockFile } from '../health/lockFiles';
 import { renderHealthHtml } from '../health/renderHealth';
 import type { BridgeStatus, ServerIdentity } from '../server/ideBridge';
-import { readApprovalModes } from './approvalMode';
+import { approvalModes, setting } from './settings';
 
 export interface HealthViewDeps {
   status(): BridgeStatus;
@@ -43,15 +43,14 @@ async function terminalFacts(): Promise<TerminalFacts[]> {
 /** Gathers everything and evaluates it (also used for the start-up notification). */
 export async function runHealthCheck(deps: HealthViewDeps): Promise<HealthReport> {
   const status = deps.status();
-  const config = vscode.workspace.getConfiguration('nativeClaude');
   const facts = await gatherSetupFacts({
     workspaceFolders: deps.workspaceFolders(),
     server: { running: status.running, port: status.port, lockFilePath: status.lockFilePath, token: deps.identity()?.token, startError: deps.startError() },
     lockPid: deps.lockPid,
     terminals: await terminalFacts(),
     providesTerminalPort: deps.providesTerminalPort(),
-    claudeCommand: config.get<string>('claudeCommand', 'claude'),
-    approvalMode: readApprovalModes(config),
+    claudeCommand: setting('claudeCommand'),
+    approvalMode: approvalModes(),
     anthropicExtension: deps.anthropicExtension(),
     toolsServerName: deps.toolsServerName(),
   });

@@ -1,15 +1,12 @@
 import * as vscode from 'vscode';
-import { findOnPath, readCliVersion } from '../health/cliProbe';
-import { programOf } from '../health/gatherFacts';
-import { matchesToolLevelRules } from '../health/supportedCli';
+import { probeCli } from '../health/cliProbe';
+import { matchesToolLevelRules } from '../util/cliVersion';
 import { ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../route/permissionRules';
-import { readApprovalModes } from './approvalMode';
+import { approvalModes, claudeCommand } from './settings';
 
 /** The version of the claude a terminal would run, when it can be told (decides the rule form). */
 async function cliVersion(): Promise<string | undefined> {
-  const command = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
-  const found = await findOnPath(programOf(command));
-  return found ? readCliVersion(found).catch(() => undefined) : undefined;
+  return (await probeCli(claudeCommand())).version;
 }
 
 /** `nativeClaude.addPermissionRules`: the offer from src/route/permissionRules.ts with a modal dialog as its UI. */
@@ -18,7 +15,7 @@ export function registerPermissionRulesCommand(log: vscode.LogOutputChannel, ser
     const version = await cliVersion();
     // The rules go to the CLI's user settings, for every project: only the user's own mode may decide
     // them, not one this workspace made stricter (another workspace would not confirm what they allow).
-    const { user } = readApprovalModes(vscode.workspace.getConfiguration('nativeClaude'));
+    const { user } = approvalModes();
     return offerPermissionRules({
       settings: new ClaudeUserSettings(),
       rules: rulesToAdd(user, matchesToolLevelRules(version ?? ''), serverName()),

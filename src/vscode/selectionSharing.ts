@@ -1,15 +1,14 @@
 import * as vscode from 'vscode';
-import { DEFAULT_EXCLUDE_PATTERNS, SharingPolicy } from '../selection/sharingPolicy';
+import { SharingPolicy } from '../selection/sharingPolicy';
+import { affectsSetting, setting, updateSetting } from './settings';
 import { workspaceFolderPaths } from './workspace';
 
 export const TOGGLE_SHARING_COMMAND = 'nativeClaude.toggleSelectionSharing';
-const SECTION = 'nativeClaude';
 
 /** The current `nativeClaude.shareSelection` / `excludeFromSharing` settings as a policy. */
 export function currentSharingPolicy(): SharingPolicy {
-  const config = vscode.workspace.getConfiguration(SECTION);
   return new SharingPolicy(
-    { shareSelection: config.get<boolean>('shareSelection', true), exclude: config.get<string[]>('excludeFromSharing', [...DEFAULT_EXCLUDE_PATTERNS]) },
+    { shareSelection: setting('shareSelection'), exclude: setting('excludeFromSharing') },
     workspaceFolderPaths,
   );
 }
@@ -30,17 +29,14 @@ export function registerSelectionSharing(onChange: () => void): vscode.Disposabl
   return vscode.Disposable.from(
     item,
     vscode.commands.registerCommand(TOGGLE_SHARING_COMMAND, async () => {
-      const config = vscode.workspace.getConfiguration(SECTION);
-      const next = !config.get<boolean>('shareSelection', true);
+      const next = !setting('shareSelection');
       // Where the user set it (workspace or user); a new setting goes to the user settings.
-      const inspected = config.inspect<boolean>('shareSelection');
-      const target = inspected?.workspaceFolderValue !== undefined || inspected?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-      await config.update('shareSelection', next, target);
+      await updateSetting('shareSelection', next);
       void vscode.window.setStatusBarMessage(next ? 'Claude sees your selection again' : 'Claude no longer sees your selection', 3000);
       return next;
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (!event.affectsConfiguration(`${SECTION}.shareSelection`) && !event.affectsConfiguration(`${SECTION}.excludeFromSharing`)) return;
+      if (!affectsSetting(event, 'shareSelection', 'excludeFromSharing')) return;
       show();
       onChange();
     }),

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ClaudeMcpCommand } from '../route/claudeMcpCommand';
 import { ClaudeUserConfig } from '../route/claudeUserConfig';
 import { ToolsConsent } from '../route/toolsConsent';
+import { claudeCommand } from './settings';
 
 /** The tools-route consent with VS Code's notifications as its UI (the logic is in src/route/toolsConsent.ts). */
 export function createToolsConsent(state: vscode.Memento, log: vscode.LogOutputChannel): ToolsConsent {
@@ -9,11 +10,5 @@ export function createToolsConsent(state: vscode.Memento, log: vscode.LogOutputC
     ask: (question, ...choices) => vscode.window.showInformationMessage(question, ...choices),
     inform: (message) => void vscode.window.showInformationMessage(message),
     fail: (message) => void vscode.window.showErrorMessage(message, 'Show Log').then((c) => c && log.show()),
-  }, log, new ClaudeMcpCommand(new ClaudeUserConfig(), { executable: claudeExecutable(), log: (m) => log.info(m) }));
-}
-
-/** The `claudeCommand` setting when it names one program (it may also be a shell command line for the terminal). */
-function claudeExecutable(): string {
-  const command = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude').trim();
-  return command !== '' && !/\s/.test(command) ? command : 'claude';
+  }, log, new ClaudeMcpCommand(new ClaudeUserConfig(), { executable: claudeCommand().program, log: (m) => log.info(m) }));
 }

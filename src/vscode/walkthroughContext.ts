@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { BridgeStatus } from '../server/ideBridge';
 import { findExecutable } from '../util/findExecutable';
 import { PROPOSAL_SCHEME } from './proposalFileSystem';
+import { affectsSetting, claudeCommand } from './settings';
 
 /**
  * The context keys the first-run walkthrough (package.json contributes.walkthroughs) completes its steps
@@ -37,7 +38,7 @@ export class WalkthroughContext implements vscode.Disposable {
           this.set(WALKTHROUGH_KEYS.reviewSeen, true);
         }
       }),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('nativeClaude.claudeCommand') && this.checkCli()),
+      vscode.workspace.onDidChangeConfiguration((e) => affectsSetting(e, 'claudeCommand') && this.checkCli()),
     ];
     this.checkCli();
     this.refreshTools();
@@ -57,8 +58,8 @@ export class WalkthroughContext implements vscode.Disposable {
   };
 
   private checkCli(): void {
-    const command = vscode.workspace.getConfiguration('nativeClaude').get<string>('claudeCommand', 'claude');
-    if (findExecutable(command)) this.set(WALKTHROUGH_KEYS.cliFound, true);
+    const { program } = claudeCommand();
+    void findExecutable(program).then((found) => found && this.set(WALKTHROUGH_KEYS.cliFound, true));
   }
 
   private set(key: string, value: boolean): void {

@@ -1,6 +1,6 @@
 // Paths as the model reads them: relative to the workspace folder (its name first when there are
-// several), forward slashes; and whether a file lies in a folder. Shared by the diagnostics tools
-// and the review's new-problem report.
+// several), forward slashes; and whether a file lies in a folder. The one place for it: the
+// workspace tools, the diagnostics tools and the review's new-problem report.
 
 import * as path from 'path';
 
@@ -26,17 +26,28 @@ export interface WorkspaceFolderView {
   name: string;
 }
 
-/** Workspace-relative path for output (forward slashes, folder name first when several); absolute when outside. */
-export function relativeForDisplay(file: string, folders: readonly WorkspaceFolderView[], platform: NodeJS.Platform = process.platform): string {
+/**
+ * The one form a workspace path takes for the model: relative to its workspace folder, forward
+ * slashes, the folder's name first when several folders are open (the `name/sub/file` form
+ * resolveInWorkspace accepts back); '' (or the name) for the folder itself.
+ */
+export function displayPath(folder: string, relative: string, folderCount: number, name: string = path.basename(folder)): string {
+  const rel = relative.replace(/\\/g, '/');
+  if (folderCount <= 1) return rel;
+  return rel === '' ? name : `${name}/${rel}`;
+}
+
+/** {@link displayPath} of an absolute path, in the innermost folder holding it; absolute (forward slashes) outside them. */
+export function displayPathOf(file: string, folders: readonly (string | WorkspaceFolderView)[], platform: NodeJS.Platform = process.platform): string {
   const api = platform === 'win32' ? path.win32 : path.posix;
-  let best: { rel: string; name: string; length: number } | undefined;
-  for (const folder of folders) {
+  const views = folders.map((f) => (typeof f === 'string' ? { paths: [f], name: api.basename(f) } : f));
+  let best: { root: string; name: string } | undefined;
+  for (const folder of views) {
     for (const root of folder.paths) {
       if (!inScope(file, { roots: [root] }, platform)) continue;
-      if (!best || root.length > best.length) best = { rel: api.relative(root, file), name: folder.name, length: root.length };
+      if (!best || root.length > best.root.length) best = { root, name: folder.name };
     }
   }
   if (!best) return file.replace(/\\/g, '/');
-  const rel = best.rel.replace(/\\/g, '/');
-  return folders.length > 1 ? (rel === '' ? best.name : `${best.name}/${rel}`) : rel;
+  return displayPath(best.root, api.relative(best.root, file), views.length, best.name);
 }

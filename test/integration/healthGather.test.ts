@@ -61,6 +61,14 @@ describe('health check on real files, a real PATH and a real server', () => {
     }
   });
 
+  test('claude given as ~/bin/claude (the setting\'s own example form) is found and asked its version', async () => {
+    fs.mkdirSync(path.join(home, 'bin'));
+    fs.copyFileSync(path.join(root, 'bin', 'claude'), path.join(home, 'bin', 'claude'));
+    const facts = await gatherSetupFacts(editor(1, { server: { running: false }, claudeCommand: '~/bin/claude --model opus' }), { env: { PATH: path.join(root, 'nothing'), HOME: home }, home });
+    expect(facts.cli).toEqual({ command: path.join(home, 'bin', 'claude'), path: path.join(home, 'bin', 'claude'), version: '2.1.328 (Claude Code)' });
+    expect(allFindings(checkSetup(facts)).map((f) => f.id)).toContain('cli.ok');
+  });
+
   test('a wrong token is not "reachable"; claude missing from PATH is reported', async () => {
     const { server, port } = await startTestServer();
     try {

@@ -13,7 +13,6 @@ import { userSettingsPath } from '../../src/otherPrograms/claudeConfigDir';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
 import { IdeServer } from '../../src/server/ideServer';
 import { createSessionFactory } from '../../src/server/mcpSession';
-import { executeCommandTool } from '../../src/tools/executeCommand';
 import { workspaceTools } from '../../src/tools/registry';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { memoryLogger } from '../../src/util/logger';
@@ -54,7 +53,7 @@ describe('real claude CLI ⇄ the permission rules offered at consent', () => {
       approvalMode: () => 'write-only' as const,
       lock: new KeyedLock(),
       diagnosticsWaitMs: 10,
-      extraWorkspaceTools: [executeCommandTool(terminal, workspaceHost)],
+      terminal,
     };
     const log: string[] = [];
     server = new IdeServer({

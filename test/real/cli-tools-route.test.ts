@@ -10,7 +10,6 @@ import * as path from 'node:path';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
 import { IdeServer } from '../../src/server/ideServer';
 import { createSessionFactory } from '../../src/server/mcpSession';
-import { executeCommandTool } from '../../src/tools/executeCommand';
 import { workspaceTools } from '../../src/tools/registry';
 import { serverInstructions, TOOLS_INSTRUCTIONS } from '../../src/tools/instructions';
 import { KeyedLock } from '../../src/util/keyedLock';
@@ -56,7 +55,7 @@ describe('real claude CLI ⇄ the tools route', () => {
       approvalMode: () => 'write-only' as const,
       lock: new KeyedLock(),
       diagnosticsWaitMs: 10,
-      extraWorkspaceTools: [executeCommandTool(terminal, workspaceHost)],
+      terminal,
     };
     server = new IdeServer({
       token: TOKEN,

@@ -35,7 +35,10 @@ describe('vscode-walkthrough', () => {
     const probeDir = path.join(root, 'probes');
     const home = path.join(root, 'home');
     for (const d of [workspace, configDir, bin, probeDir, home]) fs.mkdirSync(d);
-    const fakeClaude = path.join(bin, 'claude');
+    // Where the setting's own example points (`~/.local/bin/claude`): the walkthrough and Check Setup must
+    // both find it there (src/route/claudeCommand.ts expands `~` for both).
+    const fakeClaude = path.join(home, '.local', 'bin', 'claude');
+    fs.mkdirSync(path.dirname(fakeClaude), { recursive: true });
     fs.writeFileSync(fakeClaude, '#!/bin/sh\necho "stand-in for the walkthrough test"\n', { mode: 0o755 });
     const resultsPath = path.join(root, 'results.json');
     // No `claude` on PATH, so the first step starts unchecked whatever this machine has installed.
@@ -50,7 +53,7 @@ describe('vscode-walkthrough', () => {
           PATH: pathWithoutClaude,
           NC_TOOLS_RESULTS: resultsPath,
           NC_PROBE_DIR: probeDir,
-          NC_WALKTHROUGH_CLAUDE: fakeClaude,
+          NC_WALKTHROUGH_CLAUDE: '~/.local/bin/claude',
         },
         userSettings: { 'git.enabled': false },
       });
@@ -86,7 +89,7 @@ describe('vscode-walkthrough', () => {
     expect(page.steps.map((s) => s.id.split('#').pop())).toEqual(['findClaude', 'runClaude', 'seeConnection', 'tryReview', 'enableTools']);
   });
 
-  it('"Install or find claude" completes when the claude command is found', () => expectInnerPassed('findClaude'));
+  it('"Install or find claude" completes when the claude command (~/.local/bin/claude) is found, and Check Setup finds the same claude', () => expectInnerPassed('findClaude'));
   it('"Run claude" and "See the connection" complete when a claude session connects', () => expectInnerPassed('connected'));
   it('"Try a review" completes when a review diff opens', () => expectInnerPassed('tryReview'));
   it('"Enable the tools" completes when the tools entry is written', () => expectInnerPassed('enableTools'));

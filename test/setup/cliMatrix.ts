@@ -6,12 +6,12 @@
 //
 // Default versions: the pinned CLI, the latest 2.1.x, the last 2.0.x and the last 1.0.x, read from
 // the registry (`npm view @anthropic-ai/claude-code versions`); offline, the measured list in
-// src/server/clientVersion.ts.
+// src/util/cliVersion.ts.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SUPPORTED_CLI_RANGE, compareVersions, parseVersion } from '../../src/server/clientVersion';
+import { SUPPORTED_CLI_RANGE, compareVersions, parseVersion } from '../../src/util/cliVersion';
 import { PINNED_CLAUDE_VERSION } from '../real/harness/claudeCli';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -3,11 +3,9 @@
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalMode } from '../../src/host/documents';
+import type { ApprovalMode } from '../../src/host/approvalMode';
 import type { TerminalHost } from '../../src/host/terminal';
-import { executeCommandTool } from '../../src/tools/executeCommand';
 import { ideTools, workspaceTools } from '../../src/tools/registry';
-import type { ToolDefinition } from '../../src/tools/toolDefinition';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics } from './fakeHosts';
 import { locateRipgrep } from './ripgrep';
@@ -41,7 +39,7 @@ export async function startWorkspaceToolServer(folders: () => string[], options:
     lockTimeoutMs: 2000,
     diagnosticsWaitMs: 10,
     workspace,
-    extraWorkspaceTools: [executeCommandTool(terminal, workspace)] as ToolDefinition[],
+    terminal,
   };
   const log: string[] = [];
   const server = new IdeServer({

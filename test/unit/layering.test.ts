@@ -16,8 +16,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   terminal: ['server', 'util'],
   selection: ['server', 'util'],
   otherPrograms: ['workspace', 'util'],
-  route: ['otherPrograms', 'util'],
-  health: ['route', 'server', 'otherPrograms', 'util'],
+  route: ['otherPrograms', 'host', 'util'],
+  health: ['route', 'server', 'otherPrograms', 'host', 'util'],
   vscode: ['*'],
 };
 

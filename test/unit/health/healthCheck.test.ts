@@ -1,7 +1,7 @@
 import { checkSetup, HEALTH_COMMANDS, type SetupFacts } from '../../../src/health/checkSetup';
 import { allFindings, problems } from '../../../src/health/findings';
 import { renderHealthHtml } from '../../../src/health/renderHealth';
-import { cliVersionSupport, matchesToolLevelRules } from '../../../src/health/supportedCli';
+import { cliVersionSupport, matchesToolLevelRules } from '../../../src/util/cliVersion';
 import { toolsRouteEntry } from '../../../src/route/toolsRouteEntry';
 import { foldersOverlap } from '../../../src/health/lockFiles';
 

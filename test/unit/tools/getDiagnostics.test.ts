@@ -9,7 +9,7 @@ import {
   formatProblems,
   severityKey,
 } from '../../../src/tools/getDiagnostics';
-import { inScope, relativeForDisplay } from '../../../src/workspace/displayPaths';
+import { displayPathOf, inScope } from '../../../src/workspace/displayPaths';
 import { codeString, severityName, toDiagnosticItem, VsCodeDiagnosticsSource, type DiagnosticsApi } from '../../../src/vscode/diagnosticsSource';
 import { pathOfFileUri } from '../../../src/workspace/fileUri';
 
@@ -27,7 +27,7 @@ describe('tools: get_diagnostics formatting', () => {
     { uri: 'file:///elsewhere/lib.d.ts', diagnostics: [item(2, 'Outside', 'Information')] },
     { uri: 'untitled:Untitled-1', diagnostics: [item(0, 'Not a file', 'Error')] },
   ];
-  const display = (f: string) => relativeForDisplay(f, [{ paths: ['/w'], name: 'w' }], 'linux');
+  const display = (f: string) => displayPathOf(f, [{ paths: ['/w'], name: 'w' }], 'linux');
 
   test('one line per problem, 1-based lines, workspace-relative paths, sorted by file and line', () => {
     const problems = collectProblems(files, { display, platform: 'linux' });
@@ -69,8 +69,8 @@ describe('tools: get_diagnostics formatting', () => {
       { paths: ['/w/app'], name: 'app' },
       { paths: ['/w/lib', '/real/lib'], name: 'lib' },
     ];
-    expect(relativeForDisplay('/real/lib/x.ts', folders, 'linux')).toBe('lib/x.ts');
-    expect(relativeForDisplay('C:\\w\\app\\x.ts', [{ paths: ['C:\\w\\app'], name: 'app' }], 'win32')).toBe('x.ts');
+    expect(displayPathOf('/real/lib/x.ts', folders, 'linux')).toBe('lib/x.ts');
+    expect(displayPathOf('C:\\w\\app\\x.ts', [{ paths: ['C:\\w\\app'], name: 'app' }], 'win32')).toBe('x.ts');
     expect(severityKey('Info')).toBe('information');
     expect(severityKey('Error')).toBe('error');
   });

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { buildRecursiveListing, formatListing, listFilesTool, RecursiveListingBuilder } from '../../../src/tools/listFiles';
-import { runRipgrep } from '../../../src/tools/searchFiles';
+import { runRipgrep } from '../../../src/tools/ripgrepRunner';
 
 /**
  * A stand-in for rg: an executable Node script that ignores its arguments and writes the given

@@ -1,7 +1,5 @@
 import {
-  cleanRipgrepPath,
   clipLine,
-  displayPath,
   filePatternArgs,
   formatSearchGroups,
   ripgrepErrorMessage,
@@ -9,6 +7,8 @@ import {
   SearchCollector,
   searchArgs,
 } from '../../../src/tools/searchFiles';
+import { cleanRipgrepPath } from '../../../src/tools/ripgrepRunner';
+import { displayPath } from '../../../src/workspace/displayPaths';
 
 const ev = (type: 'match' | 'context', file: string, line: number, text: string, submatchStart?: number) =>
   JSON.stringify({

@@ -6,6 +6,7 @@
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -77,13 +78,23 @@ describe('first-run walkthrough', function () {
     assert.deepStrictEqual(shown.steps.map((s) => s.checked), [false, false, false, false, false]);
   });
 
-  it('[findClaude] completes when nativeClaude.claudeCommand names an executable', async () => {
-    const fakeClaude = process.env.NC_WALKTHROUGH_CLAUDE!;
-    assert.ok(fakeClaude && fs.existsSync(fakeClaude), 'the outer test made an executable claude');
-    await vscode.workspace.getConfiguration('nativeClaude').update('claudeCommand', fakeClaude, vscode.ConfigurationTarget.Global);
+  it('[findClaude] completes when nativeClaude.claudeCommand names an executable, and Check Setup finds the same one', async () => {
+    // `~/.local/bin/claude`, the example in the setting's description: the walkthrough used to tick
+    // while Check Setup said claude was not found (only one of them expanded `~`).
+    const setting = process.env.NC_WALKTHROUGH_CLAUDE!;
+    const fakeClaude = path.join(os.homedir(), setting.replace(/^~\//, ''));
+    assert.ok(setting.startsWith('~/') && fs.existsSync(fakeClaude), 'the outer test made an executable claude under ~');
+    await vscode.workspace.getConfiguration('nativeClaude').update('claudeCommand', setting, vscode.ConfigurationTarget.Global);
     const state = await waitChecked('findClaude');
-    record('findClaude', { state });
+    const report = await vscode.commands.executeCommand<{ sections: Array<{ findings: Array<{ id: string; title: string; detail?: string[] }> }> }>('nativeClaude.checkSetup');
+    const cli = report.sections.flatMap((s) => s.findings).filter((f) => f.id.startsWith('cli.'));
+    record('findClaude', { state, cli });
     assert.deepStrictEqual(state, { findClaude: true, runClaude: false, seeConnection: false, tryReview: false, enableTools: false });
+    // Found where the walkthrough found it, and run (not "not on the PATH"). The stand-in answers
+    // `--version` with no version (so enabling the tools later edits the file, not `claude mcp`).
+    assert.strictEqual(cli.length, 1);
+    assert.notStrictEqual(cli[0].id, 'cli.notFound', cli[0].title);
+    assert.strictEqual(cli[0].detail?.[0], fakeClaude);
   });
 
   it('[connected] a claude session connecting completes "run claude" and "see the connection"', async () => {
