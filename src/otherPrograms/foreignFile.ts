@@ -19,7 +19,7 @@ import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import * as lockfile from 'proper-lockfile';
-import { checkRegular, UnreadableFileError } from '../workspace/readTextIfExists';
+import { checkRegular, readToEnd, UnreadableFileError } from '../workspace/readTextIfExists';
 
 /** Far above any real ~/.claude.json; a bound so that a huge file is refused rather than loaded. */
 export const MAX_FOREIGN_FILE_BYTES = 64 * 1024 * 1024;
@@ -88,17 +88,7 @@ export async function readForeignFile(file: string, maxBytes: number = MAX_FOREI
     } catch (error) {
       throw refusal(file, error, maxBytes);
     }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, maxBytes + 1 - total));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
-      total += bytesRead;
-      if (total > maxBytes) throw refusal(file, new UnreadableFileError('TOO_LARGE', ''), maxBytes);
-    }
-    const bytes = Buffer.concat(chunks, total);
+    const bytes = await readToEnd(handle, maxBytes, () => refusal(file, new UnreadableFileError('TOO_LARGE', ''), maxBytes) as Error);
     return { text: withoutBom(bytes.toString('utf8')), bytes, stat };
   } finally {
     await handle.close();

@@ -46,17 +46,7 @@ export async function readBytesIfExists(file: string, options: { maxBytes?: numb
   });
   if (!handle) return undefined;
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, maxBytes + 1 - total));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
-      total += bytesRead;
-      if (total > maxBytes) throw tooLarge(shown, total, maxBytes); // it grew while being read
-    }
-    return Buffer.concat(chunks, total);
+    return await readToEnd(handle, maxBytes, (total) => tooLarge(shown, total, maxBytes));
   } finally {
     await handle.close();
   }
@@ -102,4 +92,22 @@ function kindOf(stat: import('node:fs').Stats): string {
   if (stat.isBlockDevice()) return 'a block device';
   if (stat.isSocket()) return 'a socket';
   return 'not a regular file';
+}
+
+/**
+ * Reads an opened file to its end in chunks, failing with `tooLarge(bytesSoFar)` once past `maxBytes`
+ * (a file may grow while it is read, whatever its size was when opened).
+ */
+export async function readToEnd(handle: FileHandle, maxBytes: number, tooLarge: (total: number) => Error): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(1 << 20, maxBytes + 1 - total));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > maxBytes) throw tooLarge(total);
+  }
+  return Buffer.concat(chunks, total);
 }
