@@ -57,21 +57,18 @@ describe('tools: read_file line window', () => {
     expect((await readLineWindow(await write('late', late), 1, 10)).binary).toBe(false);
   });
 
-  test('a 10 MB file does not block the event loop for long', async () => {
+  test('a 10 MB file is read in turns: the event loop runs between its chunks', async () => {
     const line = 'const value = "some ordinary source text";\n';
     const p = await write('big', line.repeat(Math.ceil((10 * 1024 * 1024) / line.length)));
-    let longestGap = 0;
-    let last = Date.now();
-    const ticker = setInterval(() => {
-      const now = Date.now();
-      longestGap = Math.max(longestGap, now - last);
-      last = now;
-    }, 1);
+    // Timers that fire while the read is under way: a read done in one synchronous block lets none
+    // fire (no timing is asserted; how long it takes is the tools bench's business).
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
     const w = await readLineWindow(p, 1, 2000);
     clearInterval(ticker);
     expect(w.totalLines).toBe(Math.ceil((10 * 1024 * 1024) / line.length));
     expect(w.lines).toHaveLength(2000);
-    expect(longestGap).toBeLessThan(100);
+    expect(turns).toBeGreaterThanOrEqual(3);
   });
 
   describe('a file in another encoding (decoded whole by the codec)', () => {

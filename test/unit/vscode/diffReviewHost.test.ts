@@ -139,6 +139,15 @@ const { DiffReviewHost } = require('../../../src/vscode/diffReviewHost') as type
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined } as never;
 const request = (name: string, connectionId = 1, proposedText = 'new\n') => ({ filePath: `/ws/${name}`, originalText: 'old\n', proposedText, title: `✻ ${name}`, connectionId });
 const diffCalls = () => fake.executed.filter((c) => c[0] === 'vscode.diff');
+/** Waits until `condition` holds (the fake's events and the host's awaits take a few turns; under load, more). */
+const until = async (condition: () => unknown, what = 'the condition', ms = 5000) => {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+const ourTabs = () => fake.tabs.filter((t) => t.label.startsWith('✻'));
 const settledWithin = <T>(p: Promise<T>, ms = 200) => Promise.race([p.then((v) => ({ value: v })), new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
 
 describe('DiffReviewHost', () => {
@@ -156,7 +165,7 @@ describe('DiffReviewHost', () => {
   test('trap 8: a 2 MB proposal is served from the in-memory store; the diff\'s URIs carry no content, no query, no fragment', async () => {
     const big = 'CONTENT-MARKER '.repeat(140_000);
     void host.review(request('big.txt', 1, big));
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => diffCalls().length === 1, 'the diff');
     const [[, original, proposal, title, options]] = diffCalls() as [[string, Uri, Uri, string, Record<string, unknown>]];
     for (const uri of [original, proposal]) {
       expect(uri.query).toBe('');
@@ -174,14 +183,14 @@ describe('DiffReviewHost', () => {
 
   test('trap 9: the diff is asked for as a text diff whatever the file name (override: VS Code\'s default text editor)', async () => {
     void host.review(request('nb.ipynb'));
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => diffCalls().length === 1, 'the diff');
     expect(diffCalls()[0][4]).toMatchObject({ override: true, preserveFocus: true });
   });
 
   test('trap 9: should a notebook diff open anyway, it is still our tab: the review waits, and closing it rejects', async () => {
     fake.openAs = 'notebook';
     const decision = host.review(request('nb.ipynb'));
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => host.pendingReviews()[0]?.shown, 'the review shown');
     // Its tab was recognised (the review did not fail after 5 s), and closing it rejects.
     expect(await settledWithin(decision)).toBe('pending');
     expect(host.pendingReviews()[0].shown).toBe(true);
@@ -197,7 +206,7 @@ describe('DiffReviewHost', () => {
     fake.tabs.push(userDiff, gitDiff, userNotebookDiff, terminal);
     const first = host.review(request('one.txt', 1));
     const second = host.review(request('two.txt', 2));
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => ourTabs().length === 2, 'both review tabs');
     expect(await host.closeAll(1)).toBe(1);
     await expect(first).resolves.toEqual({ kind: 'withdrawn', reason: 'close-tab' });
     expect(fake.closedByUs.map((t) => t.label)).toEqual(['✻ one.txt']);
@@ -214,8 +223,8 @@ describe('DiffReviewHost', () => {
     const cli = tool.handle({ old_file_path: '/nonexistent/a.txt', new_file_path: '/nonexistent/a.txt', new_file_contents: 'a\n', tab_name: '✻ a.txt' }, context).then((r) => answers.push(r));
     const decisions: ReviewDecision[] = [];
     const other = host.review(request('b.txt', 2)).then((d) => decisions.push(d));
-    await new Promise((r) => setTimeout(r, 20));
-    expect(host.pendingCount).toBe(2);
+    // Both diffs open before the window goes (a diff opening after the test would leak into the next one).
+    await until(() => host.pendingCount === 2 && ourTabs().length === 2, 'both reviews and their tabs');
     host.dispose();
     await Promise.all([cli, other]);
     expect(decisions).toEqual([{ kind: 'rejected', reason: 'window-closed' }]);
@@ -251,12 +260,12 @@ describe('DiffReviewHost', () => {
 
   test("trap 29: a tab of an ended review opened again (Reopen Closed Editor) is closed; a pending review's own tab is not", async () => {
     const pending = host.review(request('live.txt'));
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => ourTabs().length === 1, "the live review's tab");
     expect(fake.closedByUs).toEqual([]);
     const ended = { label: '✻ gone.txt', input: new TabInputTextDiff(Uri.from({ scheme: 'native-claude-original', path: '/00000000aaaa/gone.txt' }), Uri.from({ scheme: 'native-claude-proposal', path: '/00000000aaaa/gone.txt' })) };
     fake.tabs.push(ended);
     fake.tabsChanged.fire({ opened: [ended], closed: [], changed: [] });
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => fake.closedByUs.length === 1 && fake.warnings.length === 1, 'the ended tab closed, with its word');
     expect(fake.closedByUs.map((t) => t.label)).toEqual(['✻ gone.txt']);
     expect(fake.tabs.map((t) => t.label)).toEqual(['✻ live.txt']);
     expect(fake.warnings).toEqual([expect.stringMatching(/gone\.txt[\s\S]*answer it in claude's terminal\.$/)]);
@@ -269,7 +278,7 @@ describe('DiffReviewHost', () => {
     const cli = tool.handle({ old_file_path: '/nonexistent/a.txt', new_file_path: '/nonexistent/a.txt', new_file_contents: 'a\n', tab_name: '✻ a.txt' }, { connectionId: 1, signal: new AbortController().signal }).then((r) => answers.push(r));
     const decisions: ReviewDecision[] = [];
     const other = host.review(request('b.txt', 2)).then((d) => decisions.push(d));
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => host.pendingCount === 2 && ourTabs().length === 2, 'both reviews and their tabs');
     host.stop();
     host.dispose();
     await new Promise((r) => setTimeout(r, 50));
