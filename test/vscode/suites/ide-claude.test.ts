@@ -10,13 +10,13 @@
  * with `[<scenario>]`, the key the outer test reads.
  */
 import * as assert from 'assert';
-import { execFile } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, afterEach, before, beforeEach, describe, it } from '../bdd';
+import { claudeVersion, screen, submit, tmux, waitForScreen } from '../claudeInTerminal';
 import { installedExtension, probe, readEnviron, sleep, terminalWithShellIntegration, waitFor } from '../util';
 
 interface NativeClaudeApi {
@@ -42,38 +42,6 @@ const ORIGINAL_SCHEME = 'native-claude-original';
 const SOCKET = process.env.NC_TMUX_SOCKET ?? '';
 const SPEC_PATH = process.env.NC_IDE_SPEC;
 const TAB_NAME = (base: string) => new RegExp(`^✻ \\[Claude Code\\] ${base.replace(/\./g, '\\.')} \\([0-9a-f]{6}\\) ⧉$`);
-
-function tmux(...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${stderr}`)) : resolve(stdout),
-    );
-  });
-}
-
-async function screen(): Promise<string> {
-  return (await tmux('capture-pane', '-p', '-t', 'main')).replace(/\s+$/, '');
-}
-
-async function waitForScreen(pattern: RegExp | string, timeoutMs = 30_000): Promise<string> {
-  const test = (s: string) => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s));
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = await screen().catch((e: Error) => `(no screen: ${e.message})`);
-    if (test(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`the claude screen did not show ${String(pattern)} within ${timeoutMs} ms. Screen:\n${last}`);
-}
-
-/** Types a prompt into claude, waits for the echo, presses Enter. */
-async function submit(prompt: string): Promise<void> {
-  await tmux('send-keys', '-t', 'main', '-l', '--', prompt);
-  await waitForScreen(prompt, 5_000);
-  await sleep(200);
-  await tmux('send-keys', '-t', 'main', 'Enter');
-}
 
 function proposalTabs(): Array<{ tab: vscode.Tab; input: vscode.TabInputTextDiff }> {
   return vscode.window.tabGroups.all
@@ -139,11 +107,6 @@ const data: Record<string, Record<string, unknown>> = {};
 const keyOf = (title: string) => /^\[([\w-]+)\]/.exec(title)?.[1] ?? title;
 let testStarted = 0;
 
-
-/** The CLI version under test: the pinned one, or the CLI matrix's (NC_CLAUDE_VERSION from the harness). */
-function claudeVersion(): string {
-  return process.env.NC_CLAUDE_VERSION ?? '2.1.328';
-}
 
 /**
  * How claude is started. 2.1 connects by itself with CLAUDE_CODE_SSE_PORT. 2.0.77 and 1.0.128 did not
