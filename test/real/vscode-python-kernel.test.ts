@@ -15,6 +15,7 @@ import * as path from 'path';
 import { LEAKY_ENV } from './harness/claudeCli';
 import { codeServerAvailable, compileInnerSuites, INNER_SUITES, PYTHON_KERNEL_EXTENSION_PATH, runSuiteInVsCode, startCodeServer, type CodeServer, type Probes, type SuiteResult } from './harness/codeServer';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
+import { buildPythonKernelVsix } from './harness/vsix';
 
 const PROBES: Probes = {
   /** The quick input (e.g. the kernel picker): whether it shows, its placeholder and its rows. */
@@ -36,6 +37,9 @@ describe('vscode-python-kernel', () => {
   let run: SuiteResult | undefined;
   let runError: Error | undefined;
   let results: Record<string, InnerResult> = {};
+  let installedRun: SuiteResult | undefined;
+  let installedError: Error | undefined;
+  let installedResults: Record<string, InnerResult> = {};
 
   const expectInnerPassed = (key: string) =>
     expectInner(key, results[key], () => ({
@@ -46,8 +50,9 @@ describe('vscode-python-kernel', () => {
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
-    await compileInnerSuites();
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-kernel-')));
+    // Installed too (for the second window, which loads no development path of it).
+    const [kernelVsix] = await Promise.all([buildPythonKernelVsix(path.join(root, 'python-kernel.vsix')), compileInnerSuites()]);
     const workspace = path.join(root, 'workspace');
     const home = path.join(root, 'home');
     const probeDir = path.join(root, 'probes');
@@ -58,7 +63,7 @@ describe('vscode-python-kernel', () => {
     // A short grace after an interrupt, for [interrupt-stuck].
     Object.assign(env, { HOME: home, NC_TOOLS_RESULTS: resultsPath, NC_PROBE_DIR: probeDir, NC_TEST_KERNEL_INTERRUPT_GRACE_MS: '2000' });
     try {
-      server = await startCodeServer({ workspace, env, userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
+      server = await startCodeServer({ workspace, env, vsixPaths: [kernelVsix], userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
       run = await runSuiteInVsCode({
         server,
         folder: workspace,
@@ -77,6 +82,17 @@ describe('vscode-python-kernel', () => {
     } finally {
       if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
     }
+    // The installed .vsix, in a window without the development path: the persistence test again.
+    if (server) {
+      fs.rmSync(resultsPath, { force: true });
+      try {
+        installedRun = await runSuiteInVsCode({ server, folder: workspace, suite: INNER_SUITES.product, files: ['python-kernel'], grep: '\\[persist\\]', timeout: 60_000, timeoutMs: 120_000, name: 'vscode-python-kernel-installed' });
+      } catch (e) {
+        installedError = e as Error;
+      } finally {
+        if (fs.existsSync(resultsPath)) installedResults = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
+      }
+    }
     if (process.env.NC_KERNEL_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
   }, 360_000);
 
@@ -91,6 +107,13 @@ describe('vscode-python-kernel', () => {
       runError: undefined,
       keys: ['close', 'died', 'error', 'image', 'interrupt', 'interrupt-stuck', 'no-kernel', 'persist', 'queue', 'result', 'selection', 'stream'],
     });
+  });
+
+  it('installed from its .vsix (a window without the development path), the kernel runs cells with persistent state', () => {
+    expect({ exitCode: installedRun?.exitCode, error: installedError?.message.slice(0, 3000), keys: Object.keys(installedResults) }).toEqual({ exitCode: 0, error: undefined, keys: ['persist'] });
+    expectInner('persist', installedResults.persist, () => ({ log: installedRun?.log.slice(-40) }));
+    expect(installedResults.persist.data?.kernelPath).toMatch(/extensions[/\\]native-claude-test\.native-claude-test-python-kernel-0\.0\.1/);
+    expect(results.persist?.data?.kernelPath).toBe(PYTHON_KERNEL_EXTENSION_PATH);
   });
 
   it('VS Code picks the controller: not on Preferred affinity alone, but on the first run (the only kernel) or notebook.selectKernel {id, extension}', () => {

@@ -64,7 +64,9 @@ describe('test python kernel', function () {
     const sa = await runCell(a);
     const b = await appendCell(nb, 'print(x + 1)');
     const sb = await runCell(b);
-    record('persist', { first: sa, second: sb, outputs: [outputsOf(a), outputsOf(b)] });
+    // Which copy ran: the development folder or the installed .vsix.
+    const kernelPath = vscode.extensions.getExtension('native-claude-test.native-claude-test-python-kernel')?.extensionPath;
+    record('persist', { kernelPath, first: sa, second: sb, outputs: [outputsOf(a), outputsOf(b)] });
     assert.strictEqual(textOf(a, STDOUT), '42\n');
     assert.strictEqual(textOf(b, STDOUT), '43\n');
     assert.strictEqual(sa.success, true);
