@@ -17,18 +17,18 @@ import { askLanguageServers, isTypeScriptProject, typeScriptWarmUp } from './vsc
 import { startsClaude } from './terminal/claudeCommandLine';
 import { DiffReviewHost } from './vscode/diffReviewHost';
 import { VsCodeDocumentWriter } from './vscode/documentWriter';
-import { VsCodeTextCodec } from './vscode/textCodec';
+import { VsCodeTextCodec } from './vscode/vsCodeTextCodec';
 import { workspaceIdentityStore } from './vscode/identityStore';
 import { SelectionTracker } from './vscode/selectionTracker';
 import { currentSharingPolicy, registerSelectionSharing } from './vscode/selectionSharing';
 import { StatusBar } from './vscode/statusBar';
 import { TerminalEnvironment } from './vscode/terminalEnvironment';
-import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
+import { lockFilePid, workspaceFolderPaths } from './vscode/workspaceFolders';
 import { createWorkspaceHost } from './vscode/workspaceHost';
 import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
 import { WalkthroughContext } from './vscode/walkthroughContext';
-import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
+import { PORT_VARIABLE, TOKEN_VARIABLE } from './cliSetup/toolsRouteEntry';
 import { modalCommandApprover } from './vscode/commandApprover';
 import { Coexistence } from './vscode/coexistenceChoice';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
@@ -116,8 +116,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const toolsRoute = createToolsConsent(context.globalState, log);
   // Which terminal each claude runs in: selections and at-mentions go to the one in front (else all).
   const windowSessions = new WindowSessions(ideBridge);
-  const ideSessions = windowSessions.sessions;
-  const selection = new SelectionTracker(ideSessions, log, currentSharingPolicy);
+  const sessionTerminals = windowSessions.sessionTerminals;
+  const selection = new SelectionTracker(sessionTerminals, log, currentSharingPolicy);
   const sessionLabels = () => windowSessions.labels();
   const updateStatus = () => statusBar.update(ideBridge.status(), sessionLabels());
   // The first-run walkthrough's steps complete on these context keys.
@@ -127,8 +127,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     const status = ideBridge.status();
     walkthrough.bridgeChanged(status);
     // The tools route is offered once, when the user first actually uses claude with this window.
-    if (status.ideSessions > 0) void toolsRoute.offerOnce().then(walkthrough.refreshTools);
-    if (status.ideSessions > 0) warmUpTypeScript('claude connected');
+    if (status.sessionCount > 0) void toolsRoute.offerOnce().then(walkthrough.refreshTools);
+    if (status.sessionCount > 0) warmUpTypeScript('claude connected');
   });
   updateStatus();
   ideBridge.on('unsupportedClient', (message) => showCompatibilityNotice(message, log));
@@ -141,7 +141,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     else if (running) refreshTerminalEnv();
   }, () => ideBridge.status().port);
   const applyTerminalEnv = (port: number, token: string) =>
-    // The tools route's user-scope entry reads these two (src/route/toolsRouteEntry.ts).
+    // The tools route's user-scope entry reads these two (src/cliSetup/toolsRouteEntry.ts).
     terminalEnv.apply(port, { [PORT_VARIABLE]: String(port), [TOKEN_VARIABLE]: token }, coexistence.plan().provideTerminalPort);
   /** Applies the running server's port again (the coexistence plan or the workspace folders changed). */
   const refreshTerminalEnv = () => {
@@ -192,11 +192,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     review,
     terminalRunner,
     windowSessions,
-    ideSessions.onDidChangeTargets(updateStatus),
+    sessionTerminals.onDidChangeTargets(updateStatus),
     selection,
     walkthrough,
     registerPendingReviews(review, statusBar, (id) => windowSessions.whoAsked(id)),
-    registerMentionCommand(ideSessions, log, currentSharingPolicy),
+    registerMentionCommand(sessionTerminals, log, currentSharingPolicy),
     registerSelectionSharing(() => selection.refresh()),
     ...registerServerCommands(ideBridge, controls, log, { ...windowSessions.launch, toolsEnabled: () => toolsRoute.isEnabled(), toolsServerName: () => toolsRoute.serverName() }, () => sessionLabels().map(describeSession)),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable().then(walkthrough.refreshTools)),

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
-import type { ClaudeCommand } from '../route/claudeCommand';
+import type { ClaudeCommand } from '../cliSetup/claudeCommand';
 import { findExecutable } from '../util/findExecutable';
 
 export interface CliFacts {

@@ -3,12 +3,12 @@ import WebSocket from 'ws';
 import { readJsonFile, settingsFiles } from './cliSettings';
 import type { SetupFacts, TerminalFacts, IdeExtensionChoice } from './checkSetup';
 import { probeCli } from './cliProbe';
-import { parseClaudeCommand } from '../route/claudeCommand';
+import { parseClaudeCommand } from '../cliSetup/claudeCommand';
 import { readLockFiles } from './lockFiles';
 import type { ApprovalMode } from '../host/approvalMode';
-import { rulesToAdd } from '../route/permissionRules';
+import { rulesToAdd } from '../cliSetup/permissionRules';
 import { claudeUserConfigPath, lockFileDirectories, userSettingsPath } from '../otherPrograms/claudeConfigDir';
-import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../route/toolsRouteEntry';
+import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../cliSetup/toolsRouteEntry';
 import { matchesToolLevelRules } from '../util/cliVersion';
 import * as path from 'node:path';
 

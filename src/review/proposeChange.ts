@@ -10,7 +10,7 @@ import { matchOriginalFormat, stripBom, toLf } from '../workspace/textFormat';
 import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
 import { assertNoLinkSwappedIn, HardLinkedFileError, PathChangedError } from '../workspace/noFollowWrite';
 import { readBytesIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
-import { decodedLosslessly, NodeTextCodec, notLosslessMessage, unencodableCharacters, unencodableMessage } from '../workspace/textCodec';
+import { decodedLosslessly, NodeTextCodec, notLosslessMessage, unencodableCharacters, unencodableMessage } from '../workspace/encodings';
 import { CHANGE_DIAGNOSTICS_WAIT_MS, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
 import { displayPathOf } from '../workspace/displayPaths';
 

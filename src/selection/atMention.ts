@@ -1,4 +1,4 @@
-import type { Disposable, IdeSession, IdeSessionSource } from '../server/ideSessions';
+import type { Disposable, IdeSession, IdeSessionSource } from '../server/sessionSource';
 import { realTimers, type Range, type Timers } from './selectionNotifier';
 import type { Logger } from '../util/logger';
 

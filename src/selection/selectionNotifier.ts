@@ -1,4 +1,4 @@
-import type { Disposable, IdeSession, IdeSessionSource } from '../server/ideSessions';
+import type { Disposable, IdeSession, IdeSessionSource } from '../server/sessionSource';
 import type { Logger } from '../util/logger';
 
 /** 0-based, as VS Code and the CLI both count (docs/protocol.md#selection_changed). */

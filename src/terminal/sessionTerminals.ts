@@ -1,4 +1,4 @@
-import type { Disposable, IdeSession, IdeSessionChanges, IdeSessionSource } from '../server/ideSessions';
+import type { Disposable, IdeSession, IdeSessionChanges, IdeSessionSource } from '../server/sessionSource';
 import { processAncestry, type ParentPidReader, type TerminalCandidate } from './processAncestry';
 
 /** The window's terminals as this module needs them (VS Code: `window.terminals`, `activeTerminal`). */

@@ -11,7 +11,7 @@ import { BINARY_SNIFF_BYTES } from '../workspace/binaryDetection';
 import type { FileHandle } from 'fs/promises';
 import type { TextCodec } from '../host/textCodec';
 import { MAX_TEXT_FILE_BYTES, openRegularFile, UnreadableFileError } from '../workspace/readTextIfExists';
-import { isUtf8, NodeTextCodec } from '../workspace/textCodec';
+import { isUtf8, NodeTextCodec } from '../workspace/encodings';
 import { displayPath } from '../workspace/displayPaths';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { IdeBridge } from '../server/ideBridge';
 import { describeStatus } from '../server/statusText';
-import { claudeLaunchCommand } from '../route/launchCommand';
+import { claudeLaunchCommand } from '../cliSetup/launchCommand';
 import { claudeCommand, setting } from './settings';
 
 export interface ServerControls {

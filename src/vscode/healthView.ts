@@ -17,7 +17,7 @@ export interface HealthViewDeps {
   providesTerminalPort(): boolean;
   startError(): string | undefined;
   anthropicExtension(): { version: string; active: boolean; choice?: IdeExtensionChoice } | undefined;
-  /** The MCP server name the tools are under (src/route/toolsConsent.ts). */
+  /** The MCP server name the tools are under (src/cliSetup/toolsConsent.ts). */
   toolsServerName(): string;
   log: vscode.LogOutputChannel;
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { buildAtMention, formatAtMention, MentionDispatcher, type AtMentionParams, type MentionOutcome } from '../selection/atMention';
-import type { IdeSession, IdeSessionSource } from '../server/ideSessions';
+import type { IdeSession, IdeSessionSource } from '../server/sessionSource';
 import { findClaudeTerminal, parentPidReaderFor, type ParentPidReader } from '../terminal/processAncestry';
 import type { Logger } from '../util/logger';
 import type { SharingPolicy } from '../selection/sharingPolicy';

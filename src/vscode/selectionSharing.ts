@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { SharingPolicy } from '../selection/sharingPolicy';
 import { affectsSetting, setting, updateSetting } from './settings';
-import { workspaceFolderPaths } from './workspace';
+import { workspaceFolderPaths } from './workspaceFolders';
 
 export const TOGGLE_SHARING_COMMAND = 'nativeClaude.toggleSelectionSharing';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { IdeSessionSource } from '../server/ideSessions';
+import type { IdeSessionSource } from '../server/sessionSource';
 import type { SharingPolicy } from '../selection/sharingPolicy';
 import { MAX_SELECTION_TEXT_CHARS, SelectionNotifier, type EditorState, type SelectionChangedParams } from '../selection/selectionNotifier';
 import type { Logger } from '../util/logger';

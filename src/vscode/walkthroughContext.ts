@@ -45,8 +45,8 @@ export class WalkthroughContext implements vscode.Disposable {
   }
 
   bridgeChanged(status: BridgeStatus): void {
-    this.set(WALKTHROUGH_KEYS.sessionConnected, status.ideSessions > 0);
-    if (status.ideSessions > 0) this.set(WALKTHROUGH_KEYS.cliFound, true);
+    this.set(WALKTHROUGH_KEYS.sessionConnected, status.sessionCount > 0);
+    if (status.sessionCount > 0) this.set(WALKTHROUGH_KEYS.cliFound, true);
   }
 
   /** Re-reads the CLI's user config (after the tools were enabled or removed). */

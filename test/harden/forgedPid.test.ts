@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { AUTH_HEADER } from '../../src/server/auth';
-import { bridgeSessionSource, type SessionBridge } from '../../src/server/ideSessions';
+import { bridgeSessionSource, type SessionBridge } from '../../src/server/sessionSource';
 import type { IdeServer } from '../../src/server/ideServer';
 import { SelectionNotifier } from '../../src/selection/selectionNotifier';
 import { procParentPid } from '../../src/terminal/processAncestry';
@@ -56,11 +56,11 @@ describeLinux('a forged ide_connected pid takes over no routing', () => {
       onDidOpenOrClose: () => ({ dispose: () => undefined }),
     };
     const routed = new SessionTerminals(base, directory, procParentPid);
-    const checked = () => fixture.server.ideSessions().every((c) => c.pidCheck !== 'pending');
-    await waitFor(() => fixture.server.ideSessions().length === 1 && checked(), 3000, 'claude verified');
+    const checked = () => fixture.server.sessionConnections().every((c) => c.pidCheck !== 'pending');
+    await waitFor(() => fixture.server.sessionConnections().length === 1 && checked(), 3000, 'claude verified');
 
     const attacker = await forger(fixture.url, claude.pid);
-    await waitFor(() => fixture.server.ideSessions().length === 2 && checked(), 3000, 'the forged pid checked');
+    await waitFor(() => fixture.server.sessionConnections().length === 2 && checked(), 3000, 'the forged pid checked');
     await waitFor(() => routed.sessionPlaces().filter((p) => p.terminal === 'A').length >= 1, 3000, 'claude placed');
     await routed.settled();
 

@@ -2,10 +2,10 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
-import { ClaudeUserConfig } from '../../src/route/claudeUserConfig';
+import { ClaudeUserConfig } from '../../src/cliSetup/claudeUserConfig';
 import { claudeUserConfigPath } from '../../src/otherPrograms/claudeConfigDir';
 import { UnusableFileError } from '../../src/otherPrograms/foreignFile';
-import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
+import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 
 describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
   let dir: string;

@@ -4,9 +4,9 @@ import * as path from 'node:path';
 import { checkSetup } from '../../src/health/checkSetup';
 import { allFindings } from '../../src/health/findings';
 import { gatherSetupFacts, type EditorFacts } from '../../src/health/gatherFacts';
-import { ADD_RULES_CHOICE, ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../../src/route/permissionRules';
+import { ADD_RULES_CHOICE, ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../../src/cliSetup/permissionRules';
 import { UnusableFileError } from '../../src/otherPrograms/foreignFile';
-import { toolsRouteEntry } from '../../src/route/toolsRouteEntry';
+import { toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 import { startTestServer, TEST_TOKEN } from '../support/serverFixture';
 
 describe('health check on real files, a real PATH and a real server', () => {

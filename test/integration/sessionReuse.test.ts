@@ -102,7 +102,7 @@ describe('McpServer reuse across connections', () => {
       ]);
       expect(secondConnection.client).toMatchObject({ name: 'second-client', version: '2.0.0' });
       expect(secondConnection.cliPid).toBe(4242);
-      expect(fixture.server.ideSessions().map((c) => c.id)).toEqual([secondConnection.id]);
+      expect(fixture.server.sessionConnections().map((c) => c.id)).toEqual([secondConnection.id]);
       second.close();
     } finally {
       await fixture.server.stop();

@@ -35,7 +35,7 @@ export const replaceChoice = (name: string) => `Replace My "${name}" Server`;
 export class ToolsConsent {
   /** Asked (or found decided) in this window already: "Not Now" means "not in this window". */
   private offered = false;
-  /** Runs after the user enabled the tools (the permission-rules offer, src/route/permissionRules.ts). */
+  /** Runs after the user enabled the tools (the permission-rules offer, src/cliSetup/permissionRules.ts). */
   onEnabled?: () => PromiseLike<unknown>;
 
   constructor(
