@@ -50,6 +50,7 @@ export interface SettleReport {
   othersChanged: string[];
 }
 
+// Long (~120 lines) because one wait's state (reports, checker answers, the wake-up) is shared by its closures.
 export async function settleDiagnostics(source: DiagnosticsSource, paths: readonly string[], options: SettleOptions): Promise<SettleReport> {
   const now = options.now ?? Date.now;
   const quietMs = options.quietMs ?? SETTLE_QUIET_MS;

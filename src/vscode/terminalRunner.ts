@@ -191,6 +191,7 @@ export class VsCodeTerminalRunner implements TerminalHost, vscode.Disposable {
     });
   }
 
+  // Long (~100 lines) because one command's race (end event, stream end, close, timeout, cancel) shares its promises and timers.
   private async execute(
     m: ManagedTerminal,
     integration: vscode.TerminalShellIntegration,
