@@ -21,7 +21,7 @@ export interface ConsentUi {
   fail(message: string): void;
 }
 
-export const ENABLE_CHOICE = 'Enable';
+const ENABLE_CHOICE = 'Enable';
 export const USE_ALTERNATE_CHOICE = `Use "${ALTERNATE_TOOLS_SERVER_NAME}"`;
 export const replaceChoice = (name: string) => `Replace My "${name}" Server`;
 

@@ -87,7 +87,7 @@ function tcpListening(port: number, timeoutMs = 2000): Promise<boolean> {
 }
 
 /** Opens the tools route the way claude does (token header, `mcp` subprotocol) and closes it at once. */
-export function toolsRouteAccepts(port: number, token: string, timeoutMs = 3000): Promise<{ ok: boolean; error?: string }> {
+function toolsRouteAccepts(port: number, token: string, timeoutMs = 3000): Promise<{ ok: boolean; error?: string }> {
   return new Promise((resolve) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/tools`, 'mcp', { headers: { 'X-Claude-Code-Ide-Authorization': token }, handshakeTimeout: timeoutMs });
     ws.once('open', () => {

@@ -24,7 +24,7 @@ export interface LaunchOptions {
  * workspace root running `claude` (its env points it at this window; with the tools enabled, the
  * tools entry goes on its command line so they are there at once).
  */
-export async function launchClaudeInTerminal(options: LaunchOptions, log: vscode.LogOutputChannel): Promise<vscode.Terminal> {
+async function launchClaudeInTerminal(options: LaunchOptions, log: vscode.LogOutputChannel): Promise<vscode.Terminal> {
   const running = await options.connectedTerminal().catch(() => undefined);
   if (running) {
     log.info(`Launch: claude already runs in terminal "${running.name}"; bringing it forward`);

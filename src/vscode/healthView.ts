@@ -41,7 +41,7 @@ async function terminalFacts(): Promise<TerminalFacts[]> {
 }
 
 /** Gathers everything and evaluates it (also used for the start-up notification). */
-export async function runHealthCheck(deps: HealthViewDeps): Promise<HealthReport> {
+async function runHealthCheck(deps: HealthViewDeps): Promise<HealthReport> {
   const status = deps.status();
   const facts = await gatherSetupFacts({
     workspaceFolders: deps.workspaceFolders(),

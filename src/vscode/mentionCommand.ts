@@ -6,7 +6,7 @@ import type { Logger } from '../util/logger';
 import type { SharingPolicy } from '../selection/sharingPolicy';
 import { diskPathOf, isRealFile } from './selectionTracker';
 
-export const MENTION_COMMAND = 'nativeClaude.mentionSelection';
+const MENTION_COMMAND = 'nativeClaude.mentionSelection';
 const LAUNCH_COMMAND = 'nativeClaude.launchClaude';
 
 /**

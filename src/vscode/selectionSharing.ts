@@ -3,7 +3,7 @@ import { SharingPolicy } from '../selection/sharingPolicy';
 import { affectsSetting, setting, updateSetting } from './settings';
 import { workspaceFolderPaths } from './workspaceFolders';
 
-export const TOGGLE_SHARING_COMMAND = 'nativeClaude.toggleSelectionSharing';
+const TOGGLE_SHARING_COMMAND = 'nativeClaude.toggleSelectionSharing';
 
 /** The current `nativeClaude.shareSelection` / `excludeFromSharing` settings as a policy. */
 export function currentSharingPolicy(): SharingPolicy {

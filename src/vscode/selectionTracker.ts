@@ -101,7 +101,7 @@ export class SelectionTracker implements vscode.Disposable {
 }
 
 /** The active editor's primary selection; reads at most one character past the text cap. */
-export function editorState(editor: vscode.TextEditor, filePath = editor.document.uri.fsPath, maxTextChars = MAX_SELECTION_TEXT_CHARS): EditorState {
+function editorState(editor: vscode.TextEditor, filePath = editor.document.uri.fsPath, maxTextChars = MAX_SELECTION_TEXT_CHARS): EditorState {
   const { document, selection } = editor;
   return {
     filePath,

@@ -8,7 +8,7 @@ import { affectsSetting, claudeCommand } from './settings';
  * The context keys the first-run walkthrough (package.json contributes.walkthroughs) completes its steps
  * on. VS Code remembers a completed step, so a key only has to become true once while the user does it.
  */
-export const WALKTHROUGH_KEYS = {
+const WALKTHROUGH_KEYS = {
   /** `claudeCommand` is an executable on the extension host's PATH. */
   cliFound: 'nativeClaude.cliFound',
   /** At least one claude session is connected to this window now. */

@@ -151,7 +151,7 @@ describe('the permission-rules offer', () => {
     const asked: string[] = [];
     const informed: string[] = [];
     const ui = (answer: string | undefined) => ({
-      ask: async (q: string, detail: string) => (asked.push(detail), answer),
+      ask: async (_question: string, detail: string) => (asked.push(detail), answer),
       inform: (m: string) => informed.push(m),
       fail: (m: string) => informed.push(`FAIL ${m}`),
     });
