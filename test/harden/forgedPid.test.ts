@@ -28,7 +28,7 @@ async function forger(url: string, pid: number) {
   await waitFor(() => received.some((m) => (m as { id?: number }).id === 0), 2000, 'initialize answered');
   ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'ide_connected', params: { pid } }));
-  return { ws, selections: () => received.filter((m) => m.method === 'selection_changed').map((m) => m.params?.filePath) };
+  return { ws, saw: (method: string) => received.some((m) => m.method === method), selections: () => received.filter((m) => m.method === 'selection_changed').map((m) => m.params?.filePath) };
 }
 
 describeLinux('a forged ide_connected pid takes over no routing', () => {
@@ -75,7 +75,9 @@ describeLinux('a forged ide_connected pid takes over no routing', () => {
     notifier.update({ filePath: '/work/project/.env.local', selection: { start: { line: 0, character: 0 }, end: { line: 0, character: 7 } }, text: 'SECRET=' });
     notifier.flush();
     await waitFor(() => claude!.received.some((r) => r.includes('.env.local')), 3000, 'claude to get the selection');
-    await new Promise((r) => setTimeout(r, 100));
+    // A notification to every session after it: on the forger's socket it comes after any selection sent there.
+    await fixture.server.notifyIdeSessions('test/marker', {});
+    await waitFor(() => attacker.saw('test/marker'), 3000, 'the forger to get the marker');
     expect(attacker.selections()).not.toContain('/work/project/.env.local');
 
     notifier.dispose();

@@ -145,7 +145,7 @@ describe('IdeServer over real sockets', () => {
     const first = await connectClient(fixture.url, { announce: true, pid: 111 });
     const second = await connectClient(fixture.url, { announce: true, pid: 222 });
     await waitFor(() => fixture.server.sessionConnections().length === 2, 2000, 'two sessions');
-    await new Promise((r) => setTimeout(r, 100));
+    await first.client.ping(); // answered after the server handled the second's ide_connected: not closed by it
     expect(first.transport.socket!.readyState).toBe(WebSocket.OPEN);
     expect(fixture.server.sessionConnections().map((c) => c.cliPid)).toEqual([111, 222]);
     expect(fixture.log.join('\n')).not.toMatch(/superseded/);
@@ -159,8 +159,8 @@ describe('IdeServer over real sockets', () => {
   });
 
   test('ide_connected on the tools route does not make it an IDE session', async () => {
-    await connectClient(`${fixture.url}/tools`, { announce: true });
-    await new Promise((r) => setTimeout(r, 100));
+    const { client } = await connectClient(`${fixture.url}/tools`, { announce: true });
+    await client.ping(); // answered after the server handled the ide_connected sent before it
     expect(fixture.server.sessionConnections()).toHaveLength(0);
   });
 
@@ -190,9 +190,13 @@ describe('IdeServer over real sockets', () => {
   test('a peer that answers pings is kept', async () => {
     await fixture.server.stop();
     fixture = await startTestServer({ heartbeatMs: 50 });
-    const { client } = await connectClient(fixture.url);
-    await new Promise((r) => setTimeout(r, 400));
+    const { client, transport } = await connectClient(fixture.url);
+    // Each ping after the first comes after a check that the previous one was answered.
+    let pings = 0;
+    transport.socket!.on('ping', () => pings++);
+    await waitFor(() => pings >= 4, 3000, 'four pings');
     expect(fixture.server.connections()).toHaveLength(1);
+    expect(transport.socket!.readyState).toBe(WebSocket.OPEN);
     await client.close();
   });
 });
