@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import type { ApprovalMode } from './host/approvalMode';
 import { IdeBridge } from './server/ideBridge';
-import { lazySessionFactory } from './server/lazySessionFactory';
 import { RecentEdits } from './review/recentEdits';
 import { registerPendingReviews } from './vscode/pendingReviews';
 import { describeSession, type SessionLabel } from './vscode/statusBar';
@@ -13,22 +12,21 @@ import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/mentionCommand';
 import { registerServerCommands } from './vscode/commands';
 import { VsCodeDiagnosticsSource } from './vscode/diagnosticsSource';
-import { askLanguageServers, isTypeScriptProject, typeScriptWarmUp } from './vscode/languageServers';
+import { askLanguageServers, typeScriptWarmUp } from './vscode/languageServers';
 import { startsClaude } from './terminal/claudeCommandLine';
 import { DiffReviewHost } from './vscode/diffReviewHost';
 import { VsCodeDocumentWriter } from './vscode/documentWriter';
-import { VsCodeTextCodec } from './vscode/textCodec';
-import { workspaceIdentityStore } from './vscode/identityStore';
+import { VsCodeTextCodec } from './vscode/vsCodeTextCodec';
 import { SelectionTracker } from './vscode/selectionTracker';
 import { currentSharingPolicy, registerSelectionSharing } from './vscode/selectionSharing';
 import { StatusBar } from './vscode/statusBar';
 import { TerminalEnvironment } from './vscode/terminalEnvironment';
-import { lockFilePid, workspaceFolderPaths } from './vscode/workspace';
+import { workspaceFolderPaths } from './vscode/workspaceFolders';
+import { createIdeBridge, lockFilePid, ServerLifecycle } from './vscode/serverLifecycle';
 import { createWorkspaceHost } from './vscode/workspaceHost';
 import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
 import { WalkthroughContext } from './vscode/walkthroughContext';
-import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
 import { modalCommandApprover } from './vscode/commandApprover';
 import { Coexistence } from './vscode/coexistenceChoice';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
@@ -48,6 +46,7 @@ export interface NativeClaudeApi {
   reviews(): PendingReviewInfo[];
 }
 
+// Long (~105 lines) but wiring only: each statement builds or connects one piece; the logic lives in src/vscode.
 export async function activate(context: vscode.ExtensionContext): Promise<NativeClaudeApi> {
   const activated = performance.now();
   const log = vscode.window.createOutputChannel('Native Claude', { log: true });
@@ -84,40 +83,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     recentEdits: new RecentEdits(),
     log: serverLog,
   };
-  const identity = workspaceIdentityStore(context.workspaceState, context.secrets);
-
-  const ideBridge = new IdeBridge({
-    ideName: vscode.env.appName,
-    lockPid: lockFilePid(),
-    runningInWindows: process.platform === 'win32',
-    identity,
-    maxMessageBytes: setting('maxMessageBytes'),
-    sessionPolicy: () => setting('multipleSessions'),
-    log: serverLog,
-    // The SDK, zod and the tools load with the first connection (webpack chunk dist/session.js).
-    createSession: lazySessionFactory(async () => {
-      const [{ createSessionFactory }, { ideTools, workspaceTools }, { serverInstructions }] = await Promise.all([
-        import(/* webpackChunkName: "session" */ './server/mcpSession'),
-        import(/* webpackChunkName: "session" */ './tools/registry'),
-        import(/* webpackChunkName: "session" */ './tools/instructions'),
-      ]);
-      const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
-      return createSessionFactory({
-        toolsFor: (route) => toolsByRoute[route],
-        serverInfo: { name: 'native-claude', version: String(context.extension.packageJSON.version) },
-        instructionsFor: serverInstructions,
-        log: serverLog,
-        onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId),
-        traceCalls: () => log.logLevel !== vscode.LogLevel.Off && log.logLevel <= vscode.LogLevel.Debug,
-      });
-    }),
-  });
+  const ideBridge = createIdeBridge(context, hosts, { log, serverLog, onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId) });
   bridge = ideBridge;
   const toolsRoute = createToolsConsent(context.globalState, log);
   // Which terminal each claude runs in: selections and at-mentions go to the one in front (else all).
   const windowSessions = new WindowSessions(ideBridge);
-  const ideSessions = windowSessions.sessions;
-  const selection = new SelectionTracker(ideSessions, log, currentSharingPolicy);
+  const sessionTerminals = windowSessions.sessionTerminals;
+  const selection = new SelectionTracker(sessionTerminals, log, currentSharingPolicy);
   const sessionLabels = () => windowSessions.labels();
   const updateStatus = () => statusBar.update(ideBridge.status(), sessionLabels());
   // The first-run walkthrough's steps complete on these context keys.
@@ -127,50 +99,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     const status = ideBridge.status();
     walkthrough.bridgeChanged(status);
     // The tools route is offered once, when the user first actually uses claude with this window.
-    if (status.ideSessions > 0) void toolsRoute.offerOnce().then(walkthrough.refreshTools);
-    if (status.ideSessions > 0) warmUpTypeScript('claude connected');
+    if (status.sessionCount > 0) void toolsRoute.offerOnce().then(walkthrough.refreshTools);
+    if (status.sessionCount > 0) warmUpTypeScript('claude connected');
   });
   updateStatus();
   ideBridge.on('unsupportedClient', (message) => showCompatibilityNotice(message, log));
 
-  let startError: string | undefined;
-  const coexistence = new Coexistence(context.workspaceState, async (plan) => {
-    const running = ideBridge.status().running;
-    if (!plan.runServer && running) await controls.stop();
-    else if (plan.runServer && !running) await controls.start();
-    else if (running) refreshTerminalEnv();
-  }, () => ideBridge.status().port);
-  const applyTerminalEnv = (port: number, token: string) =>
-    // The tools route's user-scope entry reads these two (src/route/toolsRouteEntry.ts).
-    terminalEnv.apply(port, { [PORT_VARIABLE]: String(port), [TOKEN_VARIABLE]: token }, coexistence.plan().provideTerminalPort);
-  /** Applies the running server's port again (the coexistence plan or the workspace folders changed). */
-  const refreshTerminalEnv = () => {
-    const { running, port } = ideBridge.status();
-    const token = ideBridge.identity()?.token;
-    if (running && port !== undefined && token !== undefined) applyTerminalEnv(port, token);
-  };
-  const controls = {
-    start: async () => {
-      try {
-        const { port, token } = await ideBridge.start(workspaceFolderPaths());
-        startError = undefined;
-        applyTerminalEnv(port, token);
-        // After the lock file, so claude finds the window first.
-        void Promise.all(workspaceFolderPaths().map(isTypeScriptProject)).then((projects) => projects.includes(true) && warmUpTypeScript('the window opened on a TypeScript project'));
-      } catch (error) {
-        startError = (error as Error).message;
-        throw error;
-      }
-    },
-    stop: async () => {
-      await ideBridge.stop();
-      terminalEnv.clear();
-    },
-    restart: async () => {
-      await ideBridge.stop();
-      await controls.start();
-    },
-  };
+  const coexistence: Coexistence = new Coexistence(context.workspaceState, (plan) => lifecycle.followPlan(plan), () => ideBridge.status().port);
+  const lifecycle: ServerLifecycle = new ServerLifecycle({ bridge: ideBridge, terminalEnv, providesTerminalPort: () => coexistence.plan().provideTerminalPort, warmUpTypeScript, log });
 
   const healthDeps: HealthViewDeps = {
     status: () => ideBridge.status(),
@@ -178,7 +114,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     lockPid: lockFilePid(),
     workspaceFolders: workspaceFolderPaths,
     providesTerminalPort: () => ideBridge.status().running && coexistence.plan().provideTerminalPort,
-    startError: () => startError,
+    startError: () => lifecycle.startError,
     anthropicExtension: () => coexistence.anthropic,
     toolsServerName: () => toolsRoute.serverName(),
     log,
@@ -192,13 +128,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     review,
     terminalRunner,
     windowSessions,
-    ideSessions.onDidChangeTargets(updateStatus),
+    sessionTerminals.onDidChangeTargets(updateStatus),
     selection,
     walkthrough,
     registerPendingReviews(review, statusBar, (id) => windowSessions.whoAsked(id)),
-    registerMentionCommand(ideSessions, log, currentSharingPolicy),
+    registerMentionCommand(sessionTerminals, log, currentSharingPolicy),
     registerSelectionSharing(() => selection.refresh()),
-    ...registerServerCommands(ideBridge, controls, log, { ...windowSessions.launch, toolsEnabled: () => toolsRoute.isEnabled(), toolsServerName: () => toolsRoute.serverName() }, () => sessionLabels().map(describeSession)),
+    ...registerServerCommands(ideBridge, lifecycle, log, { ...windowSessions.launch, toolsEnabled: () => toolsRoute.isEnabled(), toolsServerName: () => toolsRoute.serverName() }, () => sessionLabels().map(describeSession)),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable().then(walkthrough.refreshTools)),
     registerHealthView(healthDeps),
     registerPermissionRulesCommand(log, () => toolsRoute.serverName()),
@@ -207,29 +143,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
       return { choice: chosen, portElsewhere: coexistence.portElsewhere };
     }),
     vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove().then(walkthrough.refreshTools)),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => {
-      void ideBridge.updateWorkspaceFolders(workspaceFolderPaths()).catch((e: Error) => log.error(e.message));
-      // The port is also set per workspace folder (terminalEnvironment.ts): follow the folders.
-      refreshTerminalEnv();
-    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => lifecycle.followWorkspaceFolders()),
   );
 
-  const plan = coexistence.plan();
-  if (!plan.runServer) {
-    log.info("Anthropic's Claude Code extension serves this workspace (your choice): the IDE server is not started. Claude: Choose IDE Extension switches.");
-    terminalEnv.clear();
-  } else if (setting('autoStart')) {
-    const setUp = performance.now();
-    await controls.start().then(
-      () => log.info(`Listening, lock file written ${Math.round(performance.now() - activated)} ms after activation began (${Math.round(setUp - activated)} ms of it setting up)`),
-      (error: Error) => {
-        log.error(`Could not start the Claude Code IDE server: ${error.message}`);
-        void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Check Setup', 'Show Log').then((c) =>
-          c === 'Show Log' ? log.show() : c && vscode.commands.executeCommand('nativeClaude.checkSetup'),
-        );
-      },
-    );
-  }
+  await lifecycle.startAtActivation(coexistence.plan(), activated);
   void coexistence.askIfUndecided().catch((error: Error) => log.error(error.message));
   // Problems the user would only notice as "claude does not connect": say so once, a moment after start-up.
   const offer = setTimeout(() => void offerHealthCheckIfNeeded(healthDeps).catch((error: Error) => log.warn(`Check Setup: ${error.message}`)), 4000);

@@ -13,7 +13,7 @@ import { settleDiagnostics, type SettleReport } from './settleDiagnostics';
 /** The most a write waits for the problems of the file and of the files using it to settle. */
 export const CHANGE_DIAGNOSTICS_WAIT_MS = 2000;
 /** At most this many new problems of other files are listed (most severe first). */
-export const OTHER_FILES_LIMIT = 10;
+const OTHER_FILES_LIMIT = 10;
 /** After the edited file settled, other files whose problems keep changing are waited for until this quiet. */
 const OTHERS_QUIET_MS = 300;
 
@@ -85,7 +85,7 @@ export function newProblemsInOtherFiles(before: readonly FileDiagnostics[], afte
   return added.sort((a, b) => SEVERITY_ORDER[a.item.severity] - SEVERITY_ORDER[b.item.severity] || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.item.range.start.line - b.item.range.start.line);
 }
 
-export function formatNewProblem(shownPath: string, d: DiagnosticItem): string {
+function formatNewProblem(shownPath: string, d: DiagnosticItem): string {
   const origin = [d.source, d.code].filter((s) => s !== undefined && s !== '').join(' ');
   return `[${d.severity}] ${shownPath}:${d.range.start.line + 1}:${d.range.start.character + 1} — ${d.message}${origin ? ` (${origin})` : ''}`;
 }

@@ -10,7 +10,7 @@
 import type { DiagnosticsSource } from '../host/diagnostics';
 
 /** Problems unchanged this long after a report count as settled (TypeScript's type report follows its syntax report). */
-export const SETTLE_QUIET_MS = 250;
+const SETTLE_QUIET_MS = 250;
 /** A change with no report this long after it: the language server has nothing to say about it. */
 export const ASSUME_CHECKED_AFTER_MS = 1000;
 /** A checker that answers this fast had the file already (it is not busy with a first check). */
@@ -18,7 +18,7 @@ const ANSWERED_AT_ONCE_MS = 250;
 /** How often time-based conditions (quiet periods, VS Code reloading from disk) are re-checked. */
 const POLL_MS = 50;
 /** How often a long wait tells the caller which files are still being checked (MCP progress). */
-export const WAITING_REPORT_MS = 1000;
+const WAITING_REPORT_MS = 1000;
 
 export interface SettleOptions {
   /** The most this may take. */
@@ -50,6 +50,7 @@ export interface SettleReport {
   othersChanged: string[];
 }
 
+// Long (~120 lines) because one wait's state (reports, checker answers, the wake-up) is shared by its closures.
 export async function settleDiagnostics(source: DiagnosticsSource, paths: readonly string[], options: SettleOptions): Promise<SettleReport> {
   const now = options.now ?? Date.now;
   const quietMs = options.quietMs ?? SETTLE_QUIET_MS;

@@ -5,7 +5,7 @@ import { foldersOverlap, type LockFileFacts } from './lockFiles';
 import { cliVersionSupport, matchesToolLevelRules, SUPPORTED_CLI_RANGE_TEXT } from '../util/cliVersion';
 import type { CliFacts } from './cliProbe';
 import type { ApprovalMode } from '../host/approvalMode';
-import { ALTERNATE_TOOLS_SERVER_NAME, describeEntry, isToolsRouteEntry } from '../route/toolsRouteEntry';
+import { ALTERNATE_TOOLS_SERVER_NAME, describeEntry, isToolsRouteEntry } from '../cliSetup/toolsRouteEntry';
 
 /** Commands the page's buttons run (registered by the extension). */
 export const HEALTH_COMMANDS = {
@@ -46,7 +46,7 @@ export interface SetupFacts {
   toolsRoute: { expectedEntry: Record<string, unknown>; entry?: unknown; reachable?: boolean; reachError?: string; serverName: string };
   /** Rules this extension would add (empty when none make sense for the settings). */
   suggestedRules: string[];
-  /** `nativeClaude.approvalMode`: what this window does, and the user's own setting (src/vscode/approvalMode.ts). */
+  /** `nativeClaude.approvalMode`: what this window does, and the user's own setting (src/vscode/approvalModeSetting.ts). */
   approvalMode: { effective: ApprovalMode; user: ApprovalMode };
   anthropicExtension?: { version: string; active: boolean; choice?: IdeExtensionChoice };
 }

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
-import type { ClaudeCommand } from '../route/claudeCommand';
+import type { ClaudeCommand } from '../cliSetup/claudeCommand';
 import { findExecutable } from '../util/findExecutable';
 
 export interface CliFacts {
@@ -23,7 +23,7 @@ export async function probeCli(command: ClaudeCommand, env: NodeJS.ProcessEnv = 
 }
 
 /** `claude --version` (e.g. `2.1.328 (Claude Code)`), first line; rejects after `timeoutMs`. */
-export function readCliVersion(executable: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 15_000): Promise<string> {
+function readCliVersion(executable: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 15_000): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(executable, ['--version'], { env, timeout: timeoutMs, encoding: 'utf8', windowsHide: true }, (error, stdout, stderr) => {
       const text = `${stdout}`.trim().split('\n')[0] ?? '';

@@ -47,16 +47,5 @@ export function settingsFiles(configDir: string, folders: readonly string[]): Ar
   ];
 }
 
-/** `permissions.defaultMode` and `permissions.allow` of a settings file. */
-export function permissionsOf(content: Json | undefined): { defaultMode?: string; allow: string[] } {
-  const permissions = content?.permissions;
-  if (typeof permissions !== 'object' || permissions === null) return { allow: [] };
-  const { defaultMode, allow } = permissions as Json;
-  return {
-    defaultMode: typeof defaultMode === 'string' ? defaultMode : undefined,
-    allow: Array.isArray(allow) ? allow.filter((r): r is string => typeof r === 'string') : [],
-  };
-}
-
 /** Modes in which the CLI edits without asking, so no review diff ever opens (docs/protocol.md#opendiff). */
 export const MODES_WITHOUT_REVIEW = ['acceptEdits', 'bypassPermissions', 'auto'] as const;

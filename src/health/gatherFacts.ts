@@ -3,12 +3,12 @@ import WebSocket from 'ws';
 import { readJsonFile, settingsFiles } from './cliSettings';
 import type { SetupFacts, TerminalFacts, IdeExtensionChoice } from './checkSetup';
 import { probeCli } from './cliProbe';
-import { parseClaudeCommand } from '../route/claudeCommand';
+import { parseClaudeCommand } from '../cliSetup/claudeCommand';
 import { readLockFiles } from './lockFiles';
 import type { ApprovalMode } from '../host/approvalMode';
-import { rulesToAdd } from '../route/permissionRules';
+import { rulesToAdd } from '../cliSetup/permissionRules';
 import { claudeUserConfigPath, lockFileDirectories, userSettingsPath } from '../otherPrograms/claudeConfigDir';
-import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../route/toolsRouteEntry';
+import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../cliSetup/toolsRouteEntry';
 import { matchesToolLevelRules } from '../util/cliVersion';
 import * as path from 'node:path';
 
@@ -87,7 +87,7 @@ function tcpListening(port: number, timeoutMs = 2000): Promise<boolean> {
 }
 
 /** Opens the tools route the way claude does (token header, `mcp` subprotocol) and closes it at once. */
-export function toolsRouteAccepts(port: number, token: string, timeoutMs = 3000): Promise<{ ok: boolean; error?: string }> {
+function toolsRouteAccepts(port: number, token: string, timeoutMs = 3000): Promise<{ ok: boolean; error?: string }> {
   return new Promise((resolve) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/tools`, 'mcp', { headers: { 'X-Claude-Code-Ide-Authorization': token }, handshakeTimeout: timeoutMs });
     ws.once('open', () => {

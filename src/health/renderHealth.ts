@@ -7,7 +7,7 @@ function escapeHtml(text: string): string {
 }
 
 /** A `command:` link, the only way a webview with `enableCommandUris` runs a command on click. */
-export function commandUri(command: string, args?: unknown[]): string {
+function commandUri(command: string, args?: unknown[]): string {
   return `command:${command}${args ? `?${encodeURIComponent(JSON.stringify(args))}` : ''}`;
 }
 

@@ -14,7 +14,7 @@ export interface ReviewRequest {
 
 /** How a review ended; each review ends exactly once. */
 export type ReviewDecision =
-  /** The user accepted; `text` is the right side with the user's edits, in the file's own line endings. */
+  /** The user accepted; `text` is the right side with the user's edits, in the proposal's line endings (the file's when it has no line break; src/review/acceptedText.ts). */
   | { kind: 'accepted'; text: string }
   /** The user rejected: button, keybinding, closing the tab, or the window closing. */
   | { kind: 'rejected'; reason: 'user' | 'tab-closed' | 'window-closed' }

@@ -24,7 +24,7 @@ export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env, home: stri
 }
 
 /** Whether the config folder names one folder for every claude. */
-export function configDirIsAbsolute(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): boolean {
+function configDirIsAbsolute(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): boolean {
   return path.isAbsolute(claudeConfigDir(env, home));
 }
 

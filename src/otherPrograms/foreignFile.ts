@@ -22,7 +22,7 @@ import * as lockfile from 'proper-lockfile';
 import { checkRegular, readToEnd, UnreadableFileError } from '../workspace/readTextIfExists';
 
 /** Far above any real ~/.claude.json; a bound so that a huge file is refused rather than loaded. */
-export const MAX_FOREIGN_FILE_BYTES = 64 * 1024 * 1024;
+const MAX_FOREIGN_FILE_BYTES = 64 * 1024 * 1024;
 
 // O_NONBLOCK does not exist on Windows, where opening a pipe path does not block this way.
 const READ_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOCTTY ?? 0);
@@ -320,7 +320,7 @@ async function assertWritable(target: string, mode: number): Promise<void> {
 }
 
 /** The file a write must replace: symlinks followed (a dangling link's target too), as claude writes through them. */
-export async function realTarget(file: string): Promise<string> {
+async function realTarget(file: string): Promise<string> {
   let current = file;
   for (let hop = 0; hop < MAX_SYMLINK_HOPS; hop++) {
     const stat = await fs.lstat(current).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));

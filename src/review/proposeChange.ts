@@ -10,7 +10,7 @@ import { matchOriginalFormat, stripBom, toLf } from '../workspace/textFormat';
 import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
 import { assertNoLinkSwappedIn, HardLinkedFileError, PathChangedError } from '../workspace/noFollowWrite';
 import { readBytesIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
-import { decodedLosslessly, NodeTextCodec, notLosslessMessage, unencodableCharacters, unencodableMessage } from '../workspace/textCodec';
+import { decodedLosslessly, NodeTextCodec, notLosslessMessage, unencodableCharacters, unencodableMessage } from '../workspace/encodings';
 import { CHANGE_DIAGNOSTICS_WAIT_MS, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
 import { displayPathOf } from '../workspace/displayPaths';
 
@@ -71,14 +71,14 @@ export async function proposeChange(
   }
 }
 
-async function reviewAndWrite(
+/**
+ * The file as the change starts from: refused when it has unsaved edits, is not a regular file, has
+ * other hard links, or does not decode to text that gives its bytes back; undefined text for a new file.
+ */
+async function readForChange(
   target: WorkspacePath,
-  title: string,
-  connectionId: number,
-  makeProposal: (original: string | undefined) => Proposal | Promise<Proposal>,
   deps: ChangeDependencies,
-  extra: { partial?: true; failed_blocks?: unknown[] },
-): Promise<ChangeResult> {
+): Promise<{ original: string | undefined; encoding: string; codec: TextCodec } | { error: string; path: string }> {
   const shown = target.relative;
   if (deps.documents.isDirty(target.realPath) || deps.documents.isDirty(target.absolute)) {
     return {
@@ -117,6 +117,21 @@ async function reviewAndWrite(
     }
     if (!(await decodedLosslessly(codec, bytes, original, encoding))) return { error: notLosslessMessage(shown, encoding), path: shown };
   }
+  return { original, encoding, codec };
+}
+
+async function reviewAndWrite(
+  target: WorkspacePath,
+  title: string,
+  connectionId: number,
+  makeProposal: (original: string | undefined) => Proposal | Promise<Proposal>,
+  deps: ChangeDependencies,
+  extra: { partial?: true; failed_blocks?: unknown[] },
+): Promise<ChangeResult> {
+  const shown = target.relative;
+  const current = await readForChange(target, deps);
+  if ('error' in current) return current;
+  const { original, encoding, codec } = current;
   const proposal = await makeProposal(original);
   if ('error' in proposal) return { error: proposal.error, path: shown };
   // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.

@@ -1,20 +1,20 @@
-import type { Disposable, IdeSession, IdeSessionSource } from '../server/ideSessions';
+import type { Disposable, IdeSession, IdeSessionSource } from '../server/sessionSource';
 import { realTimers, type Range, type Timers } from './selectionNotifier';
 import type { Logger } from '../util/logger';
 
 /** `at_mentioned` params: 0-based lines, both or neither (the CLI drops a lone one). */
 export type AtMentionParams = { filePath: string; lineStart?: number; lineEnd?: number };
 
-export const AT_MENTIONED = 'at_mentioned';
+const AT_MENTIONED = 'at_mentioned';
 /**
  * The CLI registers its `at_mentioned` handler in a UI effect after `ide_connected` and drops what
  * arrives earlier (measured: lost at 0 ms, kept from 50–200 ms on, 2.1.330). Unlike a selection, a
  * mention cannot be resent (each one inserts text), so mentions for a new session wait this long.
  */
-export const MENTION_READY_DELAY_MS = 1500;
+const MENTION_READY_DELAY_MS = 1500;
 /** A mention queued while claude was not running goes stale; nobody wants it inserted an hour later. */
-export const MENTION_QUEUE_MAX_AGE_MS = 10 * 60_000;
-export const MENTION_QUEUE_MAX = 20;
+const MENTION_QUEUE_MAX_AGE_MS = 10 * 60_000;
+const MENTION_QUEUE_MAX = 20;
 
 /**
  * The mention for a file, or for the lines a range covers. The CLI turns lines a..b into `#L(a+1)-(b+1)`,

@@ -1,4 +1,4 @@
-import type { Disposable, IdeSession, IdeSessionSource } from '../server/ideSessions';
+import type { Disposable, IdeSession, IdeSessionSource } from '../server/sessionSource';
 import type { Logger } from '../util/logger';
 
 /** 0-based, as VS Code and the CLI both count (docs/protocol.md#selection_changed). */
@@ -22,8 +22,8 @@ export const realTimers: Timers = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-export const SELECTION_CHANGED = 'selection_changed';
-export const SELECTION_DEBOUNCE_MS = 150;
+const SELECTION_CHANGED = 'selection_changed';
+const SELECTION_DEBOUNCE_MS = 150;
 /**
  * The CLI keeps only the first 2,000 characters of a selection for the model and appends
  * "... (truncated)" itself (2.1.330, `selected_lines_in_ide`); its pill counts lines from the range,
@@ -38,7 +38,7 @@ export const TRUNCATION_MARKER = '\n... (truncated)';
  * registration also resets the CLI's selection. So a new session gets the state at once (for CLIs
  * that are ready) and again at these delays. Resending the same selection is harmless.
  */
-export const WELCOME_RESEND_MS: readonly number[] = [300, 1000, 3000];
+const WELCOME_RESEND_MS: readonly number[] = [300, 1000, 3000];
 
 const EMPTY_RANGE: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 

@@ -8,7 +8,7 @@ export const AUTH_HEADER = 'x-claude-code-ide-authorization';
 export type Route = 'ide' | 'tools';
 
 /** Paths the server answers. The CLI's IDE connection always requests `/` (docs/protocol.md#upgrade-and-auth). */
-export const ROUTE_PATHS: Readonly<Record<string, Route>> = { '/': 'ide', '/tools': 'tools' };
+const ROUTE_PATHS: Readonly<Record<string, Route>> = { '/': 'ide', '/tools': 'tools' };
 
 /** 256 random bits, URL-safe so it can travel in a header or an environment variable. */
 export function createAuthToken(): string {
@@ -19,7 +19,7 @@ export function createAuthToken(): string {
  * Constant-time comparison. Both sides are hashed first so that neither the length of the
  * expected token nor the position of the first differing byte leaks through timing.
  */
-export function tokensMatch(expected: string, provided: string | undefined): boolean {
+function tokensMatch(expected: string, provided: string | undefined): boolean {
   if (typeof provided !== 'string' || provided.length === 0) return false;
   const a = createHash('sha256').update(expected).digest();
   const b = createHash('sha256').update(provided).digest();
@@ -31,7 +31,7 @@ export type UpgradeVerdict =
   | { ok: false; status: 400 | 401 | 403 | 404; reason: string };
 
 /** The WebSocket subprotocol every Claude Code client offers (docs/protocol.md#upgrade-and-auth). */
-export const MCP_SUBPROTOCOL = 'mcp';
+const MCP_SUBPROTOCOL = 'mcp';
 
 /**
  * Decides, from the HTTP request alone, whether a WebSocket upgrade may proceed. Runs before the

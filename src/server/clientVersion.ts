@@ -6,7 +6,7 @@
 import { cliVersionSupport, SUPPORTED_CLI_RANGE, SUPPORTED_CLI_RANGE_TEXT } from '../util/cliVersion';
 
 /** The name every claude CLI line sends in `clientInfo` and its User-Agent. */
-export const CLAUDE_CODE_CLIENT_NAME = 'claude-code';
+const CLAUDE_CODE_CLIENT_NAME = 'claude-code';
 
 /** What a peer said about itself. Fields are absent when the peer did not send them. */
 export interface ClientInfo {

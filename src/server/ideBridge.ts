@@ -41,7 +41,7 @@ export interface BridgeStatus {
   port?: number;
   lockFilePath?: string;
   /** Claude Code sessions (connections that sent `ide_connected`). */
-  ideSessions: number;
+  sessionCount: number;
   /** All open connections, including the tools route. */
   connections: number;
 }
@@ -77,7 +77,7 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
       running: server?.running ?? false,
       port: server?.running ? server.port : undefined,
       lockFilePath: this.lockFile?.path,
-      ideSessions: server?.ideSessions().length ?? 0,
+      sessionCount: server?.sessionConnections().length ?? 0,
       connections: server?.connections().length ?? 0,
     };
   }

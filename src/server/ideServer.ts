@@ -129,7 +129,8 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     return [...this.live.values()];
   }
 
-  ideSessions(): Connection[] {
+  /** The connections whose CLI announced itself with `ide_connected`: the Claude Code sessions. */
+  sessionConnections(): Connection[] {
     return this.connections().filter((c) => c.cliPid !== undefined);
   }
 
@@ -305,7 +306,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
 
   /**
    * Any token holder can send `ide_connected` with another claude's pid; until the pid is shown to hold
-   * this connection's socket, the session is not placed in that claude's terminal (ideSessions.ts).
+   * this connection's socket, the session is not placed in that claude's terminal (sessionSource.ts).
    * Runs after the announcement, never on the handshake, and one at a time per connection (a peer that
    * keeps announcing cannot fill the thread pool with /proc reads): a pid announced meanwhile is checked
    * when the running check ends.
@@ -341,7 +342,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
 
   /** Sends a notification to every Claude Code IDE session of this window; failures are logged, not thrown. */
   async notifyIdeSessions(method: string, params: Record<string, unknown>): Promise<number> {
-    const targets = this.ideSessions().filter((c) => c.session);
+    const targets = this.sessionConnections().filter((c) => c.session);
     await Promise.all(
       targets.map((c) =>
         c.session!.notify(method, params).catch((error: Error) => this.log.warn(`Could not send ${method} to #${c.id}: ${error.message}`)),

@@ -22,7 +22,7 @@ const MAX_LOCK_FILE_BYTES = 64 * 1024;
  * Makes the lock folder, or makes an existing one 0700: the lock file holds the window's token. A
  * folder of another user is refused (that user could read or replace the file), saying so.
  */
-export async function ensurePrivateDirectory(directory: string): Promise<void> {
+async function ensurePrivateDirectory(directory: string): Promise<void> {
   await fs.mkdir(directory, { recursive: true, mode: 0o700 });
   const stat = await fs.stat(directory);
   const uid = process.getuid?.();

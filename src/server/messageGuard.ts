@@ -69,7 +69,7 @@ function plainCall(raw: Record<string, unknown>, isRequest: boolean): boolean {
 }
 
 /** Short, log-safe rendering of an id the peer chose. */
-export function describeId(id: unknown): string {
+function describeId(id: unknown): string {
   const text = typeof id === 'string' ? JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id) : typeof id === 'number' ? String(id) : typeof id;
   return text;
 }

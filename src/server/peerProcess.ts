@@ -31,7 +31,7 @@ export interface PeerPidOutcome {
 export type PeerPidCheck = (peer: PeerAddress, claimedPid: number) => Promise<PeerPidOutcome>;
 
 /** A check never takes longer than this; past it the claim is unverified. */
-export const PEER_CHECK_TIMEOUT_MS = 2000;
+const PEER_CHECK_TIMEOUT_MS = 2000;
 /** A process with more descriptors than this is not searched further (the claude CLI holds a few dozen). */
 const MAX_FDS_SEARCHED = 16384;
 
@@ -43,7 +43,7 @@ const MAX_FDS_SEARCHED = 16384;
  * socket by having opened it or received it from the process that did (fork, descriptor passing),
  * so a script cannot make another user's or another claude's process own its connection.
  */
-export function procPeerPidCheck(procRoot = '/proc'): PeerPidCheck {
+function procPeerPidCheck(procRoot = '/proc'): PeerPidCheck {
   return async (peer, claimedPid) => {
     const inode = await peerSocketInode(peer, procRoot);
     if (inode === undefined) return { result: 'unverified', reason: `no TCP socket from port ${peer.peerPort} to ${peer.serverPort} in ${procRoot}/net` };
@@ -106,7 +106,7 @@ function isLoopbackV4(hex: string, littleEndian: boolean): boolean {
 }
 
 /** Without `/proc` (macOS, the BSDs, Windows) nothing is checked: the claim is taken as sent (docs/security.md). */
-export const uncheckedPeerPid: PeerPidCheck = async () => ({ result: 'unchecked', reason: 'this platform has no /proc to check it against' });
+const uncheckedPeerPid: PeerPidCheck = async () => ({ result: 'unchecked', reason: 'this platform has no /proc to check it against' });
 
 export function peerPidCheckFor(platform: NodeJS.Platform = process.platform): PeerPidCheck {
   return platform === 'linux' ? procPeerPidCheck() : uncheckedPeerPid;

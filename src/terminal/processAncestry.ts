@@ -62,7 +62,7 @@ export function parseProcStatParentPid(stat: string): number | undefined {
 export const procParentPid: ParentPidReader = async (pid) => parseProcStatParentPid(await readFile(`/proc/${pid}/stat`, 'utf8'));
 
 /** macOS and the BSDs have no /proc: ask `ps`. */
-export const psParentPid: ParentPidReader = (pid) =>
+const psParentPid: ParentPidReader = (pid) =>
   new Promise((resolve) => {
     execFile('ps', ['-o', 'ppid=', '-p', String(pid)], { timeout: 2000 }, (error, stdout) => {
       const ppid = Number(stdout.trim());

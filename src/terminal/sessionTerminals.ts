@@ -1,4 +1,4 @@
-import type { Disposable, IdeSession, IdeSessionChanges, IdeSessionSource } from '../server/ideSessions';
+import type { Disposable, IdeSession, IdeSessionChanges, IdeSessionSource } from '../server/sessionSource';
 import { processAncestry, type ParentPidReader, type TerminalCandidate } from './processAncestry';
 
 /** The window's terminals as this module needs them (VS Code: `window.terminals`, `activeTerminal`). */
@@ -143,7 +143,7 @@ export class SessionTerminals<T> implements IdeSessionSource, Disposable {
  * when none is (claude under tmux or ssh, or started outside VS Code). Unlike `findClaudeTerminal` it
  * never guesses by name: routing a selection to the wrong claude is worse than sending it to all.
  */
-export async function terminalOfProcess<T>(pid: number, candidates: readonly TerminalCandidate<T>[], readParent: ParentPidReader): Promise<TerminalCandidate<T> | undefined> {
+async function terminalOfProcess<T>(pid: number, candidates: readonly TerminalCandidate<T>[], readParent: ParentPidReader): Promise<TerminalCandidate<T> | undefined> {
   if (!candidates.some((c) => c.pid !== undefined)) return undefined;
   for (const ancestor of await processAncestry(pid, readParent)) {
     const match = candidates.find((c) => c.pid === ancestor);

@@ -18,7 +18,7 @@ import { FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, stillBeingChecked, waitingProgress
 
 
 /** At most this many problems are listed; the result then says how many there are in all. */
-export const DIAGNOSTICS_LIMIT = 500;
+const DIAGNOSTICS_LIMIT = 500;
 
 const SEVERITIES = ['error', 'warning', 'information', 'hint'] as const;
 export type SeverityFilter = (typeof SEVERITIES)[number];

@@ -29,8 +29,8 @@ import { workspaceTarget } from './workspaceTarget';
 
 export const LIST_LIMIT = 500;
 /** A recursive scan stops after this many files; the listing then says it is incomplete. */
-export const LIST_SCAN_LIMIT = 200_000;
-export const LIST_TIMEOUT_MS = 30_000;
+const LIST_SCAN_LIMIT = 200_000;
+const LIST_TIMEOUT_MS = 30_000;
 
 export interface Listing {
   /** Entries relative to the listed folder, folders ending in `/`, in tree order. */
@@ -249,16 +249,6 @@ class Int32List {
 function sameBytes(a: Buffer, aStart: number, b: Buffer, bStart: number, length: number): boolean {
   for (let i = length - 1; i >= 0; i--) if (a[aStart + i] !== b[bStart + i]) return false;
   return true;
-}
-
-/**
- * Turns file paths (relative to the listed folder, `/`-separated) into a listing with their folders.
- * When there are more than `limit` entries, keeps the shallowest ones (by depth, then path).
- */
-export function buildRecursiveListing(files: Iterable<string>, limit = LIST_LIMIT): Listing {
-  const builder = new RecursiveListingBuilder(limit);
-  builder.addChunk(Buffer.from([...new Set(files)].map((file) => `${file}\n`).join('')));
-  return builder.finish();
 }
 
 /** The listing as the model reads it: one entry a line, paths relative to the workspace folder. */

@@ -7,21 +7,21 @@
 import { promises as fs } from 'fs';
 import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
-import { BINARY_SNIFF_BYTES } from '../workspace/binaryDetection';
+import { BINARY_SNIFF_BYTES, looksBinary } from '../workspace/binaryDetection';
 import type { FileHandle } from 'fs/promises';
 import type { TextCodec } from '../host/textCodec';
 import { MAX_TEXT_FILE_BYTES, openRegularFile, UnreadableFileError } from '../workspace/readTextIfExists';
-import { isUtf8, NodeTextCodec } from '../workspace/textCodec';
+import { isUtf8, NodeTextCodec } from '../workspace/encodings';
 import { displayPath } from '../workspace/displayPaths';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 
-export const READ_DEFAULT_LIMIT = 2000;
+const READ_DEFAULT_LIMIT = 2000;
 const PLAIN_CODEC = new NodeTextCodec();
 /** Characters of one line that are shown; the rest is replaced by a note (minified files). */
 export const READ_LINE_CHARS = 2000;
 /** Above this many characters of output, no further lines are added (the result says where to go on). */
-export const READ_OUTPUT_CHARS = 250_000;
+const READ_OUTPUT_CHARS = 250_000;
 const CHUNK_BYTES = 1 << 20;
 const NEWLINE = 0x0a;
 // A cut at this many bytes decodes to at least READ_LINE_CHARS UTF-16 units (3 bytes per unit at worst).
@@ -96,7 +96,7 @@ export async function readLineWindow(filePath: string, firstLine: number, maxLin
       }
       if (sniffed < BINARY_SNIFF_BYTES) {
         const end = Math.min(bytesRead, BINARY_SNIFF_BYTES - sniffed);
-        if (chunk.subarray(0, end).includes(0)) return { firstLine, lines: [], totalLines: 0, binary: true };
+        if (looksBinary(chunk.subarray(0, end))) return { firstLine, lines: [], totalLines: 0, binary: true };
         sniffed += end;
       }
       totalBytes += bytesRead;
@@ -150,7 +150,7 @@ async function readDecoded(
 ): Promise<LineWindow> {
   const binary = { firstLine, lines: [], totalLines: 0, binary: true };
   const unicode16 = encoding === 'utf16le' || encoding === 'utf16be';
-  if (!unicode16 && head.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return binary;
+  if (!unicode16 && looksBinary(head)) return binary;
   const chunks = [head];
   let total = head.length;
   for (;;) {

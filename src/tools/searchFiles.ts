@@ -11,11 +11,11 @@ import { defineTool, errorResult, textResult, type ToolDefinition } from './tool
 import { workspaceTarget } from './workspaceTarget';
 
 /** At most this many matching lines are reported; rg is stopped at the next one. */
-export const SEARCH_MATCH_LIMIT = 300;
+const SEARCH_MATCH_LIMIT = 300;
 /** A matching line longer than this is shown as a window around its first match. */
-export const SEARCH_LINE_CHARS = 300;
+const SEARCH_LINE_CHARS = 300;
 /** A search still running after this long is stopped and its results so far are returned. */
-export const SEARCH_TIMEOUT_MS = 30_000;
+const SEARCH_TIMEOUT_MS = 30_000;
 
 // ---------------------------------------------------------------------------------------------
 // rg --json parsing and grouping (pure)

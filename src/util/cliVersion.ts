@@ -1,6 +1,6 @@
 // The claude CLI's version numbers, read once for everyone: the server (a client's `initialize` and
 // User-Agent, src/server/clientVersion.ts), Check Setup (`claude --version`), `claude mcp`
-// (src/route/claudeMcpCommand.ts), the permission rules and the CLI test matrix.
+// (src/cliSetup/claudeMcpCommand.ts), the permission rules and the CLI test matrix.
 
 /** The CLI versions the project's own matrix (`npm run test:cli-matrix`) runs green. */
 export const SUPPORTED_CLI_RANGE = {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 /**
  * Where `program` (a name like `claude`, or a path) would be found by a shell with this PATH: the first
  * executable match on PATH, or the path itself; undefined if none. `~` and variables are the caller's
- * to expand (src/route/claudeCommand.ts does it for the claude command).
+ * to expand (src/cliSetup/claudeCommand.ts does it for the claude command).
  */
 export async function findExecutable(program: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Promise<string | undefined> {
   if (!program) return undefined;

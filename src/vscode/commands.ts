@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { IdeBridge } from '../server/ideBridge';
 import { describeStatus } from '../server/statusText';
-import { claudeLaunchCommand } from '../route/launchCommand';
+import { claudeLaunchCommand } from '../cliSetup/launchCommand';
 import { claudeCommand, setting } from './settings';
 
 export interface ServerControls {
@@ -24,7 +24,7 @@ export interface LaunchOptions {
  * workspace root running `claude` (its env points it at this window; with the tools enabled, the
  * tools entry goes on its command line so they are there at once).
  */
-export async function launchClaudeInTerminal(options: LaunchOptions, log: vscode.LogOutputChannel): Promise<vscode.Terminal> {
+async function launchClaudeInTerminal(options: LaunchOptions, log: vscode.LogOutputChannel): Promise<vscode.Terminal> {
   const running = await options.connectedTerminal().catch(() => undefined);
   if (running) {
     log.info(`Launch: claude already runs in terminal "${running.name}"; bringing it forward`);

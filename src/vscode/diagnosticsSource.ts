@@ -81,7 +81,7 @@ function tabUri(tab: vscode.Tab): string | undefined {
  * Where to ask a language server about a file: the first word that is not on a comment line, so the
  * answer needs the file's project (TypeScript's quick info builds the program and its type checker).
  */
-export function firstWordOffset(text: string): number {
+function firstWordOffset(text: string): number {
   let offset = 0;
   for (const line of text.slice(0, 20_000).split('\n')) {
     const word = /^\s*(?:\/\/|#|\/?\*|<!--)/.test(line) ? null : /[A-Za-z_$][\w$]*/.exec(line);
@@ -119,7 +119,7 @@ export function toDiagnosticItem(d: vscode.Diagnostic): DiagnosticItem {
 }
 
 /** `file://` + the raw fsPath: the CLI compares it without percent-decoding (docs/protocol.md#getdiagnostics). */
-export function diagnosticsUri(uri: vscode.Uri): string {
+function diagnosticsUri(uri: vscode.Uri): string {
   return `file://${uri.fsPath}`;
 }
 

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { DocumentWriter } from '../host/documents';
 import type { TextCodec } from '../host/textCodec';
 import { assertNoLinkSwappedIn, writeWithoutFollowing } from '../workspace/noFollowWrite';
-import { encodingName, unencodableCharacters, unencodableMessage } from '../workspace/textCodec';
+import { encodingName, unencodableCharacters, unencodableMessage } from '../workspace/encodings';
 import { stripBom } from '../workspace/textFormat';
 
 /**

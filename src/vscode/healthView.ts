@@ -17,7 +17,7 @@ export interface HealthViewDeps {
   providesTerminalPort(): boolean;
   startError(): string | undefined;
   anthropicExtension(): { version: string; active: boolean; choice?: IdeExtensionChoice } | undefined;
-  /** The MCP server name the tools are under (src/route/toolsConsent.ts). */
+  /** The MCP server name the tools are under (src/cliSetup/toolsConsent.ts). */
   toolsServerName(): string;
   log: vscode.LogOutputChannel;
 }
@@ -41,7 +41,7 @@ async function terminalFacts(): Promise<TerminalFacts[]> {
 }
 
 /** Gathers everything and evaluates it (also used for the start-up notification). */
-export async function runHealthCheck(deps: HealthViewDeps): Promise<HealthReport> {
+async function runHealthCheck(deps: HealthViewDeps): Promise<HealthReport> {
   const status = deps.status();
   const facts = await gatherSetupFacts({
     workspaceFolders: deps.workspaceFolders(),

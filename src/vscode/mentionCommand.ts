@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { buildAtMention, formatAtMention, MentionDispatcher, type AtMentionParams, type MentionOutcome } from '../selection/atMention';
-import type { IdeSession, IdeSessionSource } from '../server/ideSessions';
+import type { IdeSession, IdeSessionSource } from '../server/sessionSource';
 import { findClaudeTerminal, parentPidReaderFor, type ParentPidReader } from '../terminal/processAncestry';
 import type { Logger } from '../util/logger';
 import type { SharingPolicy } from '../selection/sharingPolicy';
 import { diskPathOf, isRealFile } from './selectionTracker';
 
-export const MENTION_COMMAND = 'nativeClaude.mentionSelection';
+const MENTION_COMMAND = 'nativeClaude.mentionSelection';
 const LAUNCH_COMMAND = 'nativeClaude.launchClaude';
 
 /**

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { probeCli } from '../health/cliProbe';
 import { matchesToolLevelRules } from '../util/cliVersion';
-import { ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../route/permissionRules';
+import { ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../cliSetup/permissionRules';
 import { approvalModes, claudeCommand } from './settings';
 
 /** The version of the claude a terminal would run, when it can be told (decides the rule form). */
@@ -9,7 +9,7 @@ async function cliVersion(): Promise<string | undefined> {
   return (await probeCli(claudeCommand())).version;
 }
 
-/** `nativeClaude.addPermissionRules`: the offer from src/route/permissionRules.ts with a modal dialog as its UI. */
+/** `nativeClaude.addPermissionRules`: the offer from src/cliSetup/permissionRules.ts with a modal dialog as its UI. */
 export function registerPermissionRulesCommand(log: vscode.LogOutputChannel, serverName: () => string): vscode.Disposable {
   return vscode.commands.registerCommand('nativeClaude.addPermissionRules', async () => {
     const version = await cliVersion();

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { SharingPolicy } from '../selection/sharingPolicy';
 import { affectsSetting, setting, updateSetting } from './settings';
-import { workspaceFolderPaths } from './workspace';
+import { workspaceFolderPaths } from './workspaceFolders';
 
-export const TOGGLE_SHARING_COMMAND = 'nativeClaude.toggleSelectionSharing';
+const TOGGLE_SHARING_COMMAND = 'nativeClaude.toggleSelectionSharing';
 
 /** The current `nativeClaude.shareSelection` / `excludeFromSharing` settings as a policy. */
 export function currentSharingPolicy(): SharingPolicy {

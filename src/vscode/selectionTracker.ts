@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { IdeSessionSource } from '../server/ideSessions';
+import type { IdeSessionSource } from '../server/sessionSource';
 import type { SharingPolicy } from '../selection/sharingPolicy';
 import { MAX_SELECTION_TEXT_CHARS, SelectionNotifier, type EditorState, type SelectionChangedParams } from '../selection/selectionNotifier';
 import type { Logger } from '../util/logger';
@@ -101,7 +101,7 @@ export class SelectionTracker implements vscode.Disposable {
 }
 
 /** The active editor's primary selection; reads at most one character past the text cap. */
-export function editorState(editor: vscode.TextEditor, filePath = editor.document.uri.fsPath, maxTextChars = MAX_SELECTION_TEXT_CHARS): EditorState {
+function editorState(editor: vscode.TextEditor, filePath = editor.document.uri.fsPath, maxTextChars = MAX_SELECTION_TEXT_CHARS): EditorState {
   const { document, selection } = editor;
   return {
     filePath,

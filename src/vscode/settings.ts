@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import type { ApprovalMode } from '../host/approvalMode';
-import { parseClaudeCommand, type ClaudeCommand } from '../route/claudeCommand';
+import { parseClaudeCommand, type ClaudeCommand } from '../cliSetup/claudeCommand';
 import { DEFAULT_EXCLUDE_PATTERNS } from '../selection/sharingPolicy';
 import type { SessionPolicy } from '../server/ideServer';
-import { DEFAULT_APPROVAL_MODE, readApprovalModes, type ApprovalModes } from './approvalMode';
+import { DEFAULT_APPROVAL_MODE, readApprovalModes, type ApprovalModes } from './approvalModeSetting';
 import type { ReviewPlacement } from './diffReviewHost';
 
 /** The section of every setting in package.json's `contributes.configuration`. */
@@ -47,12 +47,12 @@ export function setting<K extends keyof NativeClaudeSettings>(key: K): NativeCla
   return configuration().get<NativeClaudeSettings[K]>(key, (Array.isArray(fallback) ? [...fallback] : fallback) as NativeClaudeSettings[K]);
 }
 
-/** `approvalMode` through inspect(): a workspace may only make it stricter (src/vscode/approvalMode.ts). */
+/** `approvalMode` through inspect(): a workspace may only make it stricter (src/vscode/approvalModeSetting.ts). */
 export function approvalModes(): ApprovalModes {
   return readApprovalModes(configuration());
 }
 
-/** `claudeCommand`, parsed: `~` and `${env:NAME}` expanded (src/route/claudeCommand.ts). */
+/** `claudeCommand`, parsed: `~` and `${env:NAME}` expanded (src/cliSetup/claudeCommand.ts). */
 export function claudeCommand(): ClaudeCommand {
   return parseClaudeCommand(setting('claudeCommand'));
 }

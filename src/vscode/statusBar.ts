@@ -36,7 +36,7 @@ export class StatusBar implements vscode.Disposable {
 
   update(status: BridgeStatus, sessions: readonly SessionLabel[] = []): void {
     const text = describeStatus(status, sessions.map(describeSession));
-    this.item.text = `${status.ideSessions > 0 ? '$(sparkle)' : status.running ? '$(plug)' : '$(debug-disconnect)'} ${text.short}`;
+    this.item.text = `${status.sessionCount > 0 ? '$(sparkle)' : status.running ? '$(plug)' : '$(debug-disconnect)'} ${text.short}`;
     this.item.tooltip = text.long;
     this.item.backgroundColor = status.running ? undefined : new vscode.ThemeColor('statusBarItem.warningBackground');
   }

@@ -10,7 +10,7 @@
 //  - A terminal stays busy until VS Code reports the command's end, or its output stream ends.
 //    After a timeout it therefore stays busy while the command runs on.
 //  - Without shell integration the command is still sent (visibly, with sendText) but nothing can
-//    be read; such a terminal is reused as soon as the call returns, since its state is unknowable.
+//    be read; such a terminal stays busy for good, since nobody can tell when its command ends.
 //
 // Only types come from 'vscode': the extension passes `vscode.window`, tests pass a fake.
 
@@ -191,6 +191,7 @@ export class VsCodeTerminalRunner implements TerminalHost, vscode.Disposable {
     });
   }
 
+  // Long (~100 lines) because one command's race (end event, stream end, close, timeout, cancel) shares its promises and timers.
   private async execute(
     m: ManagedTerminal,
     integration: vscode.TerminalShellIntegration,

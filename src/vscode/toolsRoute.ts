@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { ClaudeMcpCommand } from '../route/claudeMcpCommand';
-import { ClaudeUserConfig } from '../route/claudeUserConfig';
-import { ToolsConsent } from '../route/toolsConsent';
+import { ClaudeMcpCommand } from '../cliSetup/claudeMcpCommand';
+import { ClaudeUserConfig } from '../cliSetup/claudeUserConfig';
+import { ToolsConsent } from '../cliSetup/toolsConsent';
 import { claudeCommand } from './settings';
 
-/** The tools-route consent with VS Code's notifications as its UI (the logic is in src/route/toolsConsent.ts). */
+/** The tools-route consent with VS Code's notifications as its UI (the logic is in src/cliSetup/toolsConsent.ts). */
 export function createToolsConsent(state: vscode.Memento, log: vscode.LogOutputChannel): ToolsConsent {
   return new ToolsConsent(state, {
     ask: (question, ...choices) => vscode.window.showInformationMessage(question, ...choices),

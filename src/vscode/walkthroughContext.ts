@@ -8,7 +8,7 @@ import { affectsSetting, claudeCommand } from './settings';
  * The context keys the first-run walkthrough (package.json contributes.walkthroughs) completes its steps
  * on. VS Code remembers a completed step, so a key only has to become true once while the user does it.
  */
-export const WALKTHROUGH_KEYS = {
+const WALKTHROUGH_KEYS = {
   /** `claudeCommand` is an executable on the extension host's PATH. */
   cliFound: 'nativeClaude.cliFound',
   /** At least one claude session is connected to this window now. */
@@ -45,8 +45,8 @@ export class WalkthroughContext implements vscode.Disposable {
   }
 
   bridgeChanged(status: BridgeStatus): void {
-    this.set(WALKTHROUGH_KEYS.sessionConnected, status.ideSessions > 0);
-    if (status.ideSessions > 0) this.set(WALKTHROUGH_KEYS.cliFound, true);
+    this.set(WALKTHROUGH_KEYS.sessionConnected, status.sessionCount > 0);
+    if (status.sessionCount > 0) this.set(WALKTHROUGH_KEYS.cliFound, true);
   }
 
   /** Re-reads the CLI's user config (after the tools were enabled or removed). */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { bridgeSessionSource } from '../server/ideSessions';
+import { bridgeSessionSource } from '../server/sessionSource';
 import { parentPidReaderFor } from '../terminal/processAncestry';
 import { SessionTerminals } from '../terminal/sessionTerminals';
 import type { IdeBridge } from '../server/ideBridge';
@@ -14,15 +14,15 @@ import { vscodeTerminalDirectory } from './terminalDirectory';
  */
 export class WindowSessions implements vscode.Disposable {
   private readonly bridgeSessions;
-  readonly sessions: SessionTerminals<vscode.Terminal>;
+  readonly sessionTerminals: SessionTerminals<vscode.Terminal>;
 
   constructor(private readonly bridge: IdeBridge) {
     this.bridgeSessions = bridgeSessionSource(bridge);
-    this.sessions = new SessionTerminals(this.bridgeSessions, vscodeTerminalDirectory(), parentPidReaderFor());
+    this.sessionTerminals = new SessionTerminals(this.bridgeSessions, vscodeTerminalDirectory(), parentPidReaderFor());
   }
 
   labels(): SessionLabel[] {
-    return this.sessions.sessionPlaces().map((p) => ({ id: p.session.id, cliPid: p.session.cliPid, claimedPid: p.session.claimedPid, terminalName: p.terminalName, cliVersion: p.session.cliVersion }));
+    return this.sessionTerminals.sessionPlaces().map((p) => ({ id: p.session.id, cliPid: p.session.cliPid, claimedPid: p.session.claimedPid, terminalName: p.terminalName, cliVersion: p.session.cliVersion }));
   }
 
   /** Who a review belongs to, for the pending-reviews list. */
@@ -32,18 +32,18 @@ export class WindowSessions implements vscode.Disposable {
     return this.bridge.ideServer?.connections().some((c) => c.id === connectionId && c.route === 'tools') ? 'VS Code tools' : undefined;
   }
 
-  /** The terminal part of the launch options (the tools part is the consent's, src/route/toolsConsent.ts). */
+  /** The terminal part of the launch options (the tools part is the consent's, src/cliSetup/toolsConsent.ts). */
   readonly launch: Pick<LaunchOptions, 'connectedTerminal'> = {
     // The terminal in front if it runs a connected claude, else the newest such terminal.
     connectedTerminal: async () => {
-      await this.sessions.settled();
-      const terminals = this.sessions.sessionPlaces().flatMap((p) => (p.terminal ? [p.terminal] : []));
+      await this.sessionTerminals.settled();
+      const terminals = this.sessionTerminals.sessionPlaces().flatMap((p) => (p.terminal ? [p.terminal] : []));
       return terminals.find((t) => t === vscode.window.activeTerminal) ?? terminals[terminals.length - 1];
     },
   };
 
   dispose(): void {
-    this.sessions.dispose();
+    this.sessionTerminals.dispose();
     this.bridgeSessions.dispose();
   }
 }

@@ -62,7 +62,7 @@ export async function assertNoLinkSwappedIn(realPath: string): Promise<boolean> 
 }
 
 /** Throws {@link HardLinkedFileError} for a regular file with more than one link. */
-export function assertSingleLink(file: string, stat: { isFile(): boolean; nlink: number }): void {
+function assertSingleLink(file: string, stat: { isFile(): boolean; nlink: number }): void {
   if (stat.isFile() && stat.nlink > 1) throw new HardLinkedFileError(file, stat.nlink);
 }
 
@@ -114,7 +114,7 @@ export async function writeWithoutFollowing(realPath: string, text: string | Uin
 }
 
 /** Creates the missing folders of `dir` one level at a time; a link found at any of them is refused. */
-export async function makeFoldersWithoutFollowing(dir: string, realPath: string = dir): Promise<void> {
+async function makeFoldersWithoutFollowing(dir: string, realPath: string = dir): Promise<void> {
   const missing: string[] = [];
   let existing = dir;
   for (;;) {

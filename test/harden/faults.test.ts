@@ -9,8 +9,8 @@ import { promises as fs } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ClaudeUserConfig } from '../../src/route/claudeUserConfig';
-import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
+import { ClaudeUserConfig } from '../../src/cliSetup/claudeUserConfig';
+import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 import { TEST_TOKEN } from '../support/serverFixture';
 import { resultText, startWorkspaceToolServer } from '../support/workspaceToolServer';
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { AUTH_HEADER } from '../../src/server/auth';
-import { bridgeSessionSource, type SessionBridge } from '../../src/server/ideSessions';
+import { bridgeSessionSource, type SessionBridge } from '../../src/server/sessionSource';
 import type { IdeServer } from '../../src/server/ideServer';
 import { SelectionNotifier } from '../../src/selection/selectionNotifier';
 import { procParentPid } from '../../src/terminal/processAncestry';
@@ -28,7 +28,7 @@ async function forger(url: string, pid: number) {
   await waitFor(() => received.some((m) => (m as { id?: number }).id === 0), 2000, 'initialize answered');
   ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'ide_connected', params: { pid } }));
-  return { ws, selections: () => received.filter((m) => m.method === 'selection_changed').map((m) => m.params?.filePath) };
+  return { ws, saw: (method: string) => received.some((m) => m.method === method), selections: () => received.filter((m) => m.method === 'selection_changed').map((m) => m.params?.filePath) };
 }
 
 describeLinux('a forged ide_connected pid takes over no routing', () => {
@@ -56,11 +56,11 @@ describeLinux('a forged ide_connected pid takes over no routing', () => {
       onDidOpenOrClose: () => ({ dispose: () => undefined }),
     };
     const routed = new SessionTerminals(base, directory, procParentPid);
-    const checked = () => fixture.server.ideSessions().every((c) => c.pidCheck !== 'pending');
-    await waitFor(() => fixture.server.ideSessions().length === 1 && checked(), 3000, 'claude verified');
+    const checked = () => fixture.server.sessionConnections().every((c) => c.pidCheck !== 'pending');
+    await waitFor(() => fixture.server.sessionConnections().length === 1 && checked(), 3000, 'claude verified');
 
     const attacker = await forger(fixture.url, claude.pid);
-    await waitFor(() => fixture.server.ideSessions().length === 2 && checked(), 3000, 'the forged pid checked');
+    await waitFor(() => fixture.server.sessionConnections().length === 2 && checked(), 3000, 'the forged pid checked');
     await waitFor(() => routed.sessionPlaces().filter((p) => p.terminal === 'A').length >= 1, 3000, 'claude placed');
     await routed.settled();
 
@@ -75,7 +75,9 @@ describeLinux('a forged ide_connected pid takes over no routing', () => {
     notifier.update({ filePath: '/work/project/.env.local', selection: { start: { line: 0, character: 0 }, end: { line: 0, character: 7 } }, text: 'SECRET=' });
     notifier.flush();
     await waitFor(() => claude!.received.some((r) => r.includes('.env.local')), 3000, 'claude to get the selection');
-    await new Promise((r) => setTimeout(r, 100));
+    // A notification to every session after it: on the forger's socket it comes after any selection sent there.
+    await fixture.server.notifyIdeSessions('test/marker', {});
+    await waitFor(() => attacker.saw('test/marker'), 3000, 'the forger to get the marker');
     expect(attacker.selections()).not.toContain('/work/project/.env.local');
 
     notifier.dispose();

@@ -15,7 +15,8 @@ describe('tool context: the model marker and progress', () => {
         seen.push({ modelToolUseId: ctx.modelToolUseId, canReport: ctx.progress !== undefined });
         ctx.progress?.('first');
         ctx.progress?.('second');
-        await new Promise((r) => setTimeout(r, 50)); // the notifications go out before the answer anyway; give them a turn
+        // Answering at once can overtake them (they go through the SDK's async notification()): work a moment, as a tool does.
+        await new Promise((r) => setTimeout(r, 50));
         return textResult('ok');
       },
     });

@@ -2,10 +2,10 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
-import { ClaudeUserConfig } from '../../src/route/claudeUserConfig';
+import { ClaudeUserConfig } from '../../src/cliSetup/claudeUserConfig';
 import { claudeUserConfigPath } from '../../src/otherPrograms/claudeConfigDir';
 import { UnusableFileError } from '../../src/otherPrograms/foreignFile';
-import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
+import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 
 describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
   let dir: string;
@@ -69,9 +69,15 @@ describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
     await fs.writeFile(file, JSON.stringify({ a: 1 }));
     const release = await lockfile.lock(file, { lockfilePath: `${file}.lock`, realpath: false });
     const config = new ClaudeUserConfig(file);
+    // The module itself (not this file's import copy), so the writer's calls are seen too.
+    const attempts = jest.spyOn(require('proper-lockfile') as typeof lockfile, 'lock');
     let done = false;
     const pending = config.setServer('vscode', toolsRouteEntry()).then((r) => ((done = true), r));
-    await new Promise((r) => setTimeout(r, 300));
+    // Tried the lock, found it held, and tried again: it waits for the lock.
+    for (const deadline = Date.now() + 3000; attempts.mock.calls.length < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+    const tries = attempts.mock.calls.length;
+    attempts.mockRestore();
+    expect(tries).toBeGreaterThanOrEqual(2);
     expect(done).toBe(false); // held back by the lock
     await fs.writeFile(file, JSON.stringify({ a: 1, b: 2 })); // what the lock holder wrote
     await release();

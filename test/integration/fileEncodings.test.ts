@@ -10,7 +10,7 @@ import { readFileTool } from '../../src/tools/readFile';
 import type { ToolContext } from '../../src/tools/toolDefinition';
 import { writeFileTool } from '../../src/tools/writeFile';
 import { KeyedLock } from '../../src/util/keyedLock';
-import { NodeTextCodec } from '../../src/workspace/textCodec';
+import { NodeTextCodec } from '../../src/workspace/encodings';
 import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics } from '../support/fakeHosts';
 
 type Result = { content: Array<{ type: string; text: string }>; isError?: boolean };

@@ -4,9 +4,9 @@ import * as path from 'node:path';
 import { checkSetup } from '../../src/health/checkSetup';
 import { allFindings } from '../../src/health/findings';
 import { gatherSetupFacts, type EditorFacts } from '../../src/health/gatherFacts';
-import { ADD_RULES_CHOICE, ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../../src/route/permissionRules';
+import { ADD_RULES_CHOICE, ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../../src/cliSetup/permissionRules';
 import { UnusableFileError } from '../../src/otherPrograms/foreignFile';
-import { toolsRouteEntry } from '../../src/route/toolsRouteEntry';
+import { toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 import { startTestServer, TEST_TOKEN } from '../support/serverFixture';
 
 describe('health check on real files, a real PATH and a real server', () => {
@@ -151,7 +151,7 @@ describe('the permission-rules offer', () => {
     const asked: string[] = [];
     const informed: string[] = [];
     const ui = (answer: string | undefined) => ({
-      ask: async (q: string, detail: string) => (asked.push(detail), answer),
+      ask: async (_question: string, detail: string) => (asked.push(detail), answer),
       inform: (m: string) => informed.push(m),
       fail: (m: string) => informed.push(`FAIL ${m}`),
     });

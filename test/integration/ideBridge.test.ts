@@ -98,14 +98,14 @@ describe('IdeBridge life cycle', () => {
     const a = await first.start([root]);
     const url = `ws://127.0.0.1:${a.port}`;
     const before = await connectClient(url, { token: a.token, announce: true });
-    await waitFor(() => first.status().ideSessions === 1);
+    await waitFor(() => first.status().sessionCount === 1);
     await first.stop(); // extension reload: deactivate…
     const second = makeBridge(lockDir, identity); // …activate again
     const b = await second.start([root]);
     expect(b).toEqual(a);
     const after = await connectClient(url, { token: a.token, announce: true });
-    await waitFor(() => second.status().ideSessions === 1);
-    expect(second.status()).toMatchObject({ running: true, port: a.port, ideSessions: 1 });
+    await waitFor(() => second.status().sessionCount === 1);
+    expect(second.status()).toMatchObject({ running: true, port: a.port, sessionCount: 1 });
     await after.client.close();
     await before.client.close().catch(() => undefined);
     await second.stop();

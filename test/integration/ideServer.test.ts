@@ -128,14 +128,14 @@ describe('IdeServer over real sockets', () => {
     await fixture.server.stop();
     fixture = await startTestServer({ sessionPolicy: () => 'newest-wins' });
     const first = await connectClient(fixture.url, { announce: true, pid: 111 });
-    await waitFor(() => fixture.server.ideSessions().length === 1, 2000, 'first session');
+    await waitFor(() => fixture.server.sessionConnections().length === 1, 2000, 'first session');
     const plain = await connectClient(fixture.url); // never announces: not an IDE session
     const tools = await connectClient(`${fixture.url}/tools`);
     const firstClosed = closed(first.transport.socket!);
     const second = await connectClient(fixture.url, { announce: true, pid: 222 });
     await expect(firstClosed).resolves.toEqual({ code: SUPERSEDED_CLOSE_CODE, reason: SUPERSEDED_CLOSE_REASON });
-    await waitFor(() => fixture.server.ideSessions().length === 1, 2000, 'one session left');
-    expect(fixture.server.ideSessions()[0].cliPid).toBe(222);
+    await waitFor(() => fixture.server.sessionConnections().length === 1, 2000, 'one session left');
+    expect(fixture.server.sessionConnections()[0].cliPid).toBe(222);
     expect(plain.transport.socket!.readyState).toBe(WebSocket.OPEN);
     expect(tools.transport.socket!.readyState).toBe(WebSocket.OPEN);
     await Promise.all([second.client.close(), plain.client.close(), tools.client.close()]);
@@ -144,24 +144,24 @@ describe('IdeServer over real sockets', () => {
   test('all (the default): every ide_connected is kept, each session gets its own notifications', async () => {
     const first = await connectClient(fixture.url, { announce: true, pid: 111 });
     const second = await connectClient(fixture.url, { announce: true, pid: 222 });
-    await waitFor(() => fixture.server.ideSessions().length === 2, 2000, 'two sessions');
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => fixture.server.sessionConnections().length === 2, 2000, 'two sessions');
+    await first.client.ping(); // answered after the server handled the second's ide_connected: not closed by it
     expect(first.transport.socket!.readyState).toBe(WebSocket.OPEN);
-    expect(fixture.server.ideSessions().map((c) => c.cliPid)).toEqual([111, 222]);
+    expect(fixture.server.sessionConnections().map((c) => c.cliPid)).toEqual([111, 222]);
     expect(fixture.log.join('\n')).not.toMatch(/superseded/);
     const seen: unknown[] = [];
     first.client.fallbackNotificationHandler = async (n) => void seen.push(['first', n.method]);
     second.client.fallbackNotificationHandler = async (n) => void seen.push(['second', n.method]);
-    await fixture.server.ideSessions()[1].session!.notify('at_mentioned', { filePath: '/x' });
+    await fixture.server.sessionConnections()[1].session!.notify('at_mentioned', { filePath: '/x' });
     await waitFor(() => seen.length === 1);
     expect(seen).toEqual([['second', 'at_mentioned']]);
     await Promise.all([first.client.close(), second.client.close()]);
   });
 
   test('ide_connected on the tools route does not make it an IDE session', async () => {
-    await connectClient(`${fixture.url}/tools`, { announce: true });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(fixture.server.ideSessions()).toHaveLength(0);
+    const { client } = await connectClient(`${fixture.url}/tools`, { announce: true });
+    await client.ping(); // answered after the server handled the ide_connected sent before it
+    expect(fixture.server.sessionConnections()).toHaveLength(0);
   });
 
   test('notifications reach every IDE session and only them', async () => {
@@ -170,7 +170,7 @@ describe('IdeServer over real sockets', () => {
     const seen: { ide: unknown[]; tools: unknown[] } = { ide: [], tools: [] };
     ide.client.fallbackNotificationHandler = async (n) => void seen.ide.push(n);
     tools.client.fallbackNotificationHandler = async (n) => void seen.tools.push(n);
-    await waitFor(() => fixture.server.ideSessions().length === 1);
+    await waitFor(() => fixture.server.sessionConnections().length === 1);
     await expect(fixture.server.notifyIdeSessions('selection_changed', { text: 'x' })).resolves.toBe(1);
     await waitFor(() => seen.ide.length === 1);
     expect(seen.ide[0]).toMatchObject({ method: 'selection_changed', params: { text: 'x' } });
@@ -190,9 +190,13 @@ describe('IdeServer over real sockets', () => {
   test('a peer that answers pings is kept', async () => {
     await fixture.server.stop();
     fixture = await startTestServer({ heartbeatMs: 50 });
-    const { client } = await connectClient(fixture.url);
-    await new Promise((r) => setTimeout(r, 400));
+    const { client, transport } = await connectClient(fixture.url);
+    // Each ping after the first comes after a check that the previous one was answered.
+    let pings = 0;
+    transport.socket!.on('ping', () => pings++);
+    await waitFor(() => pings >= 4, 3000, 'four pings');
     expect(fixture.server.connections()).toHaveLength(1);
+    expect(transport.socket!.readyState).toBe(WebSocket.OPEN);
     await client.close();
   });
 });

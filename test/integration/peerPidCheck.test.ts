@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { spawnAnnouncer } from '../support/announcer';
-import { bridgeSessionSource, type SessionBridge } from '../../src/server/ideSessions';
+import { bridgeSessionSource, type SessionBridge } from '../../src/server/sessionSource';
 import type { Connection } from '../../src/server/ideServer';
 import { connectClient, startTestServer, waitFor } from '../support/serverFixture';
 
@@ -32,7 +32,7 @@ describeLinux('ide_connected pid checked against the connecting process', () => 
     const checkedSessions: number[] = [];
     sessions.onDidCheckPid!((s) => checkedSessions.push(s.id));
     await connectClient(fixture.url, { announce: true, pid: sleep.pid });
-    const connection = () => fixture.server.ideSessions()[0];
+    const connection = () => fixture.server.sessionConnections()[0];
     await checked(connection);
     expect(connection().pidCheck).toBe('unverified');
     expect(sessions.sessions()).toEqual([expect.objectContaining({ claimedPid: sleep.pid, pidCheck: 'unverified', cliPid: undefined })]);
@@ -45,17 +45,17 @@ describeLinux('ide_connected pid checked against the connecting process', () => 
     const sleep = spawn('sleep', ['0']);
     await new Promise((r) => sleep.once('exit', r));
     await connectClient(fixture.url, { announce: true, pid: sleep.pid });
-    await checked(() => fixture.server.ideSessions()[0]);
-    expect(fixture.server.ideSessions()[0].pidCheck).toBe('unverified');
+    await checked(() => fixture.server.sessionConnections()[0]);
+    expect(fixture.server.sessionConnections()[0].pidCheck).toBe('unverified');
   });
 
   test('a real child process connecting and claiming its own pid is verified', async () => {
     const sessions = bridgeSessionSource(bridgeOf(fixture.server));
     const child = await spawnAnnouncer(fixture.url);
     children.push(child.child);
-    await waitFor(() => fixture.server.ideSessions().length === 1, 3000, 'the child to announce itself');
-    await checked(() => fixture.server.ideSessions()[0]);
-    expect(fixture.server.ideSessions()[0]).toMatchObject({ cliPid: child.pid, pidCheck: 'verified' });
+    await waitFor(() => fixture.server.sessionConnections().length === 1, 3000, 'the child to announce itself');
+    await checked(() => fixture.server.sessionConnections()[0]);
+    expect(fixture.server.sessionConnections()[0]).toMatchObject({ cliPid: child.pid, pidCheck: 'verified' });
     expect(sessions.sessions()).toEqual([expect.objectContaining({ cliPid: child.pid, claimedPid: child.pid, pidCheck: 'verified' })]);
     const line = fixture.log.find((l) => /CLI pid \d+ verified in/.test(l));
     expect(line).toBeDefined();
@@ -66,14 +66,14 @@ describeLinux('ide_connected pid checked against the connecting process', () => 
   test("a child claiming this test process's pid (the parent) is unverified: an ancestor does not hold the socket", async () => {
     const child = await spawnAnnouncer(fixture.url, process.pid);
     children.push(child.child);
-    await waitFor(() => fixture.server.ideSessions().length === 1, 3000, 'the child to announce itself');
-    await checked(() => fixture.server.ideSessions()[0]);
-    expect(fixture.server.ideSessions()[0].pidCheck).toBe('unverified');
+    await waitFor(() => fixture.server.sessionConnections().length === 1, 3000, 'the child to announce itself');
+    await checked(() => fixture.server.sessionConnections()[0]);
+    expect(fixture.server.sessionConnections()[0].pidCheck).toBe('unverified');
   });
 
   test('announcing again with another pid is checked again; a stale result does not stick', async () => {
     const { client } = await connectClient(fixture.url, { announce: true, pid: process.pid });
-    const connection = () => fixture.server.ideSessions()[0];
+    const connection = () => fixture.server.sessionConnections()[0];
     await checked(connection);
     expect(connection().pidCheck).toBe('verified');
     const sleep = spawn('sleep', ['30']);
@@ -108,7 +108,7 @@ describe('pid checks are bounded', () => {
       const { client } = await connectClient(fixture.url, { announce: true, pid: 1001 });
       for (let pid = 1002; pid < 1050; pid++) await client.notification({ method: 'ide_connected', params: { pid } } as never);
       await client.notification({ method: 'ide_connected', params: { pid: 4242 } } as never);
-      const connection = () => fixture.server.ideSessions()[0];
+      const connection = () => fixture.server.sessionConnections()[0];
       await waitFor(() => connection()?.cliPid === 4242 && connection().pidCheck === 'verified', 5000, 'the last pid checked');
       expect(most).toBe(1);
       expect(checked.length).toBeLessThan(10);

@@ -69,7 +69,8 @@ describe('review tools over the real socket', () => {
       const answer = call(client, 'openDiff', args('a\nB\n')).then((r) => ((settled = true), r));
       const [pending] = await review.waitForPending();
       expect(pending.extra).toMatchObject({ originalText: 'a\nb\n', proposedText: 'a\nB\n', title: '✻ [Claude Code] demo.py (abc123) ⧉' });
-      await new Promise((r) => setTimeout(r, 50));
+      // A later call's answer comes back on the same socket after any answer to openDiff sent before it.
+      expect(texts(await call(client, 'close_tab', { tab_name: 'no such tab' }))).toEqual(['TAB_NOT_FOUND']);
       expect(settled).toBe(false);
       await review.decide({ kind: 'accepted', text: 'a\nB edited by user\n' });
       expect(texts(await answer)).toEqual(['FILE_SAVED', 'a\nB edited by user\n']);
@@ -131,8 +132,11 @@ describe('review tools over the real socket', () => {
       expect(review.registry.all().map((r) => r.extra.proposedText)).toEqual(['first\n']);
       expect(texts(await call(second.client, 'close_tab', { tab_name: 'T' }))).toEqual(['TAB_NOT_FOUND']);
       expect(review.registry.size).toBe(1);
+      const withdrawn: number[] = [];
+      const withdraw = review.withdrawForConnection.bind(review);
+      review.withdrawForConnection = (id) => (withdrawn.push(id), withdraw(id));
       await second.client.close();
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => withdrawn.length === 1, 3000, 'the server to end the closed session');
       expect(review.registry.size).toBe(1); // closing a session closes only its own reviews
       expect(texts(await call(first.client, 'close_tab', { tab_name: 'T' }))).toEqual(['TAB_CLOSED']);
       expect(texts(await mine)).toEqual(['TAB_CLOSED']);

@@ -95,7 +95,7 @@ describe('hostile peers', () => {
     ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'ide_connected', params: { pid: 4242 } }));
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }));
     await expect(answerTo(2)).resolves.toMatchObject({ result: {} });
-    expect(fixture.server.ideSessions()).toHaveLength(0);
+    expect(fixture.server.sessionConnections()).toHaveLength(0);
     ws.send(JSON.stringify(INITIALIZE));
     await answerTo(0);
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: 'late' } } }));
@@ -122,8 +122,8 @@ describe('hostile peers', () => {
     await waitFor(() => fixture.log.filter((l) => /ide_connected with an invalid pid/.test(l)).length === 5, 2000, 'five warnings');
     expect(fixture.log.filter((l) => /is a Claude Code session/.test(l))).toHaveLength(0);
     const good = await connectClient(fixture.url, { announce: true, pid: 4242 });
-    await waitFor(() => fixture.server.ideSessions().length === 1, 2000, 'a valid session');
-    expect(fixture.server.ideSessions()[0].cliPid).toBe(4242);
+    await waitFor(() => fixture.server.sessionConnections().length === 1, 2000, 'a valid session');
+    expect(fixture.server.sessionConnections()[0].cliPid).toBe(4242);
     await good.client.close();
   });
 

@@ -92,17 +92,20 @@ describe('McpServer reuse across connections', () => {
 
       // The first connection's call finishes now, with the same request id the second one used.
       release();
-      await new Promise((r) => setTimeout(r, 50));
+      // A later call on the second socket: its answer comes after anything the late answer sent there.
+      send(second, { id: 3, method: 'tools/call', params: { name: 'whoAmI', arguments: {} } });
+      await waitFor(() => frames.length >= 3, 3000, 'the third answer');
       expect(builds.count()).toBe(0);
       expect(connects.mock.contexts).toHaveLength(2);
       expect(connects.mock.contexts[1]).toBe(connects.mock.contexts[0]);
       expect(frames).toEqual([
         expect.objectContaining({ id: 1, result: expect.objectContaining({ serverInfo: { name: 'native-claude', version: 'test' } }) }),
         { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: String(secondConnection.id) }] } },
+        { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: String(secondConnection.id) }] } },
       ]);
       expect(secondConnection.client).toMatchObject({ name: 'second-client', version: '2.0.0' });
       expect(secondConnection.cliPid).toBe(4242);
-      expect(fixture.server.ideSessions().map((c) => c.id)).toEqual([secondConnection.id]);
+      expect(fixture.server.sessionConnections().map((c) => c.id)).toEqual([secondConnection.id]);
       second.close();
     } finally {
       await fixture.server.stop();

@@ -365,21 +365,26 @@ describe('tools over the /tools route', () => {
     });
 
     test('cancelling the MCP request aborts the signal the terminal host gets', async () => {
+      let started!: () => void;
+      const commandStarted = new Promise<void>((r) => (started = r));
       let aborted = false;
+      let sawAbort!: () => void;
+      const abortSeen = new Promise<void>((r) => (sawAbort = r));
       nextOutcome = (signal) =>
         new Promise((resolve) => {
           signal?.addEventListener('abort', () => {
             aborted = true;
+            sawAbort();
             resolve({ exit_code: 130, output: '^C', cwd: ws, output_captured: true });
           });
+          started();
         });
       const controller = new AbortController();
       const pending = client.callTool({ name: 'execute_command', arguments: { command: 'sleep 100' } }, undefined, { signal: controller.signal });
-      await new Promise((r) => setTimeout(r, 100));
+      await commandStarted;
       controller.abort();
       await expect(pending).rejects.toThrow();
-      const deadline = Date.now() + 2000;
-      while (!aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await Promise.race([abortSeen, new Promise((r) => setTimeout(r, 2000).unref())]); // a bound, not a wait: abortSeen comes first
       expect(aborted).toBe(true);
     });
   });

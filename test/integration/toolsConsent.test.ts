@@ -1,9 +1,9 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ClaudeUserConfig } from '../../src/route/claudeUserConfig';
-import { replaceChoice, ToolsConsent, USE_ALTERNATE_CHOICE, type ConsentStore } from '../../src/route/toolsConsent';
-import { toolsRouteEntry } from '../../src/route/toolsRouteEntry';
+import { ClaudeUserConfig } from '../../src/cliSetup/claudeUserConfig';
+import { replaceChoice, ToolsConsent, USE_ALTERNATE_CHOICE, type ConsentStore } from '../../src/cliSetup/toolsConsent';
+import { toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 import { memoryLogger } from '../../src/util/logger';
 
 function setup(answer: string | undefined) {

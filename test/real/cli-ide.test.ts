@@ -122,21 +122,21 @@ describe('real claude CLI ⇄ IDE server', () => {
   }
 
   async function sessionSettled(): Promise<void> {
-    await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
+    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'ide_connected from the CLI');
     await new Promise((r) => setTimeout(r, 1000));
   }
 
   test('connects, announces itself with ide_connected (its own pid), and offers getDiagnostics to the model', async () => {
     const claude = await startConnectedCli();
-    await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
-    expect(server.ideSessions()[0].cliPid).toBe(claude.pid);
+    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'ide_connected from the CLI');
+    expect(server.sessionConnections()[0].cliPid).toBe(claude.pid);
     // The real CLI holds its own socket, so the pid it announced passes the check (src/server/peerProcess.ts).
     if (process.platform === 'linux') {
-      await waitFor(() => server.ideSessions()[0].pidCheck !== 'pending', 5000, 'the pid check');
-      expect({ pidCheck: server.ideSessions()[0].pidCheck, log: log.filter((l) => /CLI pid/.test(l)) }).toMatchObject({ pidCheck: 'verified' });
+      await waitFor(() => server.sessionConnections()[0].pidCheck !== 'pending', 5000, 'the pid check');
+      expect({ pidCheck: server.sessionConnections()[0].pidCheck, log: log.filter((l) => /CLI pid/.test(l)) }).toMatchObject({ pidCheck: 'verified' });
     }
     // Who connected, from its initialize: 1.0.x asks for MCP 2025-06-18, 2.0 on for 2025-11-25; 2.1 adds a title.
-    expect(server.ideSessions()[0].client).toEqual({
+    expect(server.sessionConnections()[0].client).toEqual({
       name: 'claude-code',
       version: CLAUDE_VERSION,
       protocolVersion: cliAtLeast('2.0.0') ? '2025-11-25' : '2025-06-18',
@@ -156,7 +156,7 @@ describe('real claude CLI ⇄ IDE server', () => {
   test('outside VS Code\'s terminal with only the port: 2.1 connects; before 2.1 it offers /ide and waits', async () => {
     const claude = await startConnectedCli(TOKEN, []);
     if (cliAtLeast('2.1.0')) {
-      await waitFor(() => server.ideSessions().length === 1, 30_000, 'ide_connected from the CLI');
+      await waitFor(() => server.sessionConnections().length === 1, 30_000, 'ide_connected from the CLI');
     } else {
       // It found the window (the footer names it) but connects only with --ide, /ide, autoConnectIde
       // or CLAUDE_CODE_AUTO_CONNECT_IDE.
@@ -177,7 +177,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     const file = path.join(workspace, 'demo.py');
     await fs.writeFile(file, 'def f():\n    return 1\n');
     const claude = await startConnectedCli();
-    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
     changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'return 1', new_string: 'return 2' } } }, { text: 'edit done' });
     await claude.submit('change it');
     const [pending] = await pendingReview(claude);
@@ -200,7 +200,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     const file = path.join(workspace, 'crlf.txt');
     await fs.writeFile(file, 'one\r\ntwo\r\nthree\r\n');
     const claude = await startConnectedCli();
-    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
     changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'two', new_string: 'TWO' } } }, { text: 'crlf done' });
     await claude.submit('edit crlf');
     const [pending] = await pendingReview(claude);
@@ -224,7 +224,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, 'saved\n');
     documents.dirty.add(file);
     const claude = await startConnectedCli();
-    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
     changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'saved', new_string: 'changed' } } }, { text: 'dirty done' });
     await claude.submit('edit the dirty file');
     await waitFor(() => log.some((l) => /openDiff answered.*\(error\)/.test(l)), 30_000, 'openDiff answered with an error');
@@ -245,7 +245,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, 'saved\n');
     documents.dirty.add(file);
     const claude = await startConnectedCli();
-    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
     const input = tool === 'Edit' ? { file_path: file, old_string: 'saved', new_string: 'changed' } : { file_path: file, content: 'changed\n' };
     changeFile(file, { toolUse: { name: tool, input } }, { text: 'after save' });
     await claude.submit(`${tool} the file I am editing`);
@@ -267,7 +267,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     const file = path.join(workspace, 'keep.txt');
     await fs.writeFile(file, 'original\n');
     const claude = await startConnectedCli();
-    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
     changeFile(file, { toolUse: { name: 'Write', input: { file_path: file, content: 'replaced\n' } } });
     await claude.submit('overwrite it');
     const [pending] = await pendingReview(claude);
@@ -286,7 +286,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     const file = path.join(workspace, 'term.txt');
     await fs.writeFile(file, 'a\n');
     const claude = await startConnectedCli();
-    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
     changeFile(file, { toolUse: { name: 'Write', input: { file_path: file, content: 'b\n' } } }, { text: 'written' });
     await claude.submit('write it');
     await pendingReview(claude);
@@ -321,7 +321,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     const file = path.join(workspace, 'conf.json');
     await fs.writeFile(file, '{"a": 1}\n');
     const claude = await startConnectedCli();
-    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
     changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: '"a": 1', new_string: '"a": 1,' } } }, { text: 'edited json' });
     await claude.submit('edit json');
     const [pending] = await pendingReview(claude);
@@ -340,7 +340,7 @@ describe('real claude CLI ⇄ IDE server', () => {
 
   test('the IDE server\'s MCP instructions reach the model', async () => {
     const claude = await startConnectedCli();
-    await waitFor(() => server.ideSessions().length === 1, 30_000, 'session');
+    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
     model.respond({ text: 'hello back' });
     await claude.submit('hello');
     await claude.waitForScreen('hello back', 30_000);

@@ -1,6 +1,6 @@
 /**
  * "One consent, one confirmation" with the real claude CLI (2.1.328): the rules this extension offers
- * (src/route/permissionRules.ts), written by its own writer into the CLI's user settings.json while
+ * (src/cliSetup/permissionRules.ts), written by its own writer into the CLI's user settings.json while
  * claude runs, make the read-only tools and the writes run without claude's prompt, while
  * execute_command still asks. Before the rules, a read-only call asks. The server runs in plain Node
  * with the real workspace tools; the review UI is a scripted stand-in (it is tested in real VS Code elsewhere).
@@ -8,9 +8,9 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ClaudeUserSettings, rulesToAdd } from '../../src/route/permissionRules';
+import { ClaudeUserSettings, rulesToAdd } from '../../src/cliSetup/permissionRules';
 import { userSettingsPath } from '../../src/otherPrograms/claudeConfigDir';
-import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
+import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 import { IdeServer } from '../../src/server/ideServer';
 import { createSessionFactory } from '../../src/server/mcpSession';
 import { workspaceTools } from '../../src/tools/registry';

@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
+import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 import { IdeServer } from '../../src/server/ideServer';
 import { createSessionFactory } from '../../src/server/mcpSession';
 import { workspaceTools } from '../../src/tools/registry';
@@ -89,7 +89,7 @@ describe('real claude CLI ⇄ the tools route', () => {
       settings: { permissions: { allow: [`mcp__${TOOLS_SERVER_NAME}`] } },
     });
     await waitFor(() => server.connections().some((c) => c.route === 'tools'), 30_000, 'the CLI to open /tools');
-    expect(server.ideSessions()).toHaveLength(0); // no ide_connected on the tools route
+    expect(server.sessionConnections()).toHaveLength(0); // no ide_connected on the tools route
 
     const calls: Array<[string, Record<string, unknown>]> = [
       ['read_file', { path: 'src/app.ts' }],

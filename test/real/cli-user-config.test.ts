@@ -8,10 +8,10 @@ import { promises as fs } from 'node:fs';
 import { execFile } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ClaudeMcpCommand } from '../../src/route/claudeMcpCommand';
-import { ClaudeUserConfig } from '../../src/route/claudeUserConfig';
-import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/route/toolsRouteEntry';
-import { replaceChoice, ToolsConsent, USE_ALTERNATE_CHOICE } from '../../src/route/toolsConsent';
+import { ClaudeMcpCommand } from '../../src/cliSetup/claudeMcpCommand';
+import { ClaudeUserConfig } from '../../src/cliSetup/claudeUserConfig';
+import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
+import { replaceChoice, ToolsConsent, USE_ALTERNATE_CHOICE } from '../../src/cliSetup/toolsConsent';
 import { memoryLogger } from '../../src/util/logger';
 import { LEAKY_ENV, claudeBinaryPath, nativeClaudeCacheDir } from './harness/claudeCli';
 

@@ -25,8 +25,8 @@ import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { codeServerAvailable, codeServerEnv, findFiles, installVsix, openWorkbench, saveScreenshot, startCodeServer, type CodeServer, type Workbench } from './harness/codeServer';
 import { startFakeModel, type FakeModel } from './harness/fakeModel';
-import { lockFiles, prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
-import { anthropicVsix, ANTHROPIC_VERSION } from './harness/anthropicExtension';
+import { lockFiles, prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
+import { anthropicVsix } from './harness/anthropicExtension';
 import { ensureVsix } from './harness/vsix';
 import { notificationTexts, ourStatus, reloadWindow, runCommand, until } from './harness/workbenchUi';
 

@@ -24,7 +24,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, saveScreenshot, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
-import { startFakeModel, type FakeModel, type Message, type MessagesRequest, type Reply, freshMessages, textOf } from './harness/fakeModel';
+import { startFakeModel, type FakeModel, type MessagesRequest, type Reply, freshMessages, textOf } from './harness/fakeModel';
 import { prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';

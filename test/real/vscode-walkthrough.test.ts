@@ -36,7 +36,7 @@ describe('vscode-walkthrough', () => {
     const home = path.join(root, 'home');
     for (const d of [workspace, configDir, bin, probeDir, home]) fs.mkdirSync(d);
     // Where the setting's own example points (`~/.local/bin/claude`): the walkthrough and Check Setup must
-    // both find it there (src/route/claudeCommand.ts expands `~` for both).
+    // both find it there (src/cliSetup/claudeCommand.ts expands `~` for both).
     const fakeClaude = path.join(home, '.local', 'bin', 'claude');
     fs.mkdirSync(path.dirname(fakeClaude), { recursive: true });
     fs.writeFileSync(fakeClaude, '#!/bin/sh\necho "stand-in for the walkthrough test"\n', { mode: 0o755 });

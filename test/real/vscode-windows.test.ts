@@ -29,7 +29,7 @@ import { expectInnerPassed as expectInner, type InnerResult } from './harness/in
 interface Status {
   running: boolean;
   port: number;
-  ideSessions: number;
+  sessionCount: number;
   connections: number;
 }
 /** What the inner tests record (each test fills in its own part). */
@@ -41,7 +41,7 @@ interface InnerData {
   cliPid: number;
   cliPorts?: number[];
   /** B's samples while only A's claude ran (connections include B's own start-up Check Setup probe of /tools). */
-  whileOtherConnected?: Array<Pick<Status, 'ideSessions' | 'connections'> & { aClaudeHoldsOne: boolean }>;
+  whileOtherConnected?: Array<Pick<Status, 'sessionCount' | 'connections'> & { aClaudeHoldsOne: boolean }>;
   afterOtherConnected?: Status;
   firstScreen: string[];
   samples?: number;
@@ -171,8 +171,8 @@ describe('vscode-windows', () => {
     expect(b.cliPorts).not.toContain(a.port);
     // B saw nothing of A's claude while only A's claude ran; A kept its one session after B's claude connected.
     expect(b.whileOtherConnected).toHaveLength(10);
-    expect(b.whileOtherConnected!.filter((s) => s.ideSessions !== 0 || s.aClaudeHoldsOne)).toEqual([]);
-    expect(a.afterOtherConnected).toMatchObject({ ideSessions: 1, connections: 1 });
+    expect(b.whileOtherConnected!.filter((s) => s.sessionCount !== 0 || s.aClaudeHoldsOne)).toEqual([]);
+    expect(a.afterOtherConnected).toMatchObject({ sessionCount: 1, connections: 1 });
   });
 
   it('newest session wins: the first claude shows "switched to another Claude Code session" and stays away', () => {

@@ -3,7 +3,7 @@ import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics } from '../../s
 import type { DocumentWriter } from '../../src/host/documents';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../../src/host/review';
 import { ReviewRegistry } from '../../src/review/reviewRegistry';
-import { NodeTextCodec } from '../../src/workspace/textCodec';
+import { NodeTextCodec } from '../../src/workspace/encodings';
 
 /** A review "UI" the test answers: each opened review waits until the test decides it. */
 export class ScriptedReviewHost implements ReviewHost {

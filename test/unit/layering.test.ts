@@ -16,8 +16,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   terminal: ['server', 'util'],
   selection: ['server', 'util'],
   otherPrograms: ['workspace', 'util'],
-  route: ['otherPrograms', 'host', 'util'],
-  health: ['route', 'server', 'otherPrograms', 'host', 'util'],
+  cliSetup: ['otherPrograms', 'host', 'util'],
+  health: ['cliSetup', 'server', 'otherPrograms', 'host', 'util'],
   vscode: ['*'],
 };
 
@@ -123,6 +123,15 @@ describe('src/ layering', () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('no two files under src/ share a name (an adapter is named for what it adapts, e.g. vsCodeTextCodec.ts)', () => {
+    const byName = new Map<string, string[]>();
+    for (const folder of Object.keys(MAY_IMPORT)) {
+      if (!fs.existsSync(path.join(SRC, folder))) continue;
+      for (const file of filesOf(folder)) byName.set(path.basename(file), [...(byName.get(path.basename(file)) ?? []), path.relative(SRC, file)]);
+    }
+    expect([...byName.values()].filter((files) => files.length > 1)).toEqual([]);
   });
 
   it("each room's README says what it may import, as this test enforces it", () => {

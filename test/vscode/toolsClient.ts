@@ -27,7 +27,7 @@ export const TOOLS_ENV = {
 export const toolsRunActive = (): boolean => TOOLS_ENV.results !== '';
 
 export interface NativeClaudeApi {
-  status(): { running: boolean; port?: number; lockFilePath?: string; ideSessions: number; connections: number };
+  status(): { running: boolean; port?: number; lockFilePath?: string; sessionCount: number; connections: number };
   pendingReviews(): number;
 }
 

@@ -17,7 +17,7 @@ import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ClaudeUserConfig } from '../../../src/route/claudeUserConfig';
+import { ClaudeUserConfig } from '../../../src/cliSetup/claudeUserConfig';
 import { AUTH_HEADER } from '../../../src/server/auth';
 import { LockFile } from '../../../src/server/lockFile';
 import { HeaderWebSocketClientTransport } from '../../support/wsClientTransport';

@@ -2,7 +2,7 @@ import { checkSetup, HEALTH_COMMANDS, type SetupFacts } from '../../../src/healt
 import { allFindings, problems } from '../../../src/health/findings';
 import { renderHealthHtml } from '../../../src/health/renderHealth';
 import { cliVersionSupport, matchesToolLevelRules } from '../../../src/util/cliVersion';
-import { toolsRouteEntry } from '../../../src/route/toolsRouteEntry';
+import { toolsRouteEntry } from '../../../src/cliSetup/toolsRouteEntry';
 import { foldersOverlap } from '../../../src/health/lockFiles';
 
 const WS = '/home/u/project';

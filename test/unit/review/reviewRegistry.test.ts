@@ -35,8 +35,8 @@ describe('KeyedLock', () => {
     const first = lock.run('f', 1000, () => new Promise<void>((r) => { order.push('f1 start'); releaseFirst = () => { order.push('f1 end'); r(); }; }));
     const second = lock.run('f', 1000, async () => void order.push('f2'));
     const other = lock.run('g', 1000, async () => void order.push('g'));
+    // f2 was queued before g: had the lock not held it back, it would have run before g finished.
     await other;
-    await new Promise((r) => setTimeout(r, 20));
     expect(order).toEqual(['f1 start', 'g']);
     releaseFirst();
     await Promise.all([first, second]);

@@ -1,7 +1,7 @@
 import { MentionDispatcher, buildAtMention, formatAtMention, type AtMentionParams } from '../../../src/selection/atMention';
 import type { Range } from '../../../src/selection/selectionNotifier';
 import { memoryLogger } from '../../../src/util/logger';
-import { fakeIdeSessions } from '../../support/fakeIdeSessions';
+import { fakeSessionSource } from '../../support/fakeSessionSource';
 
 const range = (sl: number, sc: number, el: number, ec: number): Range => ({ start: { line: sl, character: sc }, end: { line: el, character: ec } });
 
@@ -59,7 +59,7 @@ describe('selection at-mention lines', () => {
 });
 
 describe('selection at-mention dispatch', () => {
-  let sessions: ReturnType<typeof fakeIdeSessions>;
+  let sessions: ReturnType<typeof fakeSessionSource>;
   let log: string[];
   let delivered: number[];
   let dispatcher: MentionDispatcher;
@@ -72,7 +72,7 @@ describe('selection at-mention dispatch', () => {
 
   beforeEach(() => {
     jest.useFakeTimers({ now: 1_000_000 });
-    sessions = fakeIdeSessions();
+    sessions = fakeSessionSource();
     log = [];
     delivered = [];
     dispatcher = new MentionDispatcher({

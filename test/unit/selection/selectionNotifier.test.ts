@@ -7,7 +7,7 @@ import {
   type EditorState,
 } from '../../../src/selection/selectionNotifier';
 import { memoryLogger } from '../../../src/util/logger';
-import { fakeIdeSessions } from '../../support/fakeIdeSessions';
+import { fakeSessionSource } from '../../support/fakeSessionSource';
 
 const state = (filePath: string, sl: number, sc: number, el: number, ec: number, text = 'x'): EditorState => ({
   filePath,
@@ -16,7 +16,7 @@ const state = (filePath: string, sl: number, sc: number, el: number, ec: number,
 });
 
 describe('selection notifier', () => {
-  let sessions: ReturnType<typeof fakeIdeSessions>;
+  let sessions: ReturnType<typeof fakeSessionSource>;
   let log: string[];
   let notifier: SelectionNotifier;
   const make = (options: Partial<ConstructorParameters<typeof SelectionNotifier>[0]> = {}) =>
@@ -24,7 +24,7 @@ describe('selection notifier', () => {
 
   beforeEach(() => {
     jest.useFakeTimers();
-    sessions = fakeIdeSessions();
+    sessions = fakeSessionSource();
     log = [];
   });
   afterEach(() => {

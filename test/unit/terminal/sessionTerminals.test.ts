@@ -3,7 +3,7 @@ import type { ParentPidReader } from '../../../src/terminal/processAncestry';
 import { SelectionNotifier } from '../../../src/selection/selectionNotifier';
 import { SessionTerminals, type TerminalDirectory } from '../../../src/terminal/sessionTerminals';
 import { memoryLogger } from '../../../src/util/logger';
-import { fakeIdeSessions } from '../../support/fakeIdeSessions';
+import { fakeSessionSource } from '../../support/fakeSessionSource';
 
 /**
  * Two terminals, A (shell pid 500) and B (shell 600); session 1's claude (pid 1001) runs in A under a
@@ -13,7 +13,7 @@ const PARENTS: Record<number, number> = { 1001: 700, 700: 500, 500: 400, 1002: 6
 const readParent: ParentPidReader = async (pid) => PARENTS[pid];
 
 function setup() {
-  const fake = fakeIdeSessions();
+  const fake = fakeSessionSource();
   const changeListeners = new Set<() => void>();
   const base = {
     ...fake.source,

@@ -280,16 +280,19 @@ describe('collectTerminalOutput', () => {
   it('stops on abort for a stream that never ends, returning what arrived', async () => {
     const controller = new AbortController();
     let returned = false;
+    let askedForMore!: () => void;
+    const firstChunkTaken = new Promise<void>((r) => (askedForMore = r));
     async function* endless(): AsyncGenerator<string> {
       try {
         yield 'first line\r\nsecond';
+        askedForMore(); // the collector took the first chunk and asks for the next
         await new Promise(() => undefined); // no end marker, ever
       } finally {
         returned = true;
       }
     }
     const pending = collectTerminalOutput(endless(), { maxChars: 100, signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 10));
+    await firstChunkTaken;
     controller.abort();
     await expect(pending).resolves.toEqual({ text: 'first line\nsecond', totalChars: 17, truncated: false, aborted: true });
     expect(returned).toBe(false); // still suspended; return() is queued, not awaited

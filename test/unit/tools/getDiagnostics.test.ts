@@ -273,7 +273,9 @@ describe('tools: checked documents adapter', () => {
       expect(names()).toEqual(['mine.ts', 'checked.ts', 'adopted.ts', 'clicked.ts']);
       activate(group.tabs[2]);
       click(group.tabs[3]);
-      const idle = () => new Promise((r) => setTimeout(r, 80));
+      // Fake timers: "after the idle time" is every timer due run, so "still open" is not a matter of how long a sleep was.
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+      const idle = () => jest.advanceTimersByTimeAsync(10 * 30);
       // A check that needs the tabs again before they close keeps them (claude's next edit of the file).
       docs.releaseCheckTabs();
       await docs.load(path.join(dir, 'checked.ts'), { show: true });
@@ -287,6 +289,7 @@ describe('tools: checked documents adapter', () => {
       expect(names()).toEqual(['mine.ts', 'adopted.ts', 'clicked.ts']);
       source.dispose();
     } finally {
+      jest.useRealTimers();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -1,4 +1,5 @@
-import { buildRecursiveListing, formatListing } from '../../../src/tools/listFiles';
+import { formatListing } from '../../../src/tools/listFiles';
+import { buildRecursiveListing } from '../../support/recursiveListing';
 
 describe('tools: list_files listing', () => {
   test('derives folders from file paths and prints them in tree order', () => {

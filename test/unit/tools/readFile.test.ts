@@ -2,7 +2,7 @@ import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { formatLineWindow, READ_LINE_CHARS, readLineWindow } from '../../../src/tools/readFile';
-import { NodeTextCodec } from '../../../src/workspace/textCodec';
+import { NodeTextCodec } from '../../../src/workspace/encodings';
 
 describe('tools: read_file line window', () => {
   let dir: string;

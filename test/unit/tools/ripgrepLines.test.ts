@@ -1,7 +1,8 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { buildRecursiveListing, formatListing, listFilesTool, RecursiveListingBuilder } from '../../../src/tools/listFiles';
+import { formatListing, listFilesTool, RecursiveListingBuilder } from '../../../src/tools/listFiles';
+import { buildRecursiveListing } from '../../support/recursiveListing';
 import { runRipgrep } from '../../../src/tools/ripgrepRunner';
 
 /**

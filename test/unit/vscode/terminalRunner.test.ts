@@ -259,10 +259,13 @@ describe('tools: terminal runner (traps 12-17)', () => {
   test('cancellation sends Ctrl+C and returns what was captured', async () => {
     let execution: FakeExecution | undefined;
     let endIt: ((code: number) => void) | undefined;
+    let executed!: () => void;
+    const commandStarted = new Promise<void>((r) => (executed = r));
     const w = fakeWindow({
       onExecute: (e, terminal, end) => {
         execution = e;
         endIt = end;
+        executed();
         e.write('working...\n');
         const send = terminal.sendText.bind(terminal);
         terminal.sendText = (text, exec) => {
@@ -278,7 +281,7 @@ describe('tools: terminal runner (traps 12-17)', () => {
     const runner = new VsCodeTerminalRunner(w.api, fast);
     const controller = new AbortController();
     const running = runner.run('sleep 100', { cwd: '/w', timeoutMs: 5000, signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 40));
+    await commandStarted;
     expect(execution).toBeDefined();
     controller.abort();
     const outcome = await running;

@@ -15,7 +15,7 @@ import { before, describe, it } from '../bdd';
 import { EXTENSION_ID, installedExtension, probe, sleep, terminalWithShellIntegration, waitFor } from '../util';
 
 interface NativeClaudeApi {
-  status(): { running: boolean; ideSessions: number };
+  status(): { running: boolean; sessionCount: number };
   pendingReviews(): number;
 }
 /** What the outer script's `shot` probe answers. */
@@ -80,7 +80,7 @@ describe('README screenshots', function () {
     const terminal = await terminalWithShellIntegration({ name: 'claude', cwd: workspace, shellPath: '/bin/bash' }, 30_000);
     terminal.show();
     terminal.sendText(`clear; export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L ${SOCKET} -f ${conf} new-session -s main claude`);
-    await waitFor('claude to connect (status().ideSessions === 1)', () => api.status().ideSessions === 1, 60_000, 200);
+    await waitFor('claude to connect (status().sessionCount === 1)', () => api.status().sessionCount === 1, 60_000, 200);
     await waitForScreen(/❯/, 30_000);
   });
 

@@ -13,7 +13,7 @@ import { after, afterEach, before, describe, it } from '../bdd';
 import { installedExtension, probe, readEnviron, sleep, terminalWithShellIntegration, waitFor } from '../util';
 
 interface NativeClaudeApi {
-  status(): { running: boolean; port?: number; lockFilePath?: string; ideSessions: number; connections: number };
+  status(): { running: boolean; port?: number; lockFilePath?: string; sessionCount: number; connections: number };
 }
 interface Finding {
   id: string;
@@ -138,7 +138,7 @@ describe('Check Setup, selection sharing, coexistence', function () {
       const oldSocket = startClaudeIn(old, 'old');
       await waitForScreen(oldSocket, (s) => /❯/.test(s), 'the prompt', 60_000);
       await sleep(8000);
-      d.oldSessions = api.status().ideSessions;
+      d.oldSessions = api.status().sessionCount;
       d.oldScreen = (await screen(oldSocket)).split('\n').filter((l) => /IDE|ide|connected/i.test(l));
       await tmux(oldSocket, 'kill-server').catch(() => undefined);
 
@@ -159,7 +159,7 @@ describe('Check Setup, selection sharing, coexistence', function () {
       d.afterIds = after;
 
       const socket = startClaudeIn(fresh, 'main');
-      await waitFor('claude in the relaunched terminal to connect', () => api.status().ideSessions === 1, 60_000, 200);
+      await waitFor('claude in the relaunched terminal to connect', () => api.status().sessionCount === 1, 60_000, 200);
       await waitForScreen(socket, (s) => /❯/.test(s), 'the prompt', 30_000);
       d.connected = true;
       fs.rmSync(otherLock, { force: true });

@@ -20,7 +20,7 @@ import { claudeVersion, screen, submit, tmux, waitForScreen } from '../claudeInT
 import { installedExtension, probe, readEnviron, sleep, terminalWithShellIntegration, waitFor } from '../util';
 
 interface NativeClaudeApi {
-  status(): { running: boolean; port?: number; lockFilePath?: string; ideSessions: number; connections: number };
+  status(): { running: boolean; port?: number; lockFilePath?: string; sessionCount: number; connections: number };
   pendingReviews(): number;
 }
 
@@ -146,7 +146,7 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
       `export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L ${SOCKET} -f /dev/null start-server \\; set-option -g remain-on-exit on \\; set-option -g history-limit 5000 \\; ` +
         `new-session -d -s main -x 200 -y 50 ${claudeCommandLine()}`,
     );
-    await waitFor('claude to connect to the extension (status().ideSessions === 1)', () => api.status().ideSessions === 1, 60_000, 200);
+    await waitFor('claude to connect to the extension (status().sessionCount === 1)', () => api.status().sessionCount === 1, 60_000, 200);
     await waitForScreen(/❯/, 30_000);
     const version = claudeVersion();
     await waitForScreen(new RegExp(`Claude Code v${version.replace(/\./g, '\\.')}`), 5_000);
@@ -189,7 +189,7 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     const status = api.status();
     const d: Record<string, unknown> = (data.connect = { status });
     assert.strictEqual(status.running, true);
-    assert.strictEqual(status.ideSessions, 1);
+    assert.strictEqual(status.sessionCount, 1);
     const port = status.port!;
     // The CLI got the port from the extension's terminal environment, nothing else configured it.
     const panePid = Number((await tmux('display-message', '-p', '-t', 'main', '#{pane_pid}')).trim());
@@ -241,7 +241,7 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     data.auth = { statuses };
     assert.deepStrictEqual(statuses, { wrongToken: 401, noToken: 401, originWithRightToken: 403, originWithWrongToken: 403, rightToken: 101 });
     await waitFor('the test connection to be gone', () => api.status().connections === 1, 5_000);
-    assert.strictEqual(api.status().ideSessions, 1);
+    assert.strictEqual(api.status().sessionCount, 1);
   });
 
   it('[edit-accept] an Edit opens a diff tab named like the CLI tab; accepting it makes the CLI write the change', async () => {

@@ -20,7 +20,7 @@ import { installedExtension, probe, sleep, terminalWithShellIntegration, waitFor
 import { renderTerminalOutput } from '../../../src/terminal/terminalOutput';
 
 interface NativeClaudeApi {
-  status(): { running: boolean; port?: number; ideSessions: number; connections: number };
+  status(): { running: boolean; port?: number; sessionCount: number; connections: number };
   sessions(): Array<{ id: number; cliPid?: number; terminalName?: string }>;
   reviews(): Array<{ id: string; filePath: string; title: string; connectionId: number; shown: boolean }>;
 }
@@ -207,14 +207,14 @@ describe('several claude sessions in one window', function () {
     started = Date.now();
     const d = (data.connect = {} as Record<string, unknown>);
     await a.start(workspace);
-    await waitFor('claude-a to connect', () => api.status().ideSessions === 1, 60_000, 100);
+    await waitFor('claude-a to connect', () => api.status().sessionCount === 1, 60_000, 100);
     await a.waitFor('❯', 30_000);
     await b.start(workspace);
-    await waitFor('claude-b to connect', () => api.status().ideSessions === 2, 60_000, 100);
+    await waitFor('claude-b to connect', () => api.status().sessionCount === 2, 60_000, 100);
     await b.waitFor('❯', 30_000);
     // Long enough for a superseded CLI to have been closed and to have tried to reconnect.
     const seen: number[] = [];
-    for (let i = 0; i < 10; i++, await sleep(300)) seen.push(api.status().ideSessions);
+    for (let i = 0; i < 10; i++, await sleep(300)) seen.push(api.status().sessionCount);
     d.seen = seen;
     assert.deepStrictEqual(seen.filter((n) => n !== 2), [], 'both stay connected');
     const sa = await sessionOf(a);
@@ -353,7 +353,7 @@ describe('several claude sessions in one window', function () {
 
     // claude-b goes away (its process ends): only its review goes with it.
     await b.kill();
-    await waitFor('claude-b to disconnect', () => api.status().ideSessions === 1, 15_000);
+    await waitFor('claude-b to disconnect', () => api.status().sessionCount === 1, 15_000);
     await waitFor("claude-b's review to be withdrawn", () => !api.reviews().some((r) => r.id === rb.id), 10_000);
     assert.deepStrictEqual(api.reviews().map((r) => r.id), [ra.id], "claude-a's review is still pending");
     assert.ok(proposalTabs().some((t) => t.input.modified.path.endsWith('/routea.txt')), "claude-a's diff is still open");
@@ -417,21 +417,21 @@ describe('several claude sessions in one window', function () {
 
     // No claude running: a new terminal, and with the tools entry enabled, the tools on the command line.
     await a.kill();
-    await waitFor('claude-a to disconnect', () => api.status().ideSessions === 0, 15_000);
+    await waitFor('claude-a to disconnect', () => api.status().sessionCount === 0, 15_000);
     await vscode.commands.executeCommand('nativeClaude.enableTools');
     await setting('claudeCommand', path.join(process.env.NC_CLAUDE_BIN_DIR!, 'claude'));
     const launched = await vscode.commands.executeCommand<vscode.Terminal>('nativeClaude.launchClaude');
     d.launched = launched?.name;
     assert.notStrictEqual(launched, a.terminal);
-    await waitFor('the launched claude to connect', () => api.status().ideSessions === 1, 60_000, 100);
+    await waitFor('the launched claude to connect', () => api.status().sessionCount === 1, 60_000, 100);
     const shell = await launched.processId;
     const pid = await waitFor('the launched claude process', () => descendants(shell!).find((p) => cmdlineOf(p).includes('--mcp-config')), 10_000);
     d.cmdline = cmdlineOf(pid);
     assert.match(cmdlineOf(pid), /--mcp-config \{"mcpServers":\{"vscode":\{"type":"ws","url":"ws:\/\/127\.0\.0\.1:\$\{NATIVE_CLAUDE_PORT\}\/tools"/);
-    await waitFor('the launched claude to open the tools route', () => api.status().connections - api.status().ideSessions === 1, 30_000, 200);
+    await waitFor('the launched claude to open the tools route', () => api.status().connections - api.status().sessionCount === 1, 30_000, 200);
     d.status = api.status();
     await sleep(1000);
-    assert.strictEqual(api.status().connections - api.status().ideSessions, 1, 'one tools connection (no duplicate)');
+    assert.strictEqual(api.status().connections - api.status().sessionCount, 1, 'one tools connection (no duplicate)');
     // Launch again: the same terminal comes forward.
     other.show(false);
     await waitFor('the sessions to be matched', () => api.sessions()[0]?.terminalName === launched.name, 10_000);

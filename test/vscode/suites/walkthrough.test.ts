@@ -102,7 +102,7 @@ describe('first-run walkthrough', function () {
     client = new Client({ name: 'walkthrough-test', version: '0.0.0' });
     await client.connect(new HeaderWebSocketClientTransport(`ws://127.0.0.1:${api.status().port}/`, { [AUTH_HEADER]: lock.authToken }));
     await client.notification({ method: 'ide_connected', params: { pid: process.pid } } as never);
-    await waitFor('the session to count', () => api.status().ideSessions === 1, 10_000);
+    await waitFor('the session to count', () => api.status().sessionCount === 1, 10_000);
     await waitChecked('runClaude');
     const state = await waitChecked('seeConnection');
     record('connected', { state });

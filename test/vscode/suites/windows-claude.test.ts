@@ -26,7 +26,7 @@ import { after, afterEach, before, describe, it } from '../bdd';
 import { installedExtension, readEnviron, sleep, terminalWithShellIntegration, waitFor } from '../util';
 
 interface NativeClaudeApi {
-  status(): { running: boolean; port?: number; lockFilePath?: string; ideSessions: number; connections: number };
+  status(): { running: boolean; port?: number; lockFilePath?: string; sessionCount: number; connections: number };
 }
 
 interface Spec {
@@ -262,20 +262,20 @@ describe('two windows: each window its own server; the newest claude wins', func
       // Check Setup opens one short connection to its /tools route, 4 s after activation: a connection
       // of this window's, not of A's claude, so connections are judged by who holds them.)
       const a = await waitMarker<{ cliPid: number }>('a-connected', 100_000);
-      const seen: Array<{ ideSessions: number; connections: number; aClaudeHoldsOne: boolean }> = [];
+      const seen: Array<{ sessionCount: number; connections: number; aClaudeHoldsOne: boolean }> = [];
       for (let i = 0; i < 10; i++, await sleep(200)) {
-        seen.push({ ideSessions: api.status().ideSessions, connections: api.status().connections, aClaudeHoldsOne: establishedPorts(a.cliPid).includes(port) });
+        seen.push({ sessionCount: api.status().sessionCount, connections: api.status().connections, aClaudeHoldsOne: establishedPorts(a.cliPid).includes(port) });
       }
       d.whileOtherConnected = seen;
       assert.deepStrictEqual(
-        seen.filter((s) => s.ideSessions !== 0 || s.aClaudeHoldsOne),
+        seen.filter((s) => s.sessionCount !== 0 || s.aClaudeHoldsOne),
         [],
         'B has no session, and A\'s claude no connection to B, while only A\'s claude runs',
       );
     }
     const startedAt = Date.now();
     await startClaude(me!, folder);
-    await waitFor(`claude to connect to window ${me}`, () => api.status().ideSessions === 1, 60_000, 100);
+    await waitFor(`claude to connect to window ${me}`, () => api.status().sessionCount === 1, 60_000, 100);
     d.connectMs = Date.now() - startedAt;
     await waitForScreen(me!, /❯/, 30_000);
     const pid = await cliPid(me!);
@@ -285,13 +285,13 @@ describe('two windows: each window its own server; the newest claude wins', func
     assert.strictEqual(env.CLAUDE_CODE_SSE_PORT, String(port), "the terminal's CLAUDE_CODE_SSE_PORT is this window's port");
     assert.ok(ports.includes(port), `claude ${pid} is connected to this window's port ${port} (ports: ${ports.join(', ')})`);
     assert.ok(!ports.includes(otherPort), `claude ${pid} is not connected to the other window's port ${otherPort}`);
-    assert.deepStrictEqual({ ideSessions: api.status().ideSessions, connections: api.status().connections }, { ideSessions: 1, connections: 1 });
+    assert.deepStrictEqual({ sessionCount: api.status().sessionCount, connections: api.status().connections }, { sessionCount: 1, connections: 1 });
     writeMarker(`${me}-connected`, { cliPid: pid, port });
     if (me === 'a') {
       // B checks it saw nothing of A's claude, then starts its own: A keeps exactly its own session.
       const b = await waitMarker<{ cliPid: number }>('b-connected', 100_000);
       d.afterOtherConnected = api.status();
-      assert.strictEqual(api.status().ideSessions, 1, 'B\'s claude did not connect to A');
+      assert.strictEqual(api.status().sessionCount, 1, 'B\'s claude did not connect to A');
       assert.ok(!establishedPorts(b.cliPid).includes(port), 'B\'s claude holds no connection to A');
     }
   });
@@ -311,15 +311,15 @@ describe('two windows: each window its own server; the newest claude wins', func
     await waitFor('the first claude to let go of the port', () => !establishedPorts(first).includes(port), 10_000, 100);
     assert.ok(establishedPorts(second).includes(port), 'the second claude is connected');
     // Long enough for the CLI's reconnect attempts (immediately, ~0.8 s, ~2 s, ~4 s) to have shown up.
-    const seen: Array<{ ideSessions: number; connections: number; firstPorts: number[]; secondPorts: number[] }> = [];
+    const seen: Array<{ sessionCount: number; connections: number; firstPorts: number[]; secondPorts: number[] }> = [];
     for (let i = 0; i < 16; i++, await sleep(500)) {
       const s = api.status();
-      seen.push({ ideSessions: s.ideSessions, connections: s.connections, firstPorts: establishedPorts(first).filter((p) => p === port), secondPorts: establishedPorts(second).filter((p) => p === port) });
+      seen.push({ sessionCount: s.sessionCount, connections: s.connections, firstPorts: establishedPorts(first).filter((p) => p === port), secondPorts: establishedPorts(second).filter((p) => p === port) });
     }
     d.samples = seen.length;
-    d.deviations = seen.filter((s) => s.ideSessions !== 1 || s.connections !== 1 || s.firstPorts.length > 0 || s.secondPorts.length !== 1);
+    d.deviations = seen.filter((s) => s.sessionCount !== 1 || s.connections !== 1 || s.firstPorts.length > 0 || s.secondPorts.length !== 1);
     assert.deepStrictEqual(
-      seen.filter((s) => s.ideSessions !== 1 || s.connections !== 1 || s.firstPorts.length > 0 || s.secondPorts.length !== 1),
+      seen.filter((s) => s.sessionCount !== 1 || s.connections !== 1 || s.firstPorts.length > 0 || s.secondPorts.length !== 1),
       [],
       'for 8 s: one session, held by the second claude; the first does not come back',
     );
@@ -343,7 +343,7 @@ describe('two windows: each window its own server; the newest claude wins', func
     const a = readMarker<{ cliPid: number; port: number }>('a-connected')!;
     d.status = api.status();
     d.ports = establishedPorts(a.cliPid);
-    assert.deepStrictEqual({ ideSessions: api.status().ideSessions, connections: api.status().connections }, { ideSessions: 1, connections: 1 });
+    assert.deepStrictEqual({ sessionCount: api.status().sessionCount, connections: api.status().connections }, { sessionCount: 1, connections: 1 });
     assert.ok(establishedPorts(a.cliPid).includes(a.port));
     assert.ok(!(await screen('a')).includes(SWITCHED));
   });
@@ -387,7 +387,7 @@ describe('extension-host restart: same port and token, the CLI reconnects by its
     rec.begin();
     const d = rec.data('restart-1');
     await startClaude('r', folder);
-    await waitFor('claude to connect', () => api.status().ideSessions === 1, 60_000, 100);
+    await waitFor('claude to connect', () => api.status().sessionCount === 1, 60_000, 100);
     await waitForScreen('r', /❯/, 30_000);
     // Past the CLI's start-up (its selection handlers are registered); an idle, connected session.
     await sleep(1500);
@@ -426,7 +426,7 @@ describe('extension-host restart: same port and token, the CLI reconnects by its
     const lock = fs.readFileSync(status.lockFilePath!, 'utf8');
     assert.strictEqual(lockOf(status.lockFilePath!).authToken, phase1.token, 'the same token');
     assert.deepStrictEqual(JSON.parse(lock), JSON.parse(phase1.lock), 'the same lock file content');
-    await waitFor('claude to reconnect (ideSessions === 1)', () => api.status().ideSessions === 1, Math.max(1000, 15_000 - (Date.now() - phase1.restartAt)), 100);
+    await waitFor('claude to reconnect (sessionCount === 1)', () => api.status().sessionCount === 1, Math.max(1000, 15_000 - (Date.now() - phase1.restartAt)), 100);
     d.reconnectedAfterMs = Date.now() - phase1.restartAt;
     const pid = await cliPid('r');
     d.cliPid = pid;

@@ -91,7 +91,7 @@ export async function offerPermissionRules(options: {
   ui: RulesUi;
   log: { info(m: string): void; error(m: string): void };
   cliVersion?: string;
-  /** The MCP server name the tools are under (src/route/toolsConsent.ts). */
+  /** The MCP server name the tools are under (src/cliSetup/toolsConsent.ts). */
   serverName?: string;
 }): Promise<string[]> {
   const { settings, ui, log } = options;

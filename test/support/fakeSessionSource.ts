@@ -1,4 +1,4 @@
-import type { IdeSession, IdeSessionSource } from '../../src/server/ideSessions';
+import type { IdeSession, IdeSessionSource } from '../../src/server/sessionSource';
 
 export interface SentNotification {
   session: number;
@@ -10,7 +10,7 @@ export interface SentNotification {
  * CLI sessions for the selection code (an `IdeSessionSource`) that record what they are sent; `failing`
  * ids reject. Session `id` has cliPid 1000 + id.
  */
-export function fakeIdeSessions() {
+export function fakeSessionSource() {
   const live = new Map<number, IdeSession>();
   const listeners = new Set<(s: IdeSession) => void>();
   const sent: SentNotification[] = [];

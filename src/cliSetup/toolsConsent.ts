@@ -21,7 +21,7 @@ export interface ConsentUi {
   fail(message: string): void;
 }
 
-export const ENABLE_CHOICE = 'Enable';
+const ENABLE_CHOICE = 'Enable';
 export const USE_ALTERNATE_CHOICE = `Use "${ALTERNATE_TOOLS_SERVER_NAME}"`;
 export const replaceChoice = (name: string) => `Replace My "${name}" Server`;
 
@@ -35,7 +35,7 @@ export const replaceChoice = (name: string) => `Replace My "${name}" Server`;
 export class ToolsConsent {
   /** Asked (or found decided) in this window already: "Not Now" means "not in this window". */
   private offered = false;
-  /** Runs after the user enabled the tools (the permission-rules offer, src/route/permissionRules.ts). */
+  /** Runs after the user enabled the tools (the permission-rules offer, src/cliSetup/permissionRules.ts). */
   onEnabled?: () => PromiseLike<unknown>;
 
   constructor(

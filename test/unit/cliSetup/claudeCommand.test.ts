@@ -1,4 +1,4 @@
-import { parseClaudeCommand } from '../../../src/route/claudeCommand';
+import { parseClaudeCommand } from '../../../src/cliSetup/claudeCommand';
 
 // The one reading of nativeClaude.claudeCommand: the walkthrough, Check Setup, Launch and `claude mcp`
 // all take their program from here, so they cannot disagree about `~/.local/bin/claude` again.

@@ -1,4 +1,4 @@
-import { decodedLosslessly, describeCharacters, encodingByBom, NodeTextCodec, unencodableCharacters, type Transcoder } from '../../../src/workspace/textCodec';
+import { decodedLosslessly, describeCharacters, encodingByBom, NodeTextCodec, unencodableCharacters, type Transcoder } from '../../../src/workspace/encodings';
 
 /** Encodes like iconv-lite does for VS Code: a character outside Latin-1 silently becomes "?". */
 const substituting: Transcoder = {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { IdeBridge } from '../../../src/server/ideBridge';
 import type { Connection, SessionHandle } from '../../../src/server/ideServer';
-import { bridgeSessionSource, type IdeSession, type SessionBridge } from '../../../src/server/ideSessions';
+import { bridgeSessionSource, type IdeSession, type SessionBridge } from '../../../src/server/sessionSource';
 
 // Compile-time: the real bridge fits what the selection code needs from it.
 const realBridgeFits = (bridge: IdeBridge): SessionBridge => bridge;
@@ -11,7 +11,7 @@ type FakeConnection = Pick<Connection, 'id' | 'cliPid' | 'session'>;
 
 class FakeServer extends EventEmitter<{ ideSession: [Connection] }> {
   readonly live: FakeConnection[] = [];
-  ideSessions(): FakeConnection[] {
+  sessionConnections(): FakeConnection[] {
     return this.live.filter((c) => c.cliPid !== undefined);
   }
   announce(connection: FakeConnection): void {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { claudeLaunchCommand } from '../../../src/route/launchCommand';
-import { toolsRouteEntry } from '../../../src/route/toolsRouteEntry';
+import { claudeLaunchCommand } from '../../../src/cliSetup/launchCommand';
+import { toolsRouteEntry } from '../../../src/cliSetup/toolsRouteEntry';
 
 describe('the command line Launch claude types', () => {
   test('without the tools enabled: the configured command as it is', () => {

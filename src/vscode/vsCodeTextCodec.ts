@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { TextCodec } from '../host/textCodec';
-import { decodeUtf8, encodingByBom, isUtf8 } from '../workspace/textCodec';
+import { decodeUtf8, encodingByBom, isUtf8 } from '../workspace/encodings';
 
 /**
  * Files in their own encoding, as VS Code decodes them: an open document's encoding, else the

@@ -51,7 +51,7 @@ type ServerEvent = 'ideSession' | 'pidChecked';
 
 /** The part of `IdeServer` this module uses. */
 export interface SessionServer {
-  ideSessions(): SessionConnection[];
+  sessionConnections(): SessionConnection[];
   on(event: ServerEvent, listener: (connection: Connection) => void): unknown;
   off(event: ServerEvent, listener: (connection: Connection) => void): unknown;
 }
@@ -90,7 +90,7 @@ export function bridgeSessionSource(bridge: SessionBridge): IdeSessionSource & I
   bridge.on('change', follow);
   follow();
   return {
-    sessions: () => (bridge.ideServer?.ideSessions() ?? []).filter((c) => c.session !== undefined).map(toIdeSession),
+    sessions: () => (bridge.ideServer?.sessionConnections() ?? []).filter((c) => c.session !== undefined).map(toIdeSession),
     onDidConnect: (listener) => {
       listeners.add(listener);
       return { dispose: () => listeners.delete(listener) };

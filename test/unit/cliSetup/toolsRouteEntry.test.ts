@@ -1,4 +1,4 @@
-import { describeEntry, isToolsRouteEntry, toolsRouteEntry } from '../../../src/route/toolsRouteEntry';
+import { describeEntry, isToolsRouteEntry, toolsRouteEntry } from '../../../src/cliSetup/toolsRouteEntry';
 
 describe('telling VS Code\'s tools entry from a server of the user\'s own', () => {
   test('ours, by its shape: ws on 127.0.0.1 at /tools with the token variable in the IDE header', () => {

@@ -17,7 +17,7 @@ export interface ClaudeCommand {
   line: string;
 }
 
-export const DEFAULT_CLAUDE_COMMAND = 'claude';
+const DEFAULT_CLAUDE_COMMAND = 'claude';
 
 export interface ExpandOptions {
   env?: NodeJS.ProcessEnv;
