@@ -29,7 +29,8 @@ import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
 import { WalkthroughContext } from './vscode/walkthroughContext';
 import { PORT_VARIABLE, TOKEN_VARIABLE } from './route/toolsRouteEntry';
-import { modalCommandApprover } from './vscode/commandApprover';
+import { modalCommandApprover, notebookCodeApprover } from './vscode/commandApprover';
+import { VsCodeNotebookKernelHost } from './vscode/notebookKernel';
 import { Coexistence } from './vscode/coexistenceChoice';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
 import { registerPermissionRulesCommand } from './vscode/permissionRulesCommand';
@@ -80,6 +81,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     approvalMode,
     terminal: terminalRunner,
     commandApprover: modalCommandApprover,
+    notebooks: new VsCodeNotebookKernelHost(),
+    codeApprover: notebookCodeApprover,
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
     log: serverLog,
