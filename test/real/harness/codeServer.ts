@@ -551,6 +551,11 @@ export interface RunSuiteOptions extends InnerRunOptions {
   suite: string;
   /** The driver extension (extensionDevelopmentPath). Default: test/vscode/driver. */
   developmentPath?: string;
+  /**
+   * More extension folders loaded the same way, beside the driver (the workbench payload takes several
+   * `extensionDevelopmentPath` entries), e.g. PYTHON_KERNEL_EXTENSION_PATH.
+   */
+  extraDevelopmentPaths?: string[];
   /** Overall limit for the run, from opening the browser. Default 180 s. */
   timeoutMs?: number;
   /** Name for the failure screenshot. */
@@ -585,6 +590,8 @@ export interface SuiteResult {
 }
 
 export const DRIVER_EXTENSION_PATH = path.join(REPO_ROOT, 'test', 'vscode', 'driver');
+/** The test-only notebook kernel (test/vscode/python-kernel/README.md), for `extraDevelopmentPaths`. */
+export const PYTHON_KERNEL_EXTENSION_PATH = path.join(REPO_ROOT, 'test', 'vscode', 'python-kernel');
 /** Compiled entry points of the inner suites (after compileInnerSuites()). */
 export const INNER_SUITES = {
   /** The product's suites: test/vscode/suites/*.test.ts. */
@@ -655,6 +662,7 @@ export async function runSuiteInVsCode(opts: RunSuiteOptions): Promise<SuiteResu
 
   const payload: Array<[string, string]> = [
     ['extensionDevelopmentPath', server.remoteUri(developmentPath)],
+    ...(opts.extraDevelopmentPaths ?? []).map((p): [string, string] => ['extensionDevelopmentPath', server.remoteUri(path.resolve(p))]),
     ['extensionTestsPath', server.remoteUri(shim)],
   ];
   const timeoutMs = opts.timeoutMs ?? 180_000;
