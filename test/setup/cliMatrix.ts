@@ -15,7 +15,7 @@ import { SUPPORTED_CLI_RANGE, compareVersions, parseVersion } from '../../src/ut
 import { PINNED_CLAUDE_VERSION } from '../real/harness/claudeCli';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const CLI_TESTS = ['test/real/cli-harness.test.ts', 'test/real/cli-ide.test.ts', 'test/real/cli-tools-route.test.ts'];
+const CLI_TESTS = ['test/real/cli-harness.test.ts', 'test/real/cli-ide.test.ts', 'test/real/cli-tools-route.test.ts', 'test/real/cli-execute-code.test.ts'];
 const VSCODE_TESTS = ['test/real/vscode-ide.test.ts'];
 const LOCK = '/tmp/native-claude-real.lock';
 
