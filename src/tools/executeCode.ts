@@ -116,7 +116,7 @@ export function executeCodeTool(kernels: NotebookKernelHost, approval?: CodeAppr
         const before = Math.round(requested - (asked ? approved : arrived));
         const after = ended === undefined ? '?' : Math.round(answered - ended);
         const run = ended === undefined ? '?' : Math.round(ended - requested);
-        log.info(`executeCode in ${target.label}: ${outcome.end}${outcome.success === false ? ' (failed)' : ''}; overhead ${before} ms before the run, ${after} ms after it; the run ${run} ms`);
+        log.info(`executeCode in ${where(outcome, target.label)}: ${outcome.end}${outcome.success === false ? ' (failed)' : ''}; overhead ${before} ms before the run, ${after} ms after it; the run ${run} ms`);
       }
       const failed = outcome.end === 'no-kernel' || outcome.end === 'notebook-closed';
       return failed ? { content, isError: true } : { content };
