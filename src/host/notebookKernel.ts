@@ -40,8 +40,19 @@ export interface NotebookRunOutcome {
   readonly stillRunning?: boolean;
   /** The user changed the cell's text during the run (the outputs are still those of the code sent). */
   readonly cellEdited?: boolean;
-  /** Times (ms, performance.now()) of the run's stages, for the overhead figures in the log. */
-  readonly timing?: { readonly requested: number; readonly ended?: number };
+  /** When the run's stages happened, for the overhead figures in the log (src/tools/executeCode.ts). */
+  readonly timing?: RunTiming;
+}
+
+export interface RunTiming {
+  /** performance.now() when the cell was handed to the kernel (after it was added and shown). */
+  readonly requested: number;
+  /** performance.now() when the end of the run was seen. */
+  readonly ended?: number;
+  /** From the hand-over to the kernel's start of the cell, and from the kernel's end to the end being seen (ms; when the kernel reports its times). */
+  readonly toKernelStartMs?: number;
+  readonly kernelMs?: number;
+  readonly endSeenAfterMs?: number;
 }
 
 export interface NotebookRunOptions {

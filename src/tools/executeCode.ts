@@ -6,7 +6,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ApprovalMode } from '../host/approvalMode';
-import type { CellOutput, CodeApprover, NotebookKernelHost, NotebookRunOutcome } from '../host/notebookKernel';
+import type { CellOutput, CodeApprover, NotebookKernelHost, NotebookRunOutcome, RunTiming } from '../host/notebookKernel';
 import type { Logger } from '../util/logger';
 import { ERROR_MIME, OUTPUT_BOUNDS, outputsToContent } from './notebookOutput';
 import { defineTool, errorResult, textResult } from './toolDefinition';
@@ -68,6 +68,22 @@ export function describeRun(outcome: NotebookRunOutcome, notebook: string, timeo
   }
 }
 
+/**
+ * The extension's own share of a call, for the log (docs/protocol.md#executecode): from the call (or the
+ * user's Run) until the cell runs — adding and showing it, then VS Code and the kernel picking it up —
+ * and from the kernel's end until the answer is sent.
+ */
+export function overheadFigures(timing: RunTiming, from: number, answered: number): string {
+  const ms = (n: number) => `${Math.round(n)} ms`;
+  const toRequest = timing.requested - from;
+  if (timing.toKernelStartMs === undefined || timing.kernelMs === undefined || timing.endSeenAfterMs === undefined || timing.ended === undefined) {
+    return `overhead ${ms(toRequest)} until the cell was handed to the kernel (the kernel reported no times)`;
+  }
+  const toRunning = toRequest + timing.toKernelStartMs;
+  const afterEnd = timing.endSeenAfterMs + (answered - timing.ended);
+  return `overhead ${ms(toRunning)} from the call to the cell running (${ms(toRequest)} to hand it over), ${ms(afterEnd)} from its end to the answer; the kernel ran it in ${ms(timing.kernelMs)}`;
+}
+
 const inputSchema = z.object({
   code: z.string().min(1).describe('The code to run, in the notebook\'s language (e.g. Python for a Python kernel).'),
 });
@@ -109,15 +125,7 @@ export function executeCodeTool(kernels: NotebookKernelHost, approval?: CodeAppr
       const content = outputsToContent(outcome.outputs);
       content.push({ type: 'text', text: describeRun(outcome, target.label, EXECUTE_CODE_MAX_MS) });
       const answered = performance.now();
-      if (log && outcome.timing) {
-        // The extension's own share of the call (docs/protocol.md#executecode): from the call (or the
-        // user's answer) to the run request, and from the run's end to the answer.
-        const { requested, ended } = outcome.timing;
-        const before = Math.round(requested - (asked ? approved : arrived));
-        const after = ended === undefined ? '?' : Math.round(answered - ended);
-        const run = ended === undefined ? '?' : Math.round(ended - requested);
-        log.info(`executeCode in ${where(outcome, target.label)}: ${outcome.end}${outcome.success === false ? ' (failed)' : ''}; overhead ${before} ms before the run, ${after} ms after it; the run ${run} ms`);
-      }
+      if (log && outcome.timing) log.info(`executeCode in ${where(outcome, target.label)}: ${outcome.end}${outcome.success === false ? ' (failed)' : ''}; ${overheadFigures(outcome.timing, asked ? approved : arrived, answered)}`);
       const failed = outcome.end === 'no-kernel' || outcome.end === 'notebook-closed';
       return failed ? { content, isError: true } : { content };
     },

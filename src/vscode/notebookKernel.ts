@@ -63,8 +63,7 @@ export class VsCodeNotebookKernelHost implements NotebookKernelHost {
 }
 
 async function runInNotebook(notebook: vscode.NotebookDocument, language: string, code: string, options: NotebookRunOptions): Promise<NotebookRunOutcome> {
-  const requestedAt = performance.now();
-  if (notebook.isClosed) return { end: 'notebook-closed', outputs: [], timing: { requested: requestedAt } };
+  if (notebook.isClosed) return { end: 'notebook-closed', outputs: [] };
   const index = notebook.cellCount;
   const edit = new vscode.WorkspaceEdit();
   edit.set(notebook.uri, [vscode.NotebookEdit.insertCells(index, [new vscode.NotebookCellData(vscode.NotebookCellKind.Code, code, language)])]);
@@ -82,6 +81,8 @@ async function runInNotebook(notebook: vscode.NotebookDocument, language: string
     let settled = false;
     let interrupted: 'cancelled' | 'timed-out' | undefined;
     const started = performance.now();
+    let requestedAt = started;
+    let requestedEpoch = Date.now();
     const disposables: vscode.Disposable[] = [];
     const timers: Array<ReturnType<typeof setTimeout>> = [];
     const range = () => ({ ranges: [{ start: cell.index, end: cell.index + 1 }], document: notebook.uri });
@@ -97,6 +98,8 @@ async function runInNotebook(notebook: vscode.NotebookDocument, language: string
       stop();
       const alive = !notebook.isClosed && cell.index >= 0;
       const summary = alive ? cell.executionSummary : undefined;
+      const kernel = summary?.timing;
+      const endedEpoch = Date.now();
       resolve({
         end,
         success: summary?.success,
@@ -104,7 +107,11 @@ async function runInNotebook(notebook: vscode.NotebookDocument, language: string
         cellIndex: alive ? cell.index : undefined,
         executionOrder: summary?.executionOrder,
         cellEdited: alive && cell.document.getText() !== code,
-        timing: { requested: requestedAt, ended: performance.now() },
+        timing: {
+          requested: requestedAt,
+          ended: performance.now(),
+          ...(kernel && { toKernelStartMs: kernel.startTime - requestedEpoch, kernelMs: kernel.endTime - kernel.startTime, endSeenAfterMs: endedEpoch - kernel.endTime }),
+        },
         ...extra,
       });
     };
@@ -155,6 +162,8 @@ async function runInNotebook(notebook: vscode.NotebookDocument, language: string
         }
       }, KERNEL_PICKER_MS),
     );
+    requestedAt = performance.now();
+    requestedEpoch = Date.now();
     vscode.commands.executeCommand('notebook.cell.execute', range()).then(
       () => {
         commandDone = true;

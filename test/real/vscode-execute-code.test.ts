@@ -72,8 +72,21 @@ describe('vscode-execute-code', () => {
   const PROBES: Probes = {
     notification: async (page: Page, arg: unknown) => {
       const { button, contains } = arg as { button: string; contains: string };
-      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: contains }).first();
-      await toast.waitFor({ state: 'visible', timeout: 50_000 });
+      // A toast; in a window running extension tests toasts may stay hidden (the bell shows a dot), so
+      // the notification centre (the bell) is opened when no toast shows.
+      let toast = page.locator('.notifications-toasts .notification-toast', { hasText: contains }).first();
+      const deadline = Date.now() + 50_000;
+      for (;;) {
+        if (await toast.isVisible().catch(() => false)) break;
+        const listed = page.locator('.notifications-center .notification-list-item', { hasText: contains }).first();
+        if (await listed.isVisible().catch(() => false)) {
+          toast = listed;
+          break;
+        }
+        if (!(await page.locator('.notifications-center').isVisible().catch(() => false))) await page.locator('.statusbar-item[id="status.notifications"] a, .statusbar-item[id="status.notifications"]').first().click({ timeout: 2_000 }).catch(() => undefined);
+        if (Date.now() > deadline) throw new Error(`no notification containing ${JSON.stringify(contains)} within 50 s`);
+        await page.waitForTimeout(250);
+      }
       await page.waitForTimeout(300);
       const message = ((await toast.locator('.notification-list-item-message').first().textContent()) ?? '').trim();
       const buttons = (await toast.locator('.monaco-button').allTextContents()).map((b) => b.trim()).filter(Boolean);
@@ -175,19 +188,20 @@ describe('vscode-execute-code', () => {
 
     it('nb-overhead: p50/p90 of what the extension adds to a call (printed)', () => {
       const data = expectInnerPassed('nb-overhead') as { callMs: number[]; cells: number[] };
-      const lines = data.cells.map((cell) => new RegExp(`executeCode in cell ${cell} of analysis\\.ipynb: finished; overhead (\\d+) ms before the run, (\\d+) ms after it; the run (\\d+) ms`).exec(extensionLog));
+      const lines = data.cells.map((cell) =>
+        new RegExp(`executeCode in cell ${cell} of analysis\\.ipynb: finished; overhead (\\d+) ms from the call to the cell running \\((\\d+) ms to hand it over\\), (\\d+) ms from its end to the answer; the kernel ran it in (\\d+) ms`).exec(extensionLog),
+      );
       expect(lines.filter((l) => !l).length).toBe(0);
-      const before = lines.map((l) => Number(l![1]));
-      const after = lines.map((l) => Number(l![2]));
-      const runs = lines.map((l) => Number(l![3]));
-      const total = before.map((b, i) => b + after[i]);
+      const column = (i: number) => lines.map((l) => Number(l![i]));
+      const [toRunning, toHandOver, afterEnd, kernel] = [column(1), column(2), column(3), column(4)];
+      const stats = (values: number[]) => ({ p50: percentile(values, 50), p90: percentile(values, 90) });
       const figures = {
         calls: lines.length,
-        beforeRunMs: { p50: percentile(before, 50), p90: percentile(before, 90) },
-        afterRunMs: { p50: percentile(after, 50), p90: percentile(after, 90) },
-        overheadMs: { p50: percentile(total, 50), p90: percentile(total, 90) },
-        runAsSeenMs: { p50: percentile(runs, 50), p90: percentile(runs, 90) },
-        wholeCallMs: { p50: percentile(data.callMs, 50), p90: percentile(data.callMs, 90) },
+        callToCellRunningMs: stats(toRunning),
+        ofWhichToHandOverMs: stats(toHandOver),
+        kernelEndToAnswerMs: stats(afterEnd),
+        kernelRunMs: stats(kernel),
+        wholeCallAtClientMs: stats(data.callMs),
       };
       console.log(`executeCode overhead over 20 calls of \`pass\`: ${JSON.stringify(figures)}`);
       expect(lines.length).toBe(20);

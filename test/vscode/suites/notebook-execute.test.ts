@@ -181,7 +181,7 @@ describe('executeCode in VS Code with a real kernel (direct calls, approvalMode 
     assert.strictEqual(textsOf(again)[0], 'back\n');
   });
 
-  it('[nb-closed] the notebook is closed during the run: a clear answer', async () => {
+  it('[nb-closed] the user closes the notebook during the run: an answer that says what happened', async () => {
     const pending = call('import time; time.sleep(3); print("late")');
     await waitFor('the cell to be added', () => lastCell().document.getText().includes('time.sleep(3)'), 10_000);
     await sleep(500);
@@ -189,8 +189,12 @@ describe('executeCode in VS Code with a real kernel (direct calls, approvalMode 
     await vscode.window.showNotebookDocument(editor.notebook);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     const result = await pending;
-    record('nb-closed', { texts: textsOf(result), isError: result.isError });
-    assert.match(textsOf(result).join('\n'), /was closed during the run/);
+    // VS Code keeps a notebook document open a while after its last editor closed (or for good, while an
+    // extension holds it): then the cell runs to its end and the answer is its output.
+    const closed = editor.notebook.isClosed;
+    record('nb-closed', { texts: textsOf(result), isError: result.isError, documentClosed: closed });
+    if (closed) assert.match(textsOf(result).join('\n'), /was closed during the run/);
+    else assert.match(textsOf(result).join('\n'), /^late\n\nRan in cell \d+ of analysis\.ipynb\.$/);
   });
 
   it('[nb-none] no notebook open: an error saying what to do', async () => {
