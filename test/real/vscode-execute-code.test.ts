@@ -23,6 +23,7 @@ import type { Page } from 'playwright-core';
 import { codeServerAvailable, compileInnerSuites, findFiles, INNER_SUITES, PYTHON_KERNEL_EXTENSION_PATH, runSuiteInVsCode, startCodeServer, type CodeServer, type Probes, type SuiteResult } from './harness/codeServer';
 import { freshMessages, startFakeModel, textOf, type ContentBlock, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
+import { CLAUDE_VERSION, cliAtLeast } from './harness/claudeCli';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 import { ensureVsix } from './harness/vsix';
 
@@ -38,7 +39,9 @@ const NOTEBOOK_JSON = {
 
 /** The model's calls, in order (each after the previous one's result). */
 const STEPS: Array<{ name: string; input: Record<string, unknown> }> = [
-  { name: 'ToolSearch', input: { query: 'select:mcp__ide__executeCode', max_results: 1 } },
+  // 2.1 defers the IDE's tools behind ToolSearch; before 2.1 the model has the tool at once (and a
+  // ToolSearch call would only be answered "no such tool"), so the first step is a harmless Read there.
+  cliAtLeast('2.1.0') ? { name: 'ToolSearch', input: { query: 'select:mcp__ide__executeCode', max_results: 1 } } : { name: 'Read', input: { file_path: 'data.csv' } },
   { name: 'mcp__ide__executeCode', input: { code: 'x = 6 * 7; print(x)' } },
   { name: 'mcp__ide__executeCode', input: { code: 'print(x + 1)' } },
   { name: 'mcp__ide__executeCode', input: { code: '1/0' } },
@@ -53,7 +56,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-describe('vscode-execute-code', () => {
+describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
   let root = '';
   let workspace = '';
   let server: CodeServer | undefined;

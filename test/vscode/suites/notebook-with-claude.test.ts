@@ -70,7 +70,9 @@ describe('executeCode with claude in the terminal', function () {
     record('claude', { asked, interruptedMs, success: cell.executionSummary?.success, outputs });
     assert.strictEqual(cell.executionSummary?.success, false, 'the cell did not finish its 60 s');
     assert.ok(outputs.some((o) => o.includes('KeyboardInterrupt')), `interrupted: ${outputs.join(' | ')}`);
-    await waitForScreen(/Interrupted/, 10_000);
+    // What claude prints differs per line (2.1: "Interrupted"; 2.0.77: "MCP error -32001: AbortError: This
+    // operation was aborted"; 1.0.128: nothing under the call); the interrupted cell above is the check.
+    record('claude', { screenAfterEsc: (await waitForScreen(/Interrupted|AbortError/, 3_000).catch(() => screen())).split('\n').slice(-12) });
     await sleep(500);
     await submit('finish');
     await waitForScreen('done notebook', 60_000);
