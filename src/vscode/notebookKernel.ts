@@ -143,7 +143,7 @@ async function runInNotebook(notebook: vscode.NotebookDocument, language: string
       }),
       vscode.workspace.onDidCloseNotebookDocument((closed) => closed === notebook && finish('notebook-closed')),
     );
-    if (options.signal.aborted) return interrupt('cancelled');
+    if (options.signal.aborted) return finish('cancelled'); // cancelled while the cell was being added: it never ran
     options.signal.addEventListener('abort', onAbort, { once: true });
     timers.push(setTimeout(() => interrupt('timed-out'), options.timeoutMs));
     if (options.onProgress && options.progressEveryMs) {
