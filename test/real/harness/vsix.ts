@@ -7,7 +7,7 @@
  *   pid, and a lock dir keeps parallel workers from packaging at the same time).
  *   NATIVE_CLAUDE_VSIX=<path> skips packaging and uses that file.
  * - `packageVsix(dir, out)` packages any extension folder with the repo's vsce (used for throwaway
- *   extensions in the harness's own tests).
+ *   extensions in the harness's own tests, and `buildPythonKernelVsix()` for the test python kernel).
  */
 import { execFile } from 'child_process';
 import * as fs from 'fs';
@@ -112,6 +112,14 @@ export async function packageVsix(extensionDir: string, outFile: string): Promis
   );
   if (code !== 0 || !fs.existsSync(outFile)) throw new Error(`vsce package in ${extensionDir} failed (exit ${code}):\n${output}`);
   return path.resolve(outFile);
+}
+
+/**
+ * Packages the test python kernel (test/vscode/python-kernel) into `outFile`, for windows that are not
+ * extension-test windows (a plain workbench loads no development path): install it with `vsixPaths`.
+ */
+export function buildPythonKernelVsix(outFile: string): Promise<string> {
+  return packageVsix(path.join(REPO_ROOT, 'test', 'vscode', 'python-kernel'), outFile);
 }
 
 /**

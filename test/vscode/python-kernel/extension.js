@@ -256,6 +256,8 @@ class TestPythonKernel {
           id: CONTROLLER_ID,
           extension: EXTENSION_ID,
         }),
+      /** Interrupts the notebook's running cell as the interruptHandler does (also when no editor shows it). */
+      interrupt: (uri) => this.interrupt(uri.toString(), 'api'),
       /** Whether VS Code has this controller selected for `uri` (undefined: never told). */
       isSelected: (uri) => this.selected.get(uri.toString()),
       /** The python process of a notebook: { pid, alive } or undefined. */
