@@ -10,24 +10,16 @@ import * as vscode from 'vscode';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, it, before } from '../bdd';
 import { ideRoute, record, recordOutcomes, toolsRunActive, type ToolsConnection } from '../toolsClient';
-import { installedExtension, sleep, waitFor } from '../util';
+import { openNotebook, pythonKernel, type PythonKernelApi } from '../notebook';
+import { sleep, waitFor } from '../util';
 
-export const KERNEL_EXTENSION_ID = 'native-claude-test.native-claude-test-python-kernel';
-export interface TestKernelApi {
-  isEnabled(): boolean;
-  enable(): void;
-  disable(): void;
-  select(editor?: vscode.NotebookEditor): Thenable<unknown>;
-  process(uri: vscode.Uri): { pid: number; alive: boolean } | undefined;
-  log(): string[];
-}
 /** The notebook the outer test wrote (NC_EXEC_NOTEBOOK). */
-const NOTEBOOK = process.env.NC_EXEC_NOTEBOOK ?? '';
+export const NOTEBOOK = process.env.NC_EXEC_NOTEBOOK ?? '';
 
-export async function openNotebook(file = NOTEBOOK): Promise<vscode.NotebookEditor> {
-  const doc = await vscode.workspace.openNotebookDocument(vscode.Uri.file(file));
-  const editor = await vscode.window.showNotebookDocument(doc, { preserveFocus: false });
-  await waitFor('the notebook editor to be active', () => vscode.window.activeNotebookEditor?.notebook === doc, 10_000);
+/** The notebook shown and the active notebook editor (what executeCode runs in). */
+export async function showNotebook(file = NOTEBOOK): Promise<vscode.NotebookEditor> {
+  const editor = await openNotebook(file);
+  await waitFor('the notebook editor to be active', () => vscode.window.activeNotebookEditor?.notebook === editor.notebook, 10_000);
   return editor;
 }
 
@@ -36,7 +28,7 @@ export const textsOf = (result: CallToolResult) => result.content.filter((c) => 
 describe('executeCode in VS Code with a real kernel (direct calls, approvalMode never)', function () {
   this.timeout(120_000);
   let ide: ToolsConnection;
-  let kernel: TestKernelApi;
+  let kernel: PythonKernelApi;
   let editor: vscode.NotebookEditor;
   recordOutcomes();
 
@@ -49,9 +41,9 @@ describe('executeCode in VS Code with a real kernel (direct calls, approvalMode 
 
   before(async function () {
     if (!toolsRunActive() || !NOTEBOOK) this.skip();
-    kernel = (await installedExtension<TestKernelApi>(KERNEL_EXTENSION_ID)).exports;
+    kernel = await pythonKernel();
     ide = await ideRoute();
-    editor = await openNotebook();
+    editor = await showNotebook();
     // Focus elsewhere, as when the user types to claude in the terminal: the notebook stays the active one.
     vscode.window.createTerminal({ name: 'user' }).show(false);
     await sleep(500);

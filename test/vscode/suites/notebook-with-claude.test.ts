@@ -11,7 +11,7 @@ import { describe, it, before, after } from '../bdd';
 import { screen, startClaudeInTerminal, submit, tmux, waitForScreen } from '../claudeInTerminal';
 import { record, recordOutcomes, setUserSetting, toolsRunActive } from '../toolsClient';
 import { installedExtension, probe, sleep, waitFor } from '../util';
-import { openNotebook } from './notebook-execute.test';
+import { showNotebook } from './notebook-execute.test';
 
 interface NativeClaudeApi {
   status(): { running: boolean; ideSessions: number };
@@ -34,7 +34,7 @@ describe('executeCode with claude in the terminal', function () {
     if (!toolsRunActive() || !WORKSPACE) this.skip();
     await setUserSetting('nativeClaude', 'approvalMode', 'write-only');
     api = (await installedExtension<NativeClaudeApi>()).exports;
-    editor = await openNotebook();
+    editor = await showNotebook();
     const debugFile = process.env.NC_EXEC_CLAUDE_DEBUG;
     await startClaudeInTerminal(WORKSPACE, () => api.status().ideSessions >= 1, debugFile ? ['--debug-file', debugFile] : []);
   });
