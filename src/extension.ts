@@ -27,7 +27,8 @@ import { createWorkspaceHost } from './vscode/workspaceHost';
 import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
 import { WalkthroughContext } from './vscode/walkthroughContext';
-import { modalCommandApprover } from './vscode/commandApprover';
+import { modalCommandApprover, notebookCodeApprover } from './vscode/commandApprover';
+import { VsCodeNotebookKernelHost } from './vscode/notebookKernel';
 import { Coexistence } from './vscode/coexistenceChoice';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
 import { registerPermissionRulesCommand } from './vscode/permissionRulesCommand';
@@ -79,6 +80,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     approvalMode,
     terminal: terminalRunner,
     commandApprover: modalCommandApprover,
+    notebooks: new VsCodeNotebookKernelHost(),
+    codeApprover: notebookCodeApprover,
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
     log: serverLog,

@@ -12,10 +12,13 @@ export const TOOLS_INSTRUCTIONS = [
   '- read_file, list_files, search_files: the workspace on disk, .gitignore honoured.',
 ].join('\n');
 
-/** The IDE route: of its tools the CLI shows the model only getDiagnostics (docs/protocol.md#what-the-model-sees). */
-export const IDE_INSTRUCTIONS =
+/** The IDE route: of its tools the CLI shows the model only getDiagnostics and executeCode (docs/protocol.md#what-the-model-sees). */
+export const IDE_INSTRUCTIONS = [
   "getDiagnostics returns the problems VS Code's language servers report (the Problems panel) for one file (uri) or every file, as they are on disk. " +
-  'After changing code, use it instead of running a compiler, type checker or linter.';
+    'After changing code, use it instead of running a compiler, type checker or linter.',
+  "executeCode runs code in the kernel of the notebook (.ipynb) the user has open in VS Code, in a cell they see, after they allow it; variables persist between calls. " +
+    'When the user works in a notebook, use it to inspect their data and check results in their kernel.',
+].join('\n');
 
 /** `route`: the server's two routes (src/server/auth.ts `Route`), named here so tools never import the server. */
 export function serverInstructions(route: 'ide' | 'tools'): string {

@@ -1,4 +1,5 @@
 import type { DiagnosticsSource } from '../host/diagnostics';
+import type { CodeApprover, NotebookKernelHost } from '../host/notebookKernel';
 import type { CommandApprover, TerminalHost } from '../host/terminal';
 import type { ReviewHost } from '../host/review';
 import type { WorkspaceHost } from '../host/workspace';
@@ -6,6 +7,7 @@ import type { ChangeDependencies } from '../review/proposeChange';
 import type { RecentEdits } from '../review/recentEdits';
 import type { Logger } from '../util/logger';
 import { applyDiffTool } from './applyDiff';
+import { executeCodeTool } from './executeCode';
 import { executeCommandTool } from './executeCommand';
 import { getDiagnosticsTool } from './getDiagnostics';
 import { ideGetDiagnosticsTool } from './ideGetDiagnostics';
@@ -30,11 +32,15 @@ export interface ToolHosts extends ChangeDependencies {
   terminal?: TerminalHost;
   /** Asks before each command when approvalMode is "always"; without it commands are not asked about. */
   commandApprover?: CommandApprover;
+  /** The notebook executeCode runs code in (VS Code's active notebook editor); without it the tool is not served. */
+  notebooks?: NotebookKernelHost;
+  /** Asks before executeCode runs code unless approvalMode is "never"; without it code is not asked about. */
+  codeApprover?: CodeApprover;
 }
 
 /**
  * What each route serves. The IDE connection gets the CLI's own calls; of these the CLI shows the
- * model only getDiagnostics (docs/protocol.md#what-the-model-sees). The tools connection gets the workspace tools
+ * model only getDiagnostics and executeCode (docs/protocol.md#what-the-model-sees). The tools connection gets the workspace tools
  * the model uses as `mcp__<name>__<tool>` (docs/protocol.md#the-tools-route-entry), and none of the CLI's internal calls.
  */
 export function ideTools(hosts: ToolHosts): ToolDefinition[] {
@@ -43,6 +49,7 @@ export function ideTools(hosts: ToolHosts): ToolDefinition[] {
     closeTabTool(hosts.review),
     closeAllDiffTabsTool(hosts.review),
     ideGetDiagnosticsTool(hosts.diagnostics, hosts.recentEdits, hosts.log),
+    ...(hosts.notebooks ? [executeCodeTool(hosts.notebooks, hosts.codeApprover && { mode: hosts.approvalMode, approver: hosts.codeApprover }, hosts.log)] : []),
   ] as ToolDefinition[];
 }
 

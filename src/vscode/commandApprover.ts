@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { CodeApprover } from '../host/notebookKernel';
 import type { CommandApprover } from '../host/terminal';
 
 /** A modal Run / Reject question that shows the exact command (approvalMode "always"). */
@@ -11,5 +12,33 @@ export const modalCommandApprover: CommandApprover = {
       'Reject',
     );
     return choice === 'Run';
+  },
+};
+
+/** Code short enough to read in a notification; longer code is shown in a modal dialog's detail. */
+const NOTIFICATION_MAX_CHARS = 600;
+const NOTIFICATION_MAX_LINES = 10;
+
+/**
+ * executeCode's Run / Don't Run (approvalMode "write-only" and "always"). A notification, not a modal
+ * dialog, so keyboard focus stays in the terminal where the user talks to claude; the code is in the
+ * message. Code too long for a notification (over 10 lines or 600 characters) goes in a modal dialog
+ * (scrollable detail) instead, the one case that takes focus: the user must be able to read all of
+ * what would run. A cancelled call answers false at once (the
+ * notification stays; a later click does nothing).
+ */
+export const notebookCodeApprover: CodeApprover = {
+  async approve({ code, notebook }, signal) {
+    const run = 'Run';
+    const lines = code.split('\n');
+    const question = `Claude wants to run code in the kernel of ${notebook}`;
+    const asked =
+      code.length <= NOTIFICATION_MAX_CHARS && lines.length <= NOTIFICATION_MAX_LINES
+        ? // A notification shows its message on one line: line breaks are marked.
+          vscode.window.showInformationMessage(`${question}: ${lines.join(' ⏎ ')}`, run, "Don't Run")
+        : vscode.window.showWarningMessage(question, { modal: true, detail: code }, run, "Don't Run");
+    if (signal.aborted) return false;
+    const cancelled = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
+    return (await Promise.race([asked, cancelled])) === run;
   },
 };

@@ -1,6 +1,6 @@
 // `npm run test:cli-matrix [--vscode] [VERSION…]`: the real-CLI tests against several claude CLI
 // versions. Each version is installed into the real-client cache (install-claude-cli.sh), then the
-// `real` jest project runs test/real/cli-*.test.ts (and with --vscode also vscode-ide.test.ts) with
+// `real` jest project runs test/real/cli-*.test.ts (and with --vscode also vscode-ide.test.ts and vscode-execute-code.test.ts) with
 // NATIVE_CLAUDE_CLI_VERSION set, under the machine-wide real-test lock. Prints a test × version
 // table and the totals; exits non-zero when any test failed or a version could not be installed.
 //
@@ -15,8 +15,8 @@ import { SUPPORTED_CLI_RANGE, compareVersions, parseVersion } from '../../src/ut
 import { PINNED_CLAUDE_VERSION } from '../real/harness/claudeCli';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const CLI_TESTS = ['test/real/cli-harness.test.ts', 'test/real/cli-ide.test.ts', 'test/real/cli-tools-route.test.ts'];
-const VSCODE_TESTS = ['test/real/vscode-ide.test.ts'];
+const CLI_TESTS = ['test/real/cli-harness.test.ts', 'test/real/cli-ide.test.ts', 'test/real/cli-tools-route.test.ts', 'test/real/cli-execute-code.test.ts'];
+const VSCODE_TESTS = ['test/real/vscode-ide.test.ts', 'test/real/vscode-execute-code.test.ts'];
 const LOCK = '/tmp/native-claude-real.lock';
 
 /** `npm run` exports npm_* / npm_config_* (prefix, global, the caller's package.json…); nested npm must not see them. */

@@ -1,3 +1,4 @@
+import type { CellOutput, CodeApprover, NotebookKernelHost, NotebookRunOutcome, NotebookTarget } from '../../src/host/notebookKernel';
 import { writeWithoutFollowing } from '../../src/workspace/noFollowWrite';
 import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics } from '../../src/host/diagnostics';
 import type { DocumentWriter } from '../../src/host/documents';
@@ -108,4 +109,50 @@ export class StaticDiagnostics implements DiagnosticsSource {
 
 export function diagnostic(message: string, line = 0, severity: DiagnosticItem['severity'] = 'Error'): DiagnosticItem {
   return { message, severity, range: { start: { line, character: 0 }, end: { line, character: 1 } }, source: 'test', code: '1' };
+}
+
+/**
+ * A notebook whose "kernel" is a script: each run answers with the outputs `kernel(code)` gives, after
+ * `delayMs`, or never (`hang`) until the run is cancelled or times out. Records the runs and what the
+ * approver was asked. `open: false` is VS Code without a notebook editor.
+ */
+export class ScriptedNotebook implements NotebookKernelHost {
+  open = true;
+  readonly runs: Array<{ code: string; timeoutMs: number; cancelled?: boolean }> = [];
+  readonly asked: Array<{ code: string; notebook: string }> = [];
+  /** Run / Don't Run (undefined: never answers, like a notification left alone). */
+  answer: boolean | undefined = true;
+  constructor(private readonly kernel: (code: string) => { outputs: CellOutput[]; success?: boolean; hang?: boolean; end?: NotebookRunOutcome['end']; delayMs?: number }) {}
+
+  readonly approver: CodeApprover = {
+    approve: (request, signal) => {
+      this.asked.push({ code: request.code, notebook: request.notebook });
+      if (this.answer !== undefined) return Promise.resolve(this.answer);
+      return new Promise((resolve) => signal.addEventListener('abort', () => resolve(false), { once: true }));
+    },
+  };
+
+  activeNotebook(): NotebookTarget | { error: string } {
+    if (!this.open) return { error: 'No notebook is open in VS Code.' };
+    return {
+      label: 'analysis.ipynb',
+      language: 'python',
+      run: (code, options) => {
+        const record: { code: string; timeoutMs: number; cancelled?: boolean } = { code, timeoutMs: options.timeoutMs };
+        this.runs.push(record);
+        const requested = performance.now();
+        const script = this.kernel(code);
+        return new Promise<NotebookRunOutcome>((resolve) => {
+          const progress = options.onProgress && setInterval(() => options.onProgress!(performance.now() - requested, []), options.progressEveryMs ?? 1000);
+          const done = (outcome: Omit<NotebookRunOutcome, 'timing'>) => {
+            if (progress) clearInterval(progress);
+            clearTimeout(timer);
+            resolve({ ...outcome, timing: { requested, ended: performance.now() } });
+          };
+          const timer = script.hang ? setTimeout(() => done({ end: 'timed-out', outputs: script.outputs, cellIndex: 3, success: false }), options.timeoutMs) : setTimeout(() => done({ end: script.end ?? 'finished', outputs: script.outputs, success: script.success ?? true, cellIndex: 3 }), script.delayMs ?? 0);
+          options.signal.addEventListener('abort', () => (record.cancelled = true) && done({ end: 'cancelled', outputs: script.outputs, success: false, cellIndex: 3 }), { once: true });
+        });
+      },
+    };
+  }
 }

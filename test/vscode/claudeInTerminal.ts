@@ -71,8 +71,9 @@ export async function startClaudeInTerminal(cwd: string, connected: () => boolea
       `new-session -d -s main -x 200 -y 50 ${command}`,
   );
   await waitFor('claude to connect to the extension', connected, 60_000, 100);
-  await waitForScreen(/❯/, 30_000);
-  await waitForScreen(new RegExp(`Claude Code v${claudeVersion().replace(/\./g, '\\.')}`), 5_000);
+  await waitForScreen(/^[❯>][ \u00a0]/m, 30_000); // ❯ from 2.0 on, > in 1.0.x
+  // 1.0.x's welcome box shows no version.
+  if (claudeAtLeast('2.0.0')) await waitForScreen(new RegExp(`Claude Code v${claudeVersion().replace(/\./g, '\\.')}`), 5_000);
   return terminal;
 }
 
