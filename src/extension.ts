@@ -28,7 +28,7 @@ import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
 import { WalkthroughContext } from './vscode/walkthroughContext';
 import { modalCommandApprover, notebookCodeApprover } from './vscode/commandApprover';
-import { VsCodeNotebookKernelHost } from './vscode/notebookKernel';
+import { VsCodeNotebookKernelHost } from './vscode/vsCodeNotebookKernel';
 import { Coexistence } from './vscode/coexistenceChoice';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
 import { registerPermissionRulesCommand } from './vscode/permissionRulesCommand';
