@@ -14,8 +14,6 @@ import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 import type { Route } from './auth';
 import { clientFromInitialize } from './clientVersion';
-import { answerDirectly, serializeOnce, type ProtocolHandlers } from './directAnswers';
-import type { WebSocketServerTransport } from './webSocketTransport';
 import type { Connection, SessionEvents, SessionFactory, SessionHandle } from './ideServer';
 import { errorResult, type ToolContext, type ToolDefinition } from '../tools/toolDefinition';
 import type { Logger } from '../util/logger';
@@ -116,26 +114,15 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
     const { mcp, owner } = take(connection.route) ?? prepareSession(connection.route, options, keep);
     Object.assign(owner, { connection, events });
     prepareAhead(connection.route);
-    // The SDK keeps clientInfo but not the protocol version the client asked for; it calls a handler
-    // set before connect() ahead of its own, so `initialize` is read here as it arrives (and the
-    // direct dispatch below calls it too).
-    const observe = (message: JSONRPCMessage): void => {
+    // The SDK keeps clientInfo but not the protocol version the client asked for, so `initialize` is
+    // read here as it arrives.
+    connection.transport.onreceive = (message: JSONRPCMessage): void => {
       if ('method' in message && message.method === 'initialize' && 'id' in message) {
         const client = clientFromInitialize(message.params);
         if (client) events.clientIdentified(client);
       }
     };
-    connection.transport.onmessage = observe;
-
-    // Installed as the SDK starts the transport (its handlers are set by then), so the messages
-    // that queued up during the upgrade (initialize, tools/list) are dispatched directly too.
-    const { transport } = connection;
-    const start = transport.start.bind(transport);
-    transport.start = () => {
-      dispatchWithoutReclassifying(mcp.server, transport, observe);
-      return start();
-    };
-    await mcp.connect(transport);
+    await mcp.connect(connection.transport);
     return {
       // The CLI's own notifications (selection_changed, at_mentioned) have no capability to check,
       // no debouncing and no task: the SDK's notification() would only add an object copy and a promise.
@@ -268,38 +255,10 @@ function serveToolListOnce(mcp: McpServer, tools: readonly ToolDefinition[]): vo
   mcp.server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
     let list = toolLists.get(tools);
     if (!list) {
-      list = listTools(request, extra).then((result) => serializeOnce({ ...result, tools: result.tools.filter((tool) => !hidden.has(tool.name)) }));
+      list = listTools(request, extra).then((result) => ({ ...result, tools: result.tools.filter((tool) => !hidden.has(tool.name)) }));
       toolLists.set(tools, list);
       list.catch(() => toolLists.delete(tools));
     }
     return list;
   });
-}
-
-interface ProtocolInternals extends ProtocolHandlers {
-  _onrequest?(message: JSONRPCMessage, extra?: unknown): void;
-  _onnotification?(message: JSONRPCMessage): void;
-  _onresponse?(message: JSONRPCMessage): void;
-}
-
-/**
- * The transport hands over only messages the SDK's own `JSONRPCMessageSchema` accepts (messageGuard.ts),
- * whose four members are strict objects told apart by their keys. The SDK's `connect` re-classifies each
- * one with up to four more zod parses, the first two of which fail for every request (~10 µs and
- * most of the garbage of a call). Knowing the kind already, this hands each message straight to
- * the SDK's own handler for that kind, in the SDK's order (responses, requests, notifications); the
- * handshake's requests are answered by their SDK handlers directly (directAnswers.ts).
- * If a future SDK renames those handlers, its own dispatch stays in place.
- */
-function dispatchWithoutReclassifying(server: object, transport: WebSocketServerTransport, observe: (message: JSONRPCMessage) => void): void {
-  const protocol = server as ProtocolInternals;
-  const { _onrequest, _onnotification, _onresponse } = protocol;
-  if (typeof _onrequest !== 'function' || typeof _onnotification !== 'function' || typeof _onresponse !== 'function') return;
-  transport.onmessage = (message: JSONRPCMessage) => {
-    observe(message);
-    if ('result' in message || 'error' in message) _onresponse.call(protocol, message);
-    else if ('id' in message) {
-      if (!answerDirectly(protocol, transport, message)) _onrequest.call(protocol, message);
-    } else _onnotification.call(protocol, message);
-  };
 }

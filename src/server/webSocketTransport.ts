@@ -1,7 +1,7 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
-import { MessageScreen, type MessageSchemas, type RequestId } from './messageGuard';
+import { MessageScreen, type MessageSchemas } from './messageGuard';
 
 /**
  * The SDK's own message schemas, loaded with the first connection rather than at activation: they
@@ -37,6 +37,11 @@ export class WebSocketServerTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  /**
+   * Sees each accepted message just before `onmessage`. The SDK's connect() owns `onmessage`, so
+   * whoever else needs to read what arrives (the session reads `initialize`) sets this instead.
+   */
+  onreceive?: (message: JSONRPCMessage) => void;
 
   private starting = false;
   private started = false;
@@ -76,15 +81,6 @@ export class WebSocketServerTransport implements Transport {
     this.checkWritable();
     this.screen?.noteSent(message);
     this.write(JSON.stringify(message));
-  }
-
-  /**
-   * Sends the answer to request `id` whose result is already JSON text (a result that is the same
-   * for every request, serialized once: directAnswers.ts), as `send` would send `{ result, jsonrpc, id }`.
-   */
-  async sendSerializedResult(id: RequestId, resultJson: string): Promise<void> {
-    this.checkWritable();
-    this.write(`{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
   }
 
   private checkWritable(): void {
@@ -148,6 +144,7 @@ export class WebSocketServerTransport implements Transport {
         }
         return;
       }
+      this.onreceive?.(verdict.message);
       this.onmessage?.(verdict.message);
     } catch (error) {
       this.report(new Error(`A message could not be handled: ${(error as Error)?.message ?? String(error)}`));
