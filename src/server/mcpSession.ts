@@ -1,16 +1,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
-  CallToolRequestSchema,
-  CallToolResultSchema,
-  ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type JSONRPCMessage,
   type ListToolsResult,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 import type { Route } from './auth';
 import { clientFromInitialize } from './clientVersion';
@@ -140,14 +135,11 @@ function prepareSession(route: Route, options: SessionFactoryOptions, release: (
   const instructions = options.instructionsFor?.(route);
   const owner: SessionOwner = {};
   const mcp = new McpServer(options.serverInfo, {
-    // Declared up front, McpServer would install its tool handlers in its constructor; with tools to
-    // register it installs them (and the same capability, tools.listChanged) at the first one, after
-    // parseToolCallsOnce is in place.
-    capabilities: tools.length ? {} : { tools: {} },
+    // Declared here, McpServer installs its tool handlers (and tools.listChanged) now, tools or not.
+    capabilities: { tools: {} },
     instructions,
     jsonSchemaValidator: noElicitationValidator,
   });
-  parseToolCallsOnce(mcp);
   for (const tool of tools) registerTool(mcp, tool, owner, options);
   serveToolListOnce(mcp, tools);
 
@@ -208,35 +200,6 @@ function callerOf(extra: { _meta?: Record<string, unknown>; sendNotification(not
         ? (message) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } }).catch(() => undefined)
         : undefined,
   };
-}
-
-type ServerSetRequestHandler = McpServer['server']['setRequestHandler'];
-type ToolCallHandler = (request: unknown, extra: unknown) => unknown;
-
-/**
- * Every `tools/call` went through CallToolRequestSchema twice: the SDK's Protocol parses each request
- * against its handler's schema, then the SDK's Server wraps the tools/call handler to parse the
- * already-parsed request again (and to check the result). McpServer's tools/call handler is installed
- * here with the Protocol's single parse (so a malformed request gets the same error as before), and
- * the result check the Server wrapper did is kept. Must run before the first tool is registered
- * (McpServer installs its handlers then, unless the tools capability was passed to its constructor); if a future SDK installs it differently, the SDK's own
- * path stays in place (integration test "a tools/call request is parsed once" catches it).
- */
-function parseToolCallsOnce(mcp: McpServer): void {
-  const server = mcp.server;
-  const serverSetRequestHandler: ServerSetRequestHandler = server.setRequestHandler;
-  server.setRequestHandler = ((schema, handler) => {
-    if ((schema as unknown) !== CallToolRequestSchema) return serverSetRequestHandler.call(server, schema, handler);
-    const callTool = handler as ToolCallHandler;
-    Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (request, extra) => checkedToolResult(await callTool(request, extra)));
-  }) as ServerSetRequestHandler;
-}
-
-/** What the SDK's Server checks a tool's result against, with its error for a result that fails. */
-function checkedToolResult(result: unknown) {
-  const checked = CallToolResultSchema.safeParse(result);
-  if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`);
-  return checked.data;
 }
 
 type RequestHandler = (request: unknown, extra: unknown) => Promise<ListToolsResult>;
