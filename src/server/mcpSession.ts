@@ -4,6 +4,7 @@ import {
   ListToolsRequestSchema,
   type JSONRPCMessage,
   type ListToolsResult,
+  type Tool,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -49,10 +50,11 @@ const noElicitationValidator: jsonSchemaValidator = {
 };
 
 /**
- * `tools/list` answers, per tool set: the SDK converts every zod schema to JSON Schema on each call,
- * and the tools of a route are the same for every connection, so the first answer is kept.
+ * `tools/list` answers, per tool set. McpServer's own handler lists every registered tool (it has no
+ * way to leave out the CLI's internal calls, which must stay callable) and converts every zod schema
+ * on each call; the tools of a route are the same for every connection, so the list is built once.
  */
-const toolLists = new WeakMap<readonly ToolDefinition[], Promise<ListToolsResult>>();
+const toolLists = new WeakMap<readonly ToolDefinition[], ListToolsResult>();
 
 /** Who a session serves: set when a connection takes it, cleared when that connection closes. */
 interface SessionOwner {
@@ -141,7 +143,8 @@ function prepareSession(route: Route, options: SessionFactoryOptions, release: (
     jsonSchemaValidator: noElicitationValidator,
   });
   for (const tool of tools) registerTool(mcp, tool, owner, options);
-  serveToolListOnce(mcp, tools);
+  // Replaces McpServer's tools/list handler (installed by its constructor): the server's public API.
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => toolList(tools));
 
   mcp.server.setNotificationHandler(IdeConnectedNotification, (notification) => {
     const { connection, events } = owner;
@@ -202,26 +205,29 @@ function callerOf(extra: { _meta?: Record<string, unknown>; sendNotification(not
   };
 }
 
-type RequestHandler = (request: unknown, extra: unknown) => Promise<ListToolsResult>;
-
 /**
- * Answers `tools/list` from the first answer for this tool set, and leaves the CLI's internal calls
- * out of it while keeping them callable. McpServer has no option for either, so its own list handler
- * is wrapped; if a future SDK moves it, everything is listed as before (integration test "lists only
- * getDiagnostics on the IDE route" catches it).
+ * What McpServer lists for a tool, built as it builds it (its tools/list handler: the same keys in
+ * the same order, the zod schema converted by zod's own toJSONSchema with the SDK's options). The
+ * integration test "the CLI gets the tools/list a plain McpServer sends" compares the two byte for byte.
  */
-function serveToolListOnce(mcp: McpServer, tools: readonly ToolDefinition[]): void {
-  const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
-  const listTools = handlers?.get('tools/list');
-  if (!listTools) return;
-  const hidden = new Set(tools.filter((t) => t.internal).map((t) => t.name));
-  mcp.server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
-    let list = toolLists.get(tools);
-    if (!list) {
-      list = listTools(request, extra).then((result) => ({ ...result, tools: result.tools.filter((tool) => !hidden.has(tool.name)) }));
-      toolLists.set(tools, list);
-      list.catch(() => toolLists.delete(tools));
-    }
-    return list;
-  });
+function listedTool(tool: ToolDefinition): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.inputSchema, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
+    annotations: tool.annotations,
+    // What registerTool() gives a tool that has no task handler.
+    execution: { taskSupport: 'forbidden' },
+  };
+}
+
+/** The `tools/list` answer for a tool set: the tools the model may call, built on the first request. */
+function toolList(tools: readonly ToolDefinition[]): ListToolsResult {
+  let list = toolLists.get(tools);
+  if (!list) {
+    list = { tools: tools.filter((tool) => !tool.internal).map(listedTool) };
+    toolLists.set(tools, list);
+  }
+  return list;
 }
