@@ -1,5 +1,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import { MessageScreen, type MessageSchemas } from './messageGuard';
 
@@ -20,9 +21,17 @@ export const NOT_READING_CLOSE_REASON = 'Client is not reading: too much data wa
 /** How long a closed non-reading peer gets to take the close frame before its socket is destroyed. */
 const NOT_READING_GRACE_MS = 1000;
 
+/** What the transport needs of the TCP socket under the WebSocket: Node's public `net.Socket` calls. */
+export type UpgradedSocket = Pick<Socket, 'cork' | 'uncork' | 'destroyed'>;
+
 export interface WebSocketServerTransportOptions {
   /** Bytes that may wait unsent for this peer before it is closed (default 8 MiB). */
   maxBufferedBytes?: number;
+  /**
+   * The socket the server upgraded to this WebSocket (the one it handed to `handleUpgrade`): with it,
+   * the frames of one burst of answers leave in one TCP write. Without it, each frame is its own write.
+   */
+  upgradedSocket?: UpgradedSocket;
 }
 
 /**
@@ -46,10 +55,11 @@ export class WebSocketServerTransport implements Transport {
   private starting = false;
   private started = false;
   private closed = false;
-  private corked = false;
   private droppedAsNotReading = false;
   private screen: MessageScreen | undefined;
   private readonly maxBufferedBytes: number;
+  private readonly upgradedSocket: UpgradedSocket | undefined;
+  private corked = false;
   /** Messages (raw text) that arrived before `start()`: the SDK connects asynchronously. */
   private readonly early: Array<{ text: string; isBinary: boolean }> = [];
 
@@ -58,6 +68,7 @@ export class WebSocketServerTransport implements Transport {
     options: WebSocketServerTransportOptions = {},
   ) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.upgradedSocket = options.upgradedSocket;
     socket.on('message', (data, isBinary) => this.receive(data, isBinary));
     socket.on('close', () => this.fireClose());
     socket.on('error', (error) => this.report(error));
@@ -99,13 +110,14 @@ export class WebSocketServerTransport implements Transport {
 
   /**
    * Holds the TCP writes of everything sent until the current burst of promise jobs has run, then
-   * writes them together: 16 answers to 16 requests that came in one read leave in one system call
-   * instead of sixteen. A lone answer leaves as soon as its own promise chain ends (no timer).
+   * writes them together: 16 answers to 16 requests that came in one read, or a run of pushed
+   * notifications, leave in one system call instead of one each. A lone answer leaves as soon as its
+   * own promise chain ends (no timer). `ws` writes its frames to the socket the server upgraded, so
+   * corking that socket (Node's API) holds them.
    */
   private batchWrites(): void {
-    if (this.corked) return;
-    const tcp = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void; destroyed: boolean } })._socket;
-    if (!tcp || tcp.destroyed) return;
+    const tcp = this.upgradedSocket;
+    if (this.corked || !tcp || tcp.destroyed) return;
     this.corked = true;
     tcp.cork();
     process.nextTick(() => {
