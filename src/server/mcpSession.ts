@@ -10,6 +10,7 @@ import {
 import { z } from 'zod';
 import type { Route } from './auth';
 import { clientFromInitialize } from './clientVersion';
+import { dispatchByKind } from './sdkInternals';
 import type { Connection, SessionEvents, SessionFactory, SessionHandle } from './ideServer';
 import { errorResult, type ToolContext, type ToolDefinition } from '../tools/toolDefinition';
 import type { Logger } from '../util/logger';
@@ -119,6 +120,7 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
         if (client) events.clientIdentified(client);
       }
     };
+    connection.transport.dispatch = dispatchByKind(mcp.server);
     await mcp.connect(connection.transport);
     return {
       // The CLI's own notifications (selection_changed, at_mentioned) have no capability to check,

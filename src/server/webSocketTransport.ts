@@ -51,6 +51,11 @@ export class WebSocketServerTransport implements Transport {
    * whoever else needs to read what arrives (the session reads `initialize`) sets this instead.
    */
   onreceive?: (message: JSONRPCMessage) => void;
+  /**
+   * When set, takes each accepted message instead of `onmessage` (which the SDK's connect() sets to
+   * classify it again): the session puts the SDK's own per-kind handlers here (sdkInternals.ts).
+   */
+  dispatch?: (message: JSONRPCMessage) => void;
 
   private starting = false;
   private started = false;
@@ -157,7 +162,8 @@ export class WebSocketServerTransport implements Transport {
         return;
       }
       this.onreceive?.(verdict.message);
-      this.onmessage?.(verdict.message);
+      if (this.dispatch) this.dispatch(verdict.message);
+      else this.onmessage?.(verdict.message);
     } catch (error) {
       this.report(new Error(`A message could not be handled: ${(error as Error)?.message ?? String(error)}`));
     }

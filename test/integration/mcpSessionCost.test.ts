@@ -1,5 +1,5 @@
-// What every connection shares is built once: spies on the SDK's own functions show the work is not
-// repeated, while the answers stay the SDK's.
+// What every connection shares is built once, and each message is classified once: spies on the SDK's
+// own functions show the work is not repeated, while the answers stay the SDK's.
 import * as ajvProvider from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import * as sdkMcp from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -107,6 +107,17 @@ describe('per-connection cost', () => {
     } finally {
       await own.server.stop();
     }
+  });
+
+  test('a request is classified once: the SDK does not re-parse it against the response schemas (sdkInternals.ts)', async () => {
+    const { client } = await connectClient(fixture.url);
+    const reparsed = [jest.spyOn(sdkTypes, 'isJSONRPCResultResponse'), jest.spyOn(sdkTypes, 'isJSONRPCErrorResponse'), jest.spyOn(sdkTypes, 'isJSONRPCRequest')];
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'hi' } })).resolves.toEqual({ content: [{ type: 'text', text: 'hi' }] });
+    await expect(client.callTool({ name: 'internalCall', arguments: {} })).resolves.toEqual({ content: [{ type: 'text', text: 'ok' }] });
+    await client.close();
+    // The test's Client shares these functions (for the responses it receives); the server must not
+    // have called them on the requests it received.
+    for (const spy of reparsed) expect(spy.mock.calls.filter(([message]) => 'method' in (message as object))).toEqual([]);
   });
 
   test('the real SDK Client gets the SDK errors for malformed tools/call params and a malformed tool result', async () => {
