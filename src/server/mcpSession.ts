@@ -81,7 +81,7 @@ const MAX_IDLE_SESSIONS = 2;
 
 /**
  * One `McpServer` per connection at a time (the SDK refuses a second transport on one server).
- * Building one (tools registered, handlers wrapped) is the largest single piece of a handshake's own
+ * Building one (tools registered, tools/list replaced) is the largest single piece of a handshake's own
  * server work, so it is done ahead and reused: the next connection's is built right after each
  * connection is taken, while its client is busy answering, and a connection that closes hands its
  * server back. The SDK lets a server connect again once its transport has closed: closing aborts
