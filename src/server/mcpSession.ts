@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { Route } from './auth';
 import { clientFromInitialize } from './clientVersion';
 import { dispatchByKind } from './sdkInternals';
+import { serializeOnce } from './webSocketTransport';
 import type { Connection, SessionEvents, SessionFactory, SessionHandle } from './ideServer';
 import { errorResult, type ToolContext, type ToolDefinition } from '../tools/toolDefinition';
 import type { Logger } from '../util/logger';
@@ -120,8 +121,9 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
         if (client) events.clientIdentified(client);
       }
     };
-    connection.transport.dispatch = dispatchByKind(mcp.server);
-    await mcp.connect(connection.transport);
+    const { transport } = connection;
+    transport.dispatch = dispatchByKind(mcp.server, (message) => transport.send(message));
+    await mcp.connect(transport);
     return {
       // The CLI's own notifications (selection_changed, at_mentioned) have no capability to check,
       // no debouncing and no task: the SDK's notification() would only add an object copy and a promise.
@@ -224,11 +226,11 @@ function listedTool(tool: ToolDefinition): Tool {
   };
 }
 
-/** The `tools/list` answer for a tool set: the tools the model may call, built on the first request. */
+/** The `tools/list` answer for a tool set: the tools the model may call, built (and its JSON text made) on the first request. */
 function toolList(tools: readonly ToolDefinition[]): ListToolsResult {
   let list = toolLists.get(tools);
   if (!list) {
-    list = { tools: tools.filter((tool) => !tool.internal).map(listedTool) };
+    list = serializeOnce({ tools: tools.filter((tool) => !tool.internal).map(listedTool) });
     toolLists.set(tools, list);
   }
   return list;

@@ -13,6 +13,28 @@ function loadMessageSchema(): Promise<MessageSchemas> {
   return (messageSchemaLoading ??= import(/* webpackChunkName: "session" */ '@modelcontextprotocol/sdk/types.js'));
 }
 
+/** Results answered unchanged to every request (a route's tools/list), with their JSON text. */
+const resultTexts = new WeakMap<object, string>();
+
+/** Marks `result` as answered unchanged from now on, so its JSON text is made once, here. */
+export function serializeOnce<T extends object>(result: T): T {
+  resultTexts.set(result, JSON.stringify(result));
+  return result;
+}
+
+/**
+ * The text of an answer whose result was serialized once, with the keys in the order the SDK builds
+ * an answer (`{ result, jsonrpc, id }`), so the bytes are what JSON.stringify would give; otherwise undefined.
+ */
+function serializedAnswer(message: JSONRPCMessage): string | undefined {
+  if (!('result' in message) || typeof message.result !== 'object' || message.result === null) return undefined;
+  const json = resultTexts.get(message.result);
+  if (json === undefined) return undefined;
+  const keys = Object.keys(message);
+  if (keys.length !== 3 || keys[0] !== 'result' || keys[1] !== 'jsonrpc' || keys[2] !== 'id') return undefined;
+  return `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}`;
+}
+
 /** Default bound on bytes queued for one peer; past it the peer is not reading and is closed. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** Close code and reason for a peer that stopped reading (1008: policy violation). */
@@ -96,7 +118,7 @@ export class WebSocketServerTransport implements Transport {
   async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
     this.checkWritable();
     this.screen?.noteSent(message);
-    this.write(JSON.stringify(message));
+    this.write(serializedAnswer(message) ?? JSON.stringify(message));
   }
 
   private checkWritable(): void {

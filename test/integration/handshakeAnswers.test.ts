@@ -1,7 +1,8 @@
 // What the CLI reads in a handshake (initialize, tools/list) and ping, errors included, is to the
 // byte what a plain SDK McpServer with the same listed tools and instructions sends: the session's
-// own tools/list (the internal tool left out, the list built once) and its transport change nothing
-// the client can see.
+// own tools/list (the internal tool left out, built and serialized once), the handshake answered from
+// the SDK's handlers without its per-request scaffolding (src/server/sdkInternals.ts) and the
+// transport change nothing the client can see.
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -104,6 +105,20 @@ describe('handshake answers', () => {
     expect(byId(ours)).toEqual(byId(await plainSdkAnswers(messages, answers)));
   });
 
+  test('the tools/list text is made once for every connection with the same tools', async () => {
+    const stringify = jest.spyOn(JSON, 'stringify');
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const handshake = [initialize(1, { protocolVersion: '2025-06-18', capabilities: {}, clientInfo }), list];
+    const first = await ourAnswers(fixture.url, handshake, 2);
+    // The list itself, or a message that carries it.
+    const hasTools = (value: unknown): boolean => typeof value === 'object' && value !== null && ('tools' in value || hasTools((value as { result?: unknown }).result));
+    const listings = () => stringify.mock.calls.filter(([value]) => hasTools(value)).length;
+    const afterFirst = listings();
+    const second = await ourAnswers(fixture.url, handshake, 2);
+    expect(byId(second)).toEqual(byId(first));
+    expect(afterFirst).toBeGreaterThanOrEqual(1);
+    expect(listings()).toBe(afterFirst);
+  });
 });
 
 describe('the real tools of each route', () => {
@@ -137,4 +152,3 @@ describe('the real tools of each route', () => {
     }
   });
 });
-

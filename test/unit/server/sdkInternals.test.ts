@@ -13,8 +13,18 @@ describe('server/sdkInternals', () => {
     expect({ installed, declared }).toEqual({ installed: SDK_VERSION_READ, declared: SDK_VERSION_READ });
   });
 
-  test("this SDK still has the per-kind handlers the dispatch hands messages to", () => {
-    expect(dispatchByKind(new McpServer({ name: 't', version: '1' }).server)).toBeInstanceOf(Function);
-    expect(dispatchByKind({})).toBeUndefined();
+  test('this SDK still has what the dispatch uses: a handshake request is answered from the handler the SDK registered', async () => {
+    const mcp = new McpServer({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+    const sent: unknown[] = [];
+    const dispatch = dispatchByKind(mcp.server, async (message) => void sent.push(message));
+    expect(dispatch).toBeInstanceOf(Function);
+    dispatch!({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    dispatch!({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} });
+    for (let i = 0; i < 20 && sent.length < 2; i++) await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([
+      { result: {}, jsonrpc: '2.0', id: 7 },
+      { result: { tools: [] }, jsonrpc: '2.0', id: 8 },
+    ]);
+    expect(dispatchByKind({}, async () => undefined)).toBeUndefined();
   });
 });
