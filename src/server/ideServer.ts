@@ -215,7 +215,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
       return;
     }
     const id = this.nextId++;
-    const transport = new WebSocketServerTransport(ws, { maxBufferedBytes: this.options.maxBufferedBytes });
+    const transport = new WebSocketServerTransport(ws, { maxBufferedBytes: this.options.maxBufferedBytes, upgradedSocket: socket });
     const heartbeat = { ws, answered: true };
     this.heartbeats.set(id, heartbeat);
     ws.on('pong', () => (heartbeat.answered = true));

@@ -1,21 +1,17 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
-  CallToolRequestSchema,
-  CallToolResultSchema,
-  ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type JSONRPCMessage,
   type ListToolsResult,
+  type Tool,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 import type { Route } from './auth';
 import { clientFromInitialize } from './clientVersion';
-import { answerDirectly, serializeOnce, type ProtocolHandlers } from './directAnswers';
-import type { WebSocketServerTransport } from './webSocketTransport';
+import { dispatchByKind } from './sdkInternals';
+import { serializeOnce } from './webSocketTransport';
 import type { Connection, SessionEvents, SessionFactory, SessionHandle } from './ideServer';
 import { errorResult, type ToolContext, type ToolDefinition } from '../tools/toolDefinition';
 import type { Logger } from '../util/logger';
@@ -56,10 +52,11 @@ const noElicitationValidator: jsonSchemaValidator = {
 };
 
 /**
- * `tools/list` answers, per tool set: the SDK converts every zod schema to JSON Schema on each call,
- * and the tools of a route are the same for every connection, so the first answer is kept.
+ * `tools/list` answers, per tool set. McpServer's own handler lists every registered tool (it has no
+ * way to leave out the CLI's internal calls, which must stay callable) and converts every zod schema
+ * on each call; the tools of a route are the same for every connection, so the list is built once.
  */
-const toolLists = new WeakMap<readonly ToolDefinition[], Promise<ListToolsResult>>();
+const toolLists = new WeakMap<readonly ToolDefinition[], ListToolsResult>();
 
 /** Who a session serves: set when a connection takes it, cleared when that connection closes. */
 interface SessionOwner {
@@ -85,7 +82,7 @@ const MAX_IDLE_SESSIONS = 2;
 
 /**
  * One `McpServer` per connection at a time (the SDK refuses a second transport on one server).
- * Building one (tools registered, handlers wrapped) is the largest single piece of a handshake's own
+ * Building one (tools registered, tools/list replaced) is the largest single piece of a handshake's own
  * server work, so it is done ahead and reused: the next connection's is built right after each
  * connection is taken, while its client is busy answering, and a connection that closes hands its
  * server back. The SDK lets a server connect again once its transport has closed: closing aborts
@@ -116,25 +113,16 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
     const { mcp, owner } = take(connection.route) ?? prepareSession(connection.route, options, keep);
     Object.assign(owner, { connection, events });
     prepareAhead(connection.route);
-    // The SDK keeps clientInfo but not the protocol version the client asked for; it calls a handler
-    // set before connect() ahead of its own, so `initialize` is read here as it arrives (and the
-    // direct dispatch below calls it too).
-    const observe = (message: JSONRPCMessage): void => {
+    // The SDK keeps clientInfo but not the protocol version the client asked for, so `initialize` is
+    // read here as it arrives.
+    connection.transport.onreceive = (message: JSONRPCMessage): void => {
       if ('method' in message && message.method === 'initialize' && 'id' in message) {
         const client = clientFromInitialize(message.params);
         if (client) events.clientIdentified(client);
       }
     };
-    connection.transport.onmessage = observe;
-
-    // Installed as the SDK starts the transport (its handlers are set by then), so the messages
-    // that queued up during the upgrade (initialize, tools/list) are dispatched directly too.
     const { transport } = connection;
-    const start = transport.start.bind(transport);
-    transport.start = () => {
-      dispatchWithoutReclassifying(mcp.server, transport, observe);
-      return start();
-    };
+    transport.dispatch = dispatchByKind(mcp.server, (message) => transport.send(message));
     await mcp.connect(transport);
     return {
       // The CLI's own notifications (selection_changed, at_mentioned) have no capability to check,
@@ -153,16 +141,14 @@ function prepareSession(route: Route, options: SessionFactoryOptions, release: (
   const instructions = options.instructionsFor?.(route);
   const owner: SessionOwner = {};
   const mcp = new McpServer(options.serverInfo, {
-    // Declared up front, McpServer would install its tool handlers in its constructor; with tools to
-    // register it installs them (and the same capability, tools.listChanged) at the first one, after
-    // parseToolCallsOnce is in place.
-    capabilities: tools.length ? {} : { tools: {} },
+    // Declared here, McpServer installs its tool handlers (and tools.listChanged) now, tools or not.
+    capabilities: { tools: {} },
     instructions,
     jsonSchemaValidator: noElicitationValidator,
   });
-  parseToolCallsOnce(mcp);
   for (const tool of tools) registerTool(mcp, tool, owner, options);
-  serveToolListOnce(mcp, tools);
+  // Replaces McpServer's tools/list handler (installed by its constructor): the server's public API.
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => toolList(tools));
 
   mcp.server.setNotificationHandler(IdeConnectedNotification, (notification) => {
     const { connection, events } = owner;
@@ -223,83 +209,29 @@ function callerOf(extra: { _meta?: Record<string, unknown>; sendNotification(not
   };
 }
 
-type ServerSetRequestHandler = McpServer['server']['setRequestHandler'];
-type ToolCallHandler = (request: unknown, extra: unknown) => unknown;
-
 /**
- * Every `tools/call` went through CallToolRequestSchema twice: the SDK's Protocol parses each request
- * against its handler's schema, then the SDK's Server wraps the tools/call handler to parse the
- * already-parsed request again (and to check the result). McpServer's tools/call handler is installed
- * here with the Protocol's single parse (so a malformed request gets the same error as before), and
- * the result check the Server wrapper did is kept. Must run before the first tool is registered
- * (McpServer installs its handlers then, unless the tools capability was passed to its constructor); if a future SDK installs it differently, the SDK's own
- * path stays in place (integration test "a tools/call request is parsed once" catches it).
+ * What McpServer lists for a tool, built as it builds it (its tools/list handler: the same keys in
+ * the same order, the zod schema converted by zod's own toJSONSchema with the SDK's options). The
+ * integration test "the CLI gets the tools/list a plain McpServer sends" compares the two byte for byte.
  */
-function parseToolCallsOnce(mcp: McpServer): void {
-  const server = mcp.server;
-  const serverSetRequestHandler: ServerSetRequestHandler = server.setRequestHandler;
-  server.setRequestHandler = ((schema, handler) => {
-    if ((schema as unknown) !== CallToolRequestSchema) return serverSetRequestHandler.call(server, schema, handler);
-    const callTool = handler as ToolCallHandler;
-    Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, async (request, extra) => checkedToolResult(await callTool(request, extra)));
-  }) as ServerSetRequestHandler;
-}
-
-/** What the SDK's Server checks a tool's result against, with its error for a result that fails. */
-function checkedToolResult(result: unknown) {
-  const checked = CallToolResultSchema.safeParse(result);
-  if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`);
-  return checked.data;
-}
-
-type RequestHandler = (request: unknown, extra: unknown) => Promise<ListToolsResult>;
-
-/**
- * Answers `tools/list` from the first answer for this tool set, and leaves the CLI's internal calls
- * out of it while keeping them callable. McpServer has no option for either, so its own list handler
- * is wrapped; if a future SDK moves it, everything is listed as before (integration test "lists only
- * getDiagnostics on the IDE route" catches it).
- */
-function serveToolListOnce(mcp: McpServer, tools: readonly ToolDefinition[]): void {
-  const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
-  const listTools = handlers?.get('tools/list');
-  if (!listTools) return;
-  const hidden = new Set(tools.filter((t) => t.internal).map((t) => t.name));
-  mcp.server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
-    let list = toolLists.get(tools);
-    if (!list) {
-      list = listTools(request, extra).then((result) => serializeOnce({ ...result, tools: result.tools.filter((tool) => !hidden.has(tool.name)) }));
-      toolLists.set(tools, list);
-      list.catch(() => toolLists.delete(tools));
-    }
-    return list;
-  });
-}
-
-interface ProtocolInternals extends ProtocolHandlers {
-  _onrequest?(message: JSONRPCMessage, extra?: unknown): void;
-  _onnotification?(message: JSONRPCMessage): void;
-  _onresponse?(message: JSONRPCMessage): void;
-}
-
-/**
- * The transport hands over only messages the SDK's own `JSONRPCMessageSchema` accepts (messageGuard.ts),
- * whose four members are strict objects told apart by their keys. The SDK's `connect` re-classifies each
- * one with up to four more zod parses, the first two of which fail for every request (~10 µs and
- * most of the garbage of a call). Knowing the kind already, this hands each message straight to
- * the SDK's own handler for that kind, in the SDK's order (responses, requests, notifications); the
- * handshake's requests are answered by their SDK handlers directly (directAnswers.ts).
- * If a future SDK renames those handlers, its own dispatch stays in place.
- */
-function dispatchWithoutReclassifying(server: object, transport: WebSocketServerTransport, observe: (message: JSONRPCMessage) => void): void {
-  const protocol = server as ProtocolInternals;
-  const { _onrequest, _onnotification, _onresponse } = protocol;
-  if (typeof _onrequest !== 'function' || typeof _onnotification !== 'function' || typeof _onresponse !== 'function') return;
-  transport.onmessage = (message: JSONRPCMessage) => {
-    observe(message);
-    if ('result' in message || 'error' in message) _onresponse.call(protocol, message);
-    else if ('id' in message) {
-      if (!answerDirectly(protocol, transport, message)) _onrequest.call(protocol, message);
-    } else _onnotification.call(protocol, message);
+function listedTool(tool: ToolDefinition): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.inputSchema, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
+    annotations: tool.annotations,
+    // What registerTool() gives a tool that has no task handler.
+    execution: { taskSupport: 'forbidden' },
   };
+}
+
+/** The `tools/list` answer for a tool set: the tools the model may call, built (and its JSON text made) on the first request. */
+function toolList(tools: readonly ToolDefinition[]): ListToolsResult {
+  let list = toolLists.get(tools);
+  if (!list) {
+    list = serializeOnce({ tools: tools.filter((tool) => !tool.internal).map(listedTool) });
+    toolLists.set(tools, list);
+  }
+  return list;
 }

@@ -1,7 +1,8 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Socket } from 'node:net';
 import WebSocket from 'ws';
-import { MessageScreen, type MessageSchemas, type RequestId } from './messageGuard';
+import { MessageScreen, type MessageSchemas } from './messageGuard';
 
 /**
  * The SDK's own message schemas, loaded with the first connection rather than at activation: they
@@ -12,6 +13,28 @@ function loadMessageSchema(): Promise<MessageSchemas> {
   return (messageSchemaLoading ??= import(/* webpackChunkName: "session" */ '@modelcontextprotocol/sdk/types.js'));
 }
 
+/** Results answered unchanged to every request (a route's tools/list), with their JSON text. */
+const resultTexts = new WeakMap<object, string>();
+
+/** Marks `result` as answered unchanged from now on, so its JSON text is made once, here. */
+export function serializeOnce<T extends object>(result: T): T {
+  resultTexts.set(result, JSON.stringify(result));
+  return result;
+}
+
+/**
+ * The text of an answer whose result was serialized once, with the keys in the order the SDK builds
+ * an answer (`{ result, jsonrpc, id }`), so the bytes are what JSON.stringify would give; otherwise undefined.
+ */
+function serializedAnswer(message: JSONRPCMessage): string | undefined {
+  if (!('result' in message) || typeof message.result !== 'object' || message.result === null) return undefined;
+  const json = resultTexts.get(message.result);
+  if (json === undefined) return undefined;
+  const keys = Object.keys(message);
+  if (keys.length !== 3 || keys[0] !== 'result' || keys[1] !== 'jsonrpc' || keys[2] !== 'id') return undefined;
+  return `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}`;
+}
+
 /** Default bound on bytes queued for one peer; past it the peer is not reading and is closed. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** Close code and reason for a peer that stopped reading (1008: policy violation). */
@@ -20,9 +43,17 @@ export const NOT_READING_CLOSE_REASON = 'Client is not reading: too much data wa
 /** How long a closed non-reading peer gets to take the close frame before its socket is destroyed. */
 const NOT_READING_GRACE_MS = 1000;
 
+/** What the transport needs of the TCP socket under the WebSocket: Node's public `net.Socket` calls. */
+export type UpgradedSocket = Pick<Socket, 'cork' | 'uncork' | 'destroyed'>;
+
 export interface WebSocketServerTransportOptions {
   /** Bytes that may wait unsent for this peer before it is closed (default 8 MiB). */
   maxBufferedBytes?: number;
+  /**
+   * The socket the server upgraded to this WebSocket (the one it handed to `handleUpgrade`): with it,
+   * the frames of one burst of answers leave in one TCP write. Without it, each frame is its own write.
+   */
+  upgradedSocket?: UpgradedSocket;
 }
 
 /**
@@ -37,14 +68,25 @@ export class WebSocketServerTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  /**
+   * Sees each accepted message just before `onmessage`. The SDK's connect() owns `onmessage`, so
+   * whoever else needs to read what arrives (the session reads `initialize`) sets this instead.
+   */
+  onreceive?: (message: JSONRPCMessage) => void;
+  /**
+   * When set, takes each accepted message instead of `onmessage` (which the SDK's connect() sets to
+   * classify it again): the session puts the SDK's own per-kind handlers here (sdkInternals.ts).
+   */
+  dispatch?: (message: JSONRPCMessage) => void;
 
   private starting = false;
   private started = false;
   private closed = false;
-  private corked = false;
   private droppedAsNotReading = false;
   private screen: MessageScreen | undefined;
   private readonly maxBufferedBytes: number;
+  private readonly upgradedSocket: UpgradedSocket | undefined;
+  private corked = false;
   /** Messages (raw text) that arrived before `start()`: the SDK connects asynchronously. */
   private readonly early: Array<{ text: string; isBinary: boolean }> = [];
 
@@ -53,6 +95,7 @@ export class WebSocketServerTransport implements Transport {
     options: WebSocketServerTransportOptions = {},
   ) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.upgradedSocket = options.upgradedSocket;
     socket.on('message', (data, isBinary) => this.receive(data, isBinary));
     socket.on('close', () => this.fireClose());
     socket.on('error', (error) => this.report(error));
@@ -75,16 +118,7 @@ export class WebSocketServerTransport implements Transport {
   async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
     this.checkWritable();
     this.screen?.noteSent(message);
-    this.write(JSON.stringify(message));
-  }
-
-  /**
-   * Sends the answer to request `id` whose result is already JSON text (a result that is the same
-   * for every request, serialized once: directAnswers.ts), as `send` would send `{ result, jsonrpc, id }`.
-   */
-  async sendSerializedResult(id: RequestId, resultJson: string): Promise<void> {
-    this.checkWritable();
-    this.write(`{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
+    this.write(serializedAnswer(message) ?? JSON.stringify(message));
   }
 
   private checkWritable(): void {
@@ -103,13 +137,14 @@ export class WebSocketServerTransport implements Transport {
 
   /**
    * Holds the TCP writes of everything sent until the current burst of promise jobs has run, then
-   * writes them together: 16 answers to 16 requests that came in one read leave in one system call
-   * instead of sixteen. A lone answer leaves as soon as its own promise chain ends (no timer).
+   * writes them together: 16 answers to 16 requests that came in one read, or a run of pushed
+   * notifications, leave in one system call instead of one each. A lone answer leaves as soon as its
+   * own promise chain ends (no timer). `ws` writes its frames to the socket the server upgraded, so
+   * corking that socket (Node's API) holds them.
    */
   private batchWrites(): void {
-    if (this.corked) return;
-    const tcp = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void; destroyed: boolean } })._socket;
-    if (!tcp || tcp.destroyed) return;
+    const tcp = this.upgradedSocket;
+    if (this.corked || !tcp || tcp.destroyed) return;
     this.corked = true;
     tcp.cork();
     process.nextTick(() => {
@@ -148,7 +183,9 @@ export class WebSocketServerTransport implements Transport {
         }
         return;
       }
-      this.onmessage?.(verdict.message);
+      this.onreceive?.(verdict.message);
+      if (this.dispatch) this.dispatch(verdict.message);
+      else this.onmessage?.(verdict.message);
     } catch (error) {
       this.report(new Error(`A message could not be handled: ${(error as Error)?.message ?? String(error)}`));
     }

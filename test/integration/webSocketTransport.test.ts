@@ -1,20 +1,23 @@
 // WebSocketServerTransport's end of life, over a real `ws` server/client pair: what the SDK relies on
 // when a session ends. A send after the peer is gone must fail (the SDK then stops waiting on it), and
 // close() must report the end at once and only once, even to a peer that never answers the close frame.
-import type { AddressInfo } from 'node:net';
-import type * as net from 'node:net';
+import * as net from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { WebSocketServerTransport } from '../../src/server/webSocketTransport';
 
 const PING = { jsonrpc: '2.0' as const, id: 1, method: 'ping' };
 
-async function connectedPair(): Promise<{ wss: WebSocketServer; server: WebSocket; client: WebSocket }> {
+/** A `ws` server and client, with the client's TCP socket (made by ws's public createConnection option). */
+async function connectedPair(): Promise<{ wss: WebSocketServer; server: WebSocket; client: WebSocket; clientSocket: net.Socket }> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise((r) => wss.once('listening', r));
   const accepted = new Promise<WebSocket>((r) => wss.once('connection', r));
-  const client = new WebSocket(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`);
+  let clientSocket: net.Socket | undefined;
+  const client = new WebSocket(`ws://127.0.0.1:${(wss.address() as net.AddressInfo).port}`, {
+    createConnection: ((options: net.NetConnectOpts) => (clientSocket = net.createConnection(options))) as typeof net.createConnection,
+  });
   const [server] = await Promise.all([accepted, new Promise((r) => client.once('open', r))]);
-  return { wss, server, client };
+  return { wss, server, client, clientSocket: clientSocket! };
 }
 
 describe('WebSocketServerTransport at the end of a connection', () => {
@@ -45,7 +48,7 @@ describe('WebSocketServerTransport at the end of a connection', () => {
     transport.onclose = () => onclose++;
     await transport.start();
     // The peer stops reading: it never sees the close frame, so never answers it (ws would wait 30 s).
-    (pair.client as unknown as { _socket: net.Socket })._socket.pause();
+    pair.clientSocket.pause();
 
     await transport.close();
     expect(onclose).toBe(1);

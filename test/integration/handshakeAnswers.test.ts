@@ -1,16 +1,21 @@
-// The handshake's requests (initialize, tools/list) and ping are answered by the SDK's own handlers
-// without the SDK's per-request scaffolding (src/server/directAnswers.ts). The answers must be the
-// ones a plain SDK McpServer gives, to the byte, errors included; requests that carry `_meta` still
-// go the SDK's whole way.
+// What the CLI reads in a handshake (initialize, tools/list) and ping, errors included, is to the
+// byte what a plain SDK McpServer with the same listed tools and instructions sends: the session's
+// own tools/list (the internal tool left out, built and serialized once), the handshake answered from
+// the SDK's handlers without its per-request scaffolding (src/server/sdkInternals.ts) and the
+// transport change nothing the client can see.
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
 import { z } from 'zod';
 import { AUTH_HEADER } from '../../src/server/auth';
 import { serverInstructions } from '../../src/tools/instructions';
-import { defineTool, textResult } from '../../src/tools/toolDefinition';
+import type { Route } from '../../src/server/auth';
+import { ideTools, workspaceTools, type ToolHosts } from '../../src/tools/registry';
+import { defineTool, textResult, type ToolDefinition } from '../../src/tools/toolDefinition';
+import { RecentEdits } from '../../src/review/recentEdits';
+import { KeyedLock } from '../../src/util/keyedLock';
+import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics } from '../support/fakeHosts';
 import { TEST_TOKEN, startTestServer, waitFor } from '../support/serverFixture';
 
 const echo = defineTool({
@@ -26,10 +31,12 @@ const internal = defineTool({ name: 'internalCall', description: 'Not listed.', 
 const initialize = (id: number, params: object) => ({ jsonrpc: '2.0', id, method: 'initialize', params });
 const clientInfo = { name: 'claude-code', version: '2.1.3' };
 
-/** What a plain SDK McpServer with the same listed tool and instructions answers, each answer as JSON text. */
-async function plainSdkAnswers(messages: object[], answersExpected: number): Promise<string[]> {
-  const mcp = new McpServer({ name: 'native-claude', version: 'test' }, { instructions: serverInstructions('ide') });
-  mcp.registerTool(echo.name, { title: echo.title, description: echo.description, inputSchema: echo.inputSchema, annotations: echo.annotations }, async () => textResult(''));
+/** What a plain SDK McpServer with the given listed tools and the route's instructions answers, each answer as JSON text. */
+async function plainSdkAnswers(messages: object[], answersExpected: number, listed: ToolDefinition[] = [echo], route: Route = 'ide'): Promise<string[]> {
+  const mcp = new McpServer({ name: 'native-claude', version: 'test' }, { instructions: serverInstructions(route) });
+  for (const tool of listed) {
+    mcp.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations }, async () => textResult(''));
+  }
   const [client, server] = InMemoryTransport.createLinkedPair();
   const answers: string[] = [];
   client.onmessage = (message) => void answers.push(JSON.stringify(message));
@@ -53,10 +60,10 @@ async function ourAnswers(url: string, messages: object[], answersExpected: numb
   return answers;
 }
 
-/** Answers in id order (a direct answer may overtake an SDK one; JSON-RPC allows any order). */
+/** Answers in id order (JSON-RPC allows any order). */
 const byId = (answers: string[]) => [...answers].sort((a, b) => (JSON.parse(a) as { id: number }).id - (JSON.parse(b) as { id: number }).id);
 
-describe('direct answers to the handshake', () => {
+describe('handshake answers', () => {
   let fixture: Awaited<ReturnType<typeof startTestServer>>;
   beforeEach(async () => {
     fixture = await startTestServer({ tools: { ide: [echo, internal] } });
@@ -82,7 +89,7 @@ describe('direct answers to the handshake', () => {
     ['a protocol version the SDK does not know (it answers with its latest)', [initialize(1, { protocolVersion: '1999-01-01', capabilities: {}, clientInfo })], 1],
     ['an initialize without clientInfo (the SDK refuses it)', [initialize(1, { protocolVersion: '2025-06-18', capabilities: {} })], 1],
     [
-      'a tools/list whose cursor is not a string, and requests with _meta (those take the SDK path)',
+      'a tools/list whose cursor is not a string, and requests with _meta',
       [
         initialize(1, { protocolVersion: '2025-06-18', capabilities: {}, clientInfo }),
         { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { cursor: 5 } },
@@ -94,14 +101,8 @@ describe('direct answers to the handshake', () => {
   ];
 
   test.each(cases)('%s: the same bytes as a plain SDK McpServer', async (_name, messages, answers) => {
-    const sdkPath = jest.spyOn(Protocol.prototype as unknown as { _onrequest(): void }, '_onrequest');
     const ours = await ourAnswers(fixture.url, messages, answers);
-    const viaSdkPath = sdkPath.mock.calls.length;
-    sdkPath.mockRestore();
     expect(byId(ours)).toEqual(byId(await plainSdkAnswers(messages, answers)));
-    // Only the requests with _meta went through the SDK's scaffolding.
-    const withMeta = messages.filter((m) => 'id' in m && '_meta' in ((m as { params?: object }).params ?? {})).length;
-    expect(viaSdkPath).toBe(withMeta);
   });
 
   test('the tools/list text is made once for every connection with the same tools', async () => {
@@ -117,5 +118,37 @@ describe('direct answers to the handshake', () => {
     expect(byId(second)).toEqual(byId(first));
     expect(afterFirst).toBeGreaterThanOrEqual(1);
     expect(listings()).toBe(afterFirst);
+  });
+});
+
+describe('the real tools of each route', () => {
+  const hosts: ToolHosts = {
+    review: new ScriptedReviewHost(),
+    diagnostics: new StaticDiagnostics(),
+    workspace: { folders: () => [process.cwd()], ripgrepPath: () => undefined },
+    documents: new DiskDocumentWriter(),
+    approvalMode: () => 'write-only',
+    lock: new KeyedLock(),
+    recentEdits: new RecentEdits(),
+    terminal: { run: async (_command, { cwd }) => ({ exit_code: 0, output: '', cwd, output_captured: true }) },
+  };
+  const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
+  const handshake = [
+    initialize(1, { protocolVersion: '2025-06-18', capabilities: {}, clientInfo }),
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+  ];
+
+  test.each(['ide', 'tools'] as const)('%s route: the CLI gets the tools/list a plain McpServer sends for the listed tools, byte for byte', async (route) => {
+    const fixture = await startTestServer({ tools: toolsByRoute });
+    try {
+      const listed = toolsByRoute[route].filter((tool) => !tool.internal);
+      const ours = await ourAnswers(`${fixture.url}${route === 'tools' ? '/tools' : ''}`, handshake, 2);
+      expect(byId(ours)).toEqual(byId(await plainSdkAnswers(handshake, 2, listed, route)));
+      const names = (JSON.parse(byId(ours)[1]) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
+      expect(names).toEqual(route === 'ide' ? ['getDiagnostics'] : ['read_file', 'list_files', 'search_files', 'get_diagnostics', 'write_file', 'apply_diff', 'execute_command']);
+    } finally {
+      await fixture.server.stop();
+    }
   });
 });
