@@ -34,7 +34,7 @@ serve(async () => {
   return {
     port,
     push: (count) => {
-      for (let i = 0; i < count; i++) void bridge.ideServer?.notifyIdeSessions('selection_changed', selectionParams);
+      for (let i = 0; i < count; i++) void bridge.ideServer?.notifySessions('selection_changed', selectionParams);
     },
   };
 });

@@ -341,7 +341,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   }
 
   /** Sends a notification to every Claude Code IDE session of this window; failures are logged, not thrown. */
-  async notifyIdeSessions(method: string, params: Record<string, unknown>): Promise<number> {
+  async notifySessions(method: string, params: Record<string, unknown>): Promise<number> {
     const targets = this.sessionConnections().filter((c) => c.session);
     await Promise.all(
       targets.map((c) =>

@@ -76,7 +76,7 @@ describeLinux('a forged ide_connected pid takes over no routing', () => {
     notifier.flush();
     await waitFor(() => claude!.received.some((r) => r.includes('.env.local')), 3000, 'claude to get the selection');
     // A notification to every session after it: on the forger's socket it comes after any selection sent there.
-    await fixture.server.notifyIdeSessions('test/marker', {});
+    await fixture.server.notifySessions('test/marker', {});
     await waitFor(() => attacker.saw('test/marker'), 3000, 'the forger to get the marker');
     expect(attacker.selections()).not.toContain('/work/project/.env.local');
 

@@ -171,7 +171,7 @@ describe('IdeServer over real sockets', () => {
     ide.client.fallbackNotificationHandler = async (n) => void seen.ide.push(n);
     tools.client.fallbackNotificationHandler = async (n) => void seen.tools.push(n);
     await waitFor(() => fixture.server.sessionConnections().length === 1);
-    await expect(fixture.server.notifyIdeSessions('selection_changed', { text: 'x' })).resolves.toBe(1);
+    await expect(fixture.server.notifySessions('selection_changed', { text: 'x' })).resolves.toBe(1);
     await waitFor(() => seen.ide.length === 1);
     expect(seen.ide[0]).toMatchObject({ method: 'selection_changed', params: { text: 'x' } });
     expect(seen.tools).toHaveLength(0);

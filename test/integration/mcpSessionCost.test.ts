@@ -147,7 +147,7 @@ describe('per-connection cost', () => {
     client.fallbackNotificationHandler = async (n) => void seen.push(n);
     await new Promise((r) => setTimeout(r, 50)); // the server has handled ide_connected
     const viaSdk = jest.spyOn(Protocol.prototype, 'notification');
-    await expect(fixture.server.notifyIdeSessions('selection_changed', { text: 'x' })).resolves.toBe(1);
+    await expect(fixture.server.notifySessions('selection_changed', { text: 'x' })).resolves.toBe(1);
     while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
     expect(seen).toEqual([{ method: 'selection_changed', params: { text: 'x' }, jsonrpc: '2.0' }]);
     expect(viaSdk.mock.calls.filter(([n]) => n.method === 'selection_changed')).toEqual([]);

@@ -61,7 +61,7 @@ test('16 notifications pushed together leave in one TCP write, each intact', asy
     if (this.localPort === fixture.port) serverWrites.push(chunks.length);
     return original.call(this, chunks, cb);
   });
-  const pushed = Array.from({ length: 16 }, (_, i) => fixture.server.notifyIdeSessions('selection_changed', { text: `s${i + 1}` }));
+  const pushed = Array.from({ length: 16 }, (_, i) => fixture.server.notifySessions('selection_changed', { text: `s${i + 1}` }));
   await expect(Promise.all(pushed)).resolves.toEqual(pushed.map(() => 1));
   await waitFor(() => received.length === 17, 3000, 'the 16 notifications');
   spy.mockRestore();

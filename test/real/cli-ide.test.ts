@@ -302,7 +302,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     await fs.writeFile(file, 'line1\nline2\nline3\n');
     const claude = await startConnectedCli();
     await sessionSettled();
-    await server.notifyIdeSessions('selection_changed', {
+    await server.notifySessions('selection_changed', {
       selection: { start: { line: 1, character: 0 }, end: { line: 2, character: 5 } },
       text: 'line2\nline3',
       filePath: file,
@@ -313,7 +313,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     await claude.waitForScreen('seen', 30_000);
     // The selection is sent 0-based (lines 1..2); before 2.1 the CLI copies those numbers into the model's text, 2.1 adds 1.
     expect(JSON.stringify(model.mainRequests[0].messages)).toMatch(cliAtLeast('2.1.0') ? /selected the lines 2 to 3/ : /selected the lines 1 to 2/);
-    await server.notifyIdeSessions('at_mentioned', { filePath: file, lineStart: 0, lineEnd: 2 });
+    await server.notifySessions('at_mentioned', { filePath: file, lineStart: 0, lineEnd: 2 });
     await claude.waitForScreen('@sel.ts#L1-3', 10_000);
   });
 
