@@ -45,7 +45,7 @@ class BareClient {
   private readonly pending = new Map<number, (message: { result?: { content: Array<{ text: string }> } }) => void>();
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const message = JSON.parse(data.toString()) as { id?: number };
+      const message = JSON.parse(data.toString()) as { id?: number; result?: { content: Array<{ text: string }> } };
       const settle = message.id !== undefined ? this.pending.get(message.id) : undefined;
       if (settle) {
         this.pending.delete(message.id!);
