@@ -128,3 +128,19 @@ export function hunksEditedSince(claudeLeft: string, current: string, hunks: rea
   }
   return touched;
 }
+
+/**
+ * The hunk an editor means by a change of the current lines `startLine`..`endLine` (1-based, as VS Code's
+ * quick diff counts them; `endLine` 0 when the lines were deleted after `startLine`). The editor diffs
+ * with its own algorithm, so its change and ours may be cut differently: the first hunk sharing a line
+ * with it is taken (for a deletion, the one at that place). Undefined when none is there.
+ */
+export function hunkAtLines(hunks: readonly ChangeHunk[], startLine: number, endLine: number): number | undefined {
+  if (endLine === 0) {
+    // Deleted lines sit between current line startLine and the next: 0-based position startLine.
+    return hunks.find((h) => h.current.lines.length === 0 && h.current.start === startLine)?.index ?? hunks.find((h) => h.current.start <= startLine && startLine <= h.current.start + h.current.lines.length)?.index;
+  }
+  const from = startLine - 1;
+  const to = endLine; // exclusive, 0-based
+  return hunks.find((h) => (h.current.lines.length === 0 ? from <= h.current.start && h.current.start <= to : h.current.start < to && from < h.current.start + h.current.lines.length))?.index;
+}

@@ -13,7 +13,8 @@
  */
 
 /** Stored content: a blob of the BeforeImageStore, or no file at all. */
-export type Image = { blob: string; size: number } | { absent: true };
+/** `mode`: the file's permission bits, so a deleted file comes back with them. */
+export type Image = { blob: string; size: number; mode?: number } | { absent: true };
 
 export type CaptureSource = 'baseline' | 'openDiff' | 'tools-route' | 'git' | 'last-known';
 
@@ -74,6 +75,8 @@ export class ChangeLedger {
   constructor(
     state?: LedgerState,
     private readonly bound: LedgerBound = DEFAULT_BOUND,
+    /** A change no call announced goes to the last caller only if its call came this recently (a session idle for long did not make it). */
+    private readonly uncertainWithinMs = Number.POSITIVE_INFINITY,
   ) {
     if (state?.version === 1) {
       for (const session of state.sessions) this.sessions.set(session.id, { ...session, files: session.files.map((f) => ({ ...f })) });
@@ -103,6 +106,26 @@ export class ChangeLedger {
     const list = (this.expected.get(path) ?? []).filter((e) => e.until >= at && e.session !== session);
     list.push({ session, before, source, until });
     this.expected.set(path, list);
+  }
+
+  /** Whether `fileChanged(path, …, at)` would ask for a fallback before-image (a change no call announced, of a file not listed yet). */
+  needsFallback(path: string, at: number): boolean {
+    if (this.expected.get(path)?.some((e) => e.until >= at)) return false;
+    const session = this.lastCaller(at);
+    return session !== undefined && !this.sessions.get(session)?.files.some((f) => f.path === path);
+  }
+
+  /** Whether any call of a session named `path` ahead of a write that has not come yet. */
+  isExpected(path: string, at: number): boolean {
+    return this.expected.get(path)?.some((e) => e.until >= at) ?? false;
+  }
+
+  /** An entry listed again as it was (an undo was itself undone). */
+  relist(session: string, change: FileChange): void {
+    const entry = this.sessions.get(session);
+    if (!entry) return;
+    entry.files = entry.files.filter((f) => f.path !== change.path);
+    entry.files.push({ ...change });
   }
 
   /** The announced write will not come (a review was rejected). */
@@ -192,7 +215,7 @@ export class ChangeLedger {
 
   private lastCaller(at: number): string | undefined {
     let best: [string, number] | undefined;
-    for (const [session, when] of this.lastCall) if (when <= at && (!best || when > best[1])) best = [session, when];
+    for (const [session, when] of this.lastCall) if (when <= at && at - when <= this.uncertainWithinMs && (!best || when > best[1])) best = [session, when];
     return best?.[0];
   }
 

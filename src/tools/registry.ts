@@ -39,10 +39,10 @@ export interface ToolHosts extends ChangeDependencies {
  */
 export function ideTools(hosts: ToolHosts): ToolDefinition[] {
   return [
-    openDiffTool(hosts.review, hosts.recentEdits, hosts.documents),
+    openDiffTool(hosts.review, hosts.recentEdits, hosts.documents, hosts.changes),
     closeTabTool(hosts.review),
     closeAllDiffTabsTool(hosts.review),
-    ideGetDiagnosticsTool(hosts.diagnostics, hosts.recentEdits, hosts.log),
+    ideGetDiagnosticsTool(hosts.diagnostics, hosts.recentEdits, hosts.log, hosts.changes),
   ] as ToolDefinition[];
 }
 
