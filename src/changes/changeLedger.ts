@@ -92,6 +92,14 @@ export class ChangeLedger {
     this.lastCall.set(id, at);
   }
 
+  /** The session's name changed (its terminal was found); false when it is not listed or already so named. */
+  relabel(id: string, label: string): boolean {
+    const known = this.sessions.get(id);
+    if (!known || known.label === label) return false;
+    known.label = label;
+    return true;
+  }
+
   /** Any call of the session: the latest one is whom an unannounced change is attributed to. */
   noteCall(session: string, at: number): void {
     this.lastCall.set(session, at);

@@ -248,6 +248,11 @@ export class ChangeTracker implements ChangeCapture {
     return this.deps.store.sweep(this.ledger.neededBlobs());
   }
 
+  /** A session's name now (its terminal was found after it connected). */
+  relabel(session: TrackedSession): void {
+    if (this.ledger.relabel(session.id, session.label)) this.changed();
+  }
+
   sessionSeen(session: TrackedSession): void {
     this.ledger.sessionStarted(session.id, session.label, this.now());
   }
