@@ -149,7 +149,10 @@ export class ChangeLedger {
    * (undefined: none to be had, the change is not listed).
    */
   fileChanged(path: string, now: Image, at: number, fallback: () => { before: Image; source: CaptureSource } | undefined): FileChange | undefined {
-    const announced = this.takeExpected(path, at);
+    // A late report of an earlier change (the file still holds the before-image) leaves the announcement for the write to come.
+    const pending = this.peekExpected(path, at);
+    const announced = pending && !sameImage(pending.before, now) ? this.takeExpected(path, at) : undefined;
+    if (pending && !announced) return undefined;
     const session = announced?.session ?? this.lastCaller(at);
     if (!session) return undefined;
     const entry = this.sessions.get(session);
@@ -211,6 +214,10 @@ export class ChangeLedger {
 
   toJSON(): LedgerState {
     return { version: 1, sessions: this.list().map((s) => ({ ...s, files: [...s.files] })), dropped: this.dropped };
+  }
+
+  private peekExpected(path: string, at: number): Expected | undefined {
+    return this.expected.get(path)?.filter((e) => e.until >= at).at(-1);
   }
 
   private takeExpected(path: string, at: number): Expected | undefined {

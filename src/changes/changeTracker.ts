@@ -112,6 +112,7 @@ export class ChangeTracker implements ChangeCapture {
    * user's own save), which is listed only when a call announced it (the tools route saves through the editor).
    */
   fileChanged(filePath: string, options: { byEditor?: boolean } = {}): Promise<FileChange | undefined> {
+    if (isWritersTempFile(filePath)) return Promise.resolve(undefined);
     const at = this.now();
     return this.enqueue(filePath, async () => {
       const { bytes, mode } = await readFileIfExists(filePath);
@@ -337,6 +338,15 @@ export class ChangeTracker implements ChangeCapture {
     });
     return next;
   }
+}
+
+/**
+ * The temporary files claude writes and renames over its target (`<name>.tmp.<pid>.<12 hex digits or a
+ * ms timestamp>`, docs/changes.md) and `sed -i`'s (`sedXXXXXX`): never a change of their own.
+ */
+export function isWritersTempFile(filePath: string): boolean {
+  const name = filePath.slice(Math.max(filePath.lastIndexOf('/'), filePath.lastIndexOf('\\')) + 1);
+  return /\.tmp\.\d+\.[0-9a-f]+$/.test(name) || /^sed[A-Za-z0-9]{6}$/.test(name);
 }
 
 export type HunkSelector = { index: number } | { startLine: number; endLine: number };

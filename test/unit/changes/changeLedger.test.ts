@@ -85,3 +85,14 @@ describe('ChangeLedger', () => {
     expect(ledger.droppedNote()).toMatchObject({ files: 5 });
   });
 });
+
+describe('ChangeLedger: late reports', () => {
+  test('a report of the file still holding its before-image (a late event of an earlier write) does not use up the announcement', () => {
+    const ledger = new ChangeLedger();
+    ledger.sessionStarted('s', 'claude', 0);
+    const img = (id: string) => ({ blob: id.padEnd(64, '0'), size: 1 });
+    ledger.expectWrite('s', '/w/late', img('a'), 'baseline', 10, 10_000);
+    expect(ledger.fileChanged('/w/late', img('a'), 20, () => undefined)).toBeUndefined();
+    expect(ledger.fileChanged('/w/late', img('b'), 300, () => undefined)).toMatchObject({ attribution: 'certain', before: img('a'), claudeLeft: img('b') });
+  });
+});

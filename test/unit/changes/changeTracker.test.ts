@@ -240,3 +240,15 @@ describe('ChangeTracker', () => {
     expect(await t.fileChanged(file('rej.txt'), { byEditor: true })).toBeUndefined();
   });
 });
+
+describe('isWritersTempFile', () => {
+  test("claude's temporary files (2.1: 12 hex digits; before: a ms timestamp) and sed -i's are never changes of their own", () => {
+    const { isWritersTempFile } = jest.requireActual('../../../src/changes/changeTracker') as typeof import('../../../src/changes/changeTracker');
+    expect(isWritersTempFile('/w/a.txt.tmp.25923.f44e3cc5f89f')).toBe(true);
+    expect(isWritersTempFile('/w/a.txt.tmp.1552.1795609061437')).toBe(true);
+    expect(isWritersTempFile('/w/sedAb12Cd')).toBe(true);
+    expect(isWritersTempFile('/w/a.txt')).toBe(false);
+    expect(isWritersTempFile('/w/notes.tmp')).toBe(false);
+    expect(isWritersTempFile('/w/sed.txt')).toBe(false);
+  });
+});
