@@ -1,0 +1,126 @@
+/**
+ * Claude's changes with the real `claude` (2.1.328) in code-server 4.139.1 (issue 24): claude in the
+ * integrated terminal, in accept-edits mode, driven by a scripted fake model, edits a git workspace:
+ *   Edit a.txt (two separate lines), Edit b.txt, Write c.txt (CRLF, no final newline, rewritten),
+ *   Write d.txt (new), Bash `sed -i` on e.txt (no call names it: "not attributed with certainty", with
+ *   git's content as the before-image).
+ * The inner suite (test/vscode/suites/changes-claude.test.ts) checks the list, undoes/keeps through the
+ * commands the Source Control view and the peek run, and the conflict question; this side checks the disk
+ * byte for byte afterwards and keeps two screenshots (SCM view + gutter, the peek) in .test-runs/.
+ *
+ *   flock /tmp/native-claude-real.lock npx jest --selectProjects real --runInBand -- test/real/vscode-changes.test.ts
+ * NC_CHANGES_DEBUG=1 prints the extension's log and the inner log.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { freshMessages, startFakeModel, textOf, type MessagesRequest, type Reply } from './harness/fakeModel';
+import { prepareIntegratedClaude } from './harness/integratedClaude';
+import { expectInnerPassed, type InnerResult } from './harness/innerResults';
+import { ensureVsix, REPO_ROOT } from './harness/vsix';
+
+const FILES: Record<string, string> = {
+  'a.txt': 'line1\nline2\nline3\nline4\nline5\nline6\n',
+  'b.txt': 'b1\nb2\nb3\n',
+  'c.txt': 'c1\r\nc2\r\nc3',
+  'e.txt': 'e1\ne2\ne3\n',
+};
+
+describe("vscode-changes: Claude's changes after the fact, with the real claude in accept-edits mode", () => {
+  beforeAll(() => {
+    if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
+  });
+
+  it('two Edits, a Write, a new file and a sed: listed per session; one hunk undone, one file kept, one undone whole, the new one removed; bytes exact', async () => {
+    const [vsix] = await Promise.all([ensureVsix(), compileInnerSuites()]);
+    const model = await startFakeModel();
+    const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-changes-')));
+    for (const [rel, content] of Object.entries(FILES)) fs.writeFileSync(path.join(workspace, rel), content);
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: workspace, stdio: 'pipe' });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'start');
+    const abs = (rel: string) => path.join(workspace, rel);
+    const steps = [
+      { name: 'Read', input: { file_path: abs('a.txt') } },
+      { name: 'Edit', input: { file_path: abs('a.txt'), old_string: 'line2\nline3\nline4', new_string: 'LINE2\nline3\nLINE4' } },
+      { name: 'Read', input: { file_path: abs('b.txt') } },
+      { name: 'Edit', input: { file_path: abs('b.txt'), old_string: 'b2', new_string: 'B2' } },
+      { name: 'Read', input: { file_path: abs('c.txt') } },
+      { name: 'Write', input: { file_path: abs('c.txt'), content: 'c rewritten\n' } },
+      { name: 'Write', input: { file_path: abs('d.txt'), content: 'd is new\n' } },
+      { name: 'Bash', input: { command: `sed -i 's/e2/E2/' ${abs('e.txt')}`, description: 'Change e2 to E2' } },
+    ];
+    model.respond(
+      ...Array.from({ length: 30 }, () => (request: MessagesRequest): Reply => {
+        const fresh = freshMessages(request);
+        if (fresh.some((m) => m.role === 'user' && textOf(m).includes('scenario:changes'))) return { toolUse: { ...steps[0], id: 'toolu_nc_changes_0' } };
+        const results = (request.messages ?? []).flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').length;
+        if (results > 0 && results < steps.length) return { toolUse: { ...steps[results], id: `toolu_nc_changes_${results}` } };
+        return { text: results >= steps.length ? 'done changes' : 'ok' };
+      }),
+    );
+    const shots = path.join(REPO_ROOT, '.test-runs', 'changes-shots');
+    fs.mkdirSync(shots, { recursive: true });
+    const specPath = `${workspace}-spec.json`;
+    const resultsPath = `${specPath}.results.json`;
+    const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_CHANGES_SPEC: specPath } });
+    fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, shots }));
+    let server: CodeServer | undefined;
+    let suite: SuiteResult | undefined;
+    let suiteError: Error | undefined;
+    let inner: InnerResult | undefined;
+    let extensionLog = '';
+    try {
+      server = await startCodeServer({
+        workspace,
+        vsixPaths: [vsix],
+        env: ic.env,
+        userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off', 'git.autoRepositoryDetection': true },
+      });
+      suite = await runSuiteInVsCode({
+        server,
+        folder: workspace,
+        suite: INNER_SUITES.product,
+        developmentPath: DRIVER_EXTENSION_PATH,
+        files: ['changes-claude'],
+        timeout: 180_000,
+        timeoutMs: 300_000,
+        name: 'changes-claude',
+        probeDir: ic.probeDir,
+        probes: {
+          screenshot: async (page, arg) => {
+            const file = (arg as { path: string }).path;
+            await page.screenshot({ path: file, timeout: 10_000 });
+            return file;
+          },
+        },
+      });
+    } catch (e) {
+      suiteError = e as Error;
+    } finally {
+      if (fs.existsSync(resultsPath)) inner = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
+      if (server) extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+      await ic.killTmux();
+      await server?.stop();
+      await model.close();
+      await ic.cleanup();
+    }
+    if (process.env.NC_CHANGES_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-6000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
+    try {
+      expectInnerPassed('changes', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-40) }));
+      console.log(JSON.stringify({ sessions: inner?.data?.sessions, left: inner?.data?.left, shots: [inner?.data?.shotList, inner?.data?.shotPeek] }));
+      const bytes = (rel: string) => fs.readFileSync(abs(rel)).toString('hex');
+      expect(bytes('a.txt')).toBe(Buffer.from('line1\nLINE2 (mine)\nline3\nline4\nline5\nline6\n').toString('hex'));
+      expect(bytes('b.txt')).toBe(Buffer.from('b1\nB2\nb3\n').toString('hex'));
+      expect(bytes('c.txt')).toBe(Buffer.from(FILES['c.txt']).toString('hex'));
+      expect(fs.existsSync(abs('d.txt'))).toBe(false);
+      expect(bytes('e.txt')).toBe(Buffer.from('e1\nE2\ne3\n').toString('hex'));
+    } finally {
+      for (const p of [specPath, resultsPath]) fs.rmSync(p, { force: true });
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  }, 420_000);
+});

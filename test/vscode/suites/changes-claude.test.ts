@@ -1,0 +1,133 @@
+/**
+ * The inner half of test/real/vscode-changes.test.ts: the real claude (2.1.328) started in the integrated
+ * terminal, switched to accept-edits (Shift+Tab), edits files with no review: two Edits, a Write to an
+ * existing file, a Write of a new file, and a `sed -i` through its Bash tool. Then, as a user would from
+ * the Source Control view and the gutter's peek: one hunk of the first file undone, the second file kept,
+ * the third undone whole, the new file undone (gone); a line the user edits after claude's is not undone
+ * without asking. Disk contents checked byte for byte. Runs only with $NC_CHANGES_SPEC.
+ */
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { after, before, describe, it } from '../bdd';
+import { screen, startClaudeInTerminal, submit, tmux, waitForScreen } from '../claudeInTerminal';
+import { installedExtension, probe, sleep, waitFor } from '../util';
+
+interface FileChange {
+  path: string;
+  attribution: 'certain' | 'uncertain';
+  source: string;
+}
+interface NativeClaudeApi {
+  status(): { running: boolean; sessionCount: number };
+  changes(): Promise<ReadonlyArray<{ id: string; label: string; files: FileChange[] }>>;
+}
+interface Spec {
+  workspace: string;
+  results: string;
+  /** Where screenshots go (the outer test's probe writes them). */
+  shots: string;
+}
+
+const SPEC_PATH = process.env.NC_CHANGES_SPEC;
+const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
+const data: Record<string, unknown> = {};
+const lineChange = (start: number, end: number) => ({ originalStartLineNumber: start, originalEndLineNumber: end, modifiedStartLineNumber: start, modifiedEndLineNumber: end });
+
+function record(state: string, error?: Error): void {
+  fs.writeFileSync(spec!.results, JSON.stringify({ state, error: error ? String(error.stack ?? error) : undefined, data }, null, 2));
+}
+
+describe("Claude's changes with the real claude in accept-edits mode", function () {
+  this.timeout(180_000);
+  let api: NativeClaudeApi;
+
+  before(async function () {
+    if (!spec) this.skip();
+    api = (await installedExtension<NativeClaudeApi>()).exports;
+    await waitFor('the IDE server to run', () => api.status().running, 20_000);
+    await startClaudeInTerminal(spec!.workspace, () => api.status().sessionCount === 1, ['--allowedTools', 'Bash(sed:*)']);
+  });
+
+  after(async () => {
+    if (!spec) return;
+    data.finalScreen = await screen().catch((e: Error) => e.message);
+  });
+
+  it('runs the scenario', async function () {
+    try {
+      await runScenario(spec!);
+      record('passed');
+    } catch (error) {
+      record('failed', error as Error);
+      throw error;
+    }
+  });
+
+  async function runScenario(s: Spec): Promise<void> {
+    const abs = (rel: string) => path.join(s.workspace, rel);
+    const read = (rel: string) => fs.readFileSync(abs(rel), 'utf8');
+    // Shift+Tab: accept-edits, claude writes without a review.
+    await tmux('send-keys', '-t', 'main', 'BTab');
+    await waitForScreen(/accept edits on/i, 10_000);
+    await submit('scenario:changes');
+    await waitForScreen('done changes', 120_000);
+    assert.strictEqual(read('a.txt'), 'line1\nLINE2\nline3\nLINE4\nline5\nline6\n');
+    assert.strictEqual(read('e.txt'), 'e1\nE2\ne3\n', 'sed ran');
+
+    const all = await waitFor(
+      'the five files in the list',
+      async () => {
+        const sessions = await api.changes();
+        return sessions.flatMap((x) => x.files).length >= 5 ? sessions : undefined;
+      },
+      20_000,
+    );
+    data.sessions = all.map((x) => ({ label: x.label, files: x.files.map((f) => ({ file: path.basename(f.path), attribution: f.attribution, source: f.source })) }));
+    assert.strictEqual(all.length, 1, 'one session');
+    const [session] = all;
+    // Named by its terminal when its process descends from one; claude runs under a tmux server here,
+    // which leaves the terminal's process tree, so it is named by its verified pid.
+    assert.match(session.label, /^claude( in "claude"| \(pid \d+\))$/);
+    const byName = Object.fromEntries(session.files.map((f) => [path.basename(f.path), f]));
+    for (const name of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) assert.deepStrictEqual([name, byName[name]?.attribution, byName[name]?.source], [name, 'certain', 'baseline']);
+    assert.deepStrictEqual([byName['e.txt']?.attribution, byName['e.txt']?.source], ['uncertain', 'git']);
+
+    // Pictures for the docs: the Source Control view and the gutter of the first file (git's markers too).
+    await vscode.commands.executeCommand('workbench.view.scm');
+    await vscode.window.showTextDocument(vscode.Uri.file(abs('a.txt')), { preview: false });
+    await sleep(1500);
+    data.shotList = await probe('screenshot', { path: path.join(s.shots, 'changes-scm.png') }).catch((e: Error) => e.message);
+    await vscode.commands.executeCommand('editor.action.dirtydiff.next');
+    await sleep(1500);
+    data.shotPeek = await probe('screenshot', { path: path.join(s.shots, 'changes-peek.png') }).catch((e: Error) => e.message);
+    await vscode.commands.executeCommand('closeDirtyDiff').then(undefined, () => undefined);
+
+    const target = (rel: string) => ({ sessionId: session.id, filePath: abs(rel) });
+    // a.txt: undo its second hunk (LINE4), as the peek's "Undo This Change" passes it.
+    assert.strictEqual(await vscode.commands.executeCommand('nativeClaude.changes.undoHunk', vscode.Uri.file(abs('a.txt')), [lineChange(2, 2), lineChange(4, 4)], 1), true);
+    assert.strictEqual(read('a.txt'), 'line1\nLINE2\nline3\nline4\nline5\nline6\n');
+    // b.txt kept, c.txt undone whole, d.txt (new) undone: gone.
+    await vscode.commands.executeCommand('nativeClaude.changes.keepFile', target('b.txt'));
+    assert.deepStrictEqual(await vscode.commands.executeCommand('nativeClaude.changes.undoFile', target('c.txt')), [true]);
+    assert.deepStrictEqual(await vscode.commands.executeCommand('nativeClaude.changes.undoFile', target('d.txt')), [true]);
+    assert.strictEqual(fs.readFileSync(abs('b.txt')).toString('hex'), Buffer.from('b1\nB2\nb3\n').toString('hex'));
+    assert.strictEqual(fs.readFileSync(abs('c.txt')).toString('hex'), Buffer.from('c1\r\nc2\r\nc3').toString('hex'));
+    assert.ok(!fs.existsSync(abs('d.txt')), 'the new file is gone');
+
+    // The user edits claude's remaining line (LINE2) in the editor and saves: undoing that hunk asks.
+    const document = await vscode.workspace.openTextDocument(abs('a.txt'));
+    await waitFor('the editor to show the undo', () => document.getText() === 'line1\nLINE2\nline3\nline4\nline5\nline6\n', 10_000);
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(document.uri, new vscode.Range(1, 0, 1, 5), 'LINE2 (mine)');
+    assert.ok(await vscode.workspace.applyEdit(edit));
+    assert.ok(await document.save());
+    assert.strictEqual(await vscode.commands.executeCommand('nativeClaude.changes.undoHunk', document.uri, [lineChange(2, 2)], 0, { answer: 'cancel' }), false);
+    assert.strictEqual(read('a.txt'), 'line1\nLINE2 (mine)\nline3\nline4\nline5\nline6\n');
+
+    const left = (await api.changes()).flatMap((x) => x.files.map((f) => path.basename(f.path))).sort();
+    data.left = left;
+    assert.deepStrictEqual(left, ['a.txt', 'e.txt']);
+  }
+});
