@@ -91,6 +91,28 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
         name: 'changes-claude',
         probeDir: ic.probeDir,
         probes: {
+          /** Picks a provider in the drop-down of the open quick diff peek; answers the choices it had. */
+          peekChoose: async (page, arg) => {
+            const label = (arg as { label: string }).label;
+            const select = page.locator('.dirty-diff select.monaco-select-box').first();
+            if (await select.count()) {
+              const options = await select.locator('option').allTextContents();
+              await select.selectOption({ label });
+              return { native: true, options };
+            }
+            const box = page.locator('.dirty-diff .monaco-select-box').first();
+            await box.click({ timeout: 5_000 });
+            const options = await page.locator('.monaco-select-box-dropdown-container .option-text').allTextContents();
+            await page.locator('.monaco-select-box-dropdown-container .option-text', { hasText: label }).first().click({ timeout: 5_000 });
+            return { native: false, options };
+          },
+          /** Clicks an action of the open quick diff peek's title bar by its title. */
+          clickPeekAction: async (page, arg) => {
+            const title = (arg as { title: string }).title;
+            const titles = await page.locator('.dirty-diff .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
+            await page.locator(`.dirty-diff .action-label[aria-label="${title}"]`).first().click({ timeout: 5_000 });
+            return { titles };
+          },
           screenshot: async (page, arg) => {
             const file = (arg as { path: string }).path;
             await page.screenshot({ path: file, timeout: 10_000 });
@@ -111,7 +133,7 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
     if (process.env.NC_CHANGES_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-6000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
     try {
       expectInnerPassed('changes', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-40) }));
-      console.log(JSON.stringify({ sessions: inner?.data?.sessions, left: inner?.data?.left, shots: [inner?.data?.shotList, inner?.data?.shotPeek] }));
+      console.log(JSON.stringify({ sessions: inner?.data?.sessions, left: inner?.data?.left, peekProviders: inner?.data?.peekProviders, peekClick: inner?.data?.peekClick }));
       const bytes = (rel: string) => fs.readFileSync(abs(rel)).toString('hex');
       expect(bytes('a.txt')).toBe(Buffer.from('line1\nLINE2 (mine)\nline3\nline4\nline5\nline6\n').toString('hex'));
       expect(bytes('b.txt')).toBe(Buffer.from('b1\nB2\nb3\n').toString('hex'));

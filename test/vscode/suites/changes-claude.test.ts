@@ -96,18 +96,25 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
 
     // Pictures for the docs: the Source Control view and the gutter of the first file (git's markers too).
     await vscode.commands.executeCommand('workbench.view.scm');
-    await vscode.window.showTextDocument(vscode.Uri.file(abs('a.txt')), { preview: false });
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(abs('a.txt')), { preview: false });
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
     await sleep(1500);
     data.shotList = await probe('screenshot', { path: path.join(s.shots, 'changes-scm.png') }).catch((e: Error) => e.message);
+    // The gutter's peek opens on git's changes (the first quick diff); the user picks Claude's in its
+    // drop-down, goes to the second change (LINE4) and clicks "Undo This Change" there.
     await vscode.commands.executeCommand('editor.action.dirtydiff.next');
-    await sleep(1500);
-    data.shotPeek = await probe('screenshot', { path: path.join(s.shots, 'changes-peek.png') }).catch((e: Error) => e.message);
+    await sleep(1000);
+    data.shotPeekGit = await probe('screenshot', { path: path.join(s.shots, 'changes-peek.png') }).catch((e: Error) => e.message);
+    data.peekProviders = await probe('peekChoose', { label: "Claude's changes" });
+    await sleep(500);
+    await vscode.commands.executeCommand('editor.action.dirtydiff.next');
+    await sleep(1000);
+    data.shotPeek = await probe('screenshot', { path: path.join(s.shots, 'changes-peek-claude.png') }).catch((e: Error) => e.message);
+    data.peekClick = await probe('clickPeekAction', { title: 'Undo This Change' });
+    await waitFor('a.txt with its second hunk undone', () => read('a.txt') === 'line1\nLINE2\nline3\nline4\nline5\nline6\n', 10_000);
     await vscode.commands.executeCommand('closeDirtyDiff').then(undefined, () => undefined);
 
     const target = (rel: string) => ({ sessionId: session.id, filePath: abs(rel) });
-    // a.txt: undo its second hunk (LINE4), as the peek's "Undo This Change" passes it.
-    assert.strictEqual(await vscode.commands.executeCommand('nativeClaude.changes.undoHunk', vscode.Uri.file(abs('a.txt')), [lineChange(2, 2), lineChange(4, 4)], 1), true);
-    assert.strictEqual(read('a.txt'), 'line1\nLINE2\nline3\nline4\nline5\nline6\n');
     // b.txt kept, c.txt undone whole, d.txt (new) undone: gone.
     await vscode.commands.executeCommand('nativeClaude.changes.keepFile', target('b.txt'));
     assert.deepStrictEqual(await vscode.commands.executeCommand('nativeClaude.changes.undoFile', target('c.txt')), [true]);
