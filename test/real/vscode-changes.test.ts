@@ -42,6 +42,8 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
     git('init', '-q');
     git('add', '.');
     git('commit', '-qm', 'start');
+    // The user's own uncommitted line before claude starts: git's quick diff shows it, Claude's must not.
+    fs.writeFileSync(path.join(workspace, 'a.txt'), FILES['a.txt'].replace('line6', 'line6 (mine, uncommitted)'));
     const abs = (rel: string) => path.join(workspace, rel);
     const steps = [
       { name: 'Read', input: { file_path: abs('a.txt') } },
@@ -135,7 +137,7 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
       expectInnerPassed('changes', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-40) }));
       console.log(JSON.stringify({ sessions: inner?.data?.sessions, left: inner?.data?.left, peekProviders: inner?.data?.peekProviders, peekClick: inner?.data?.peekClick }));
       const bytes = (rel: string) => fs.readFileSync(abs(rel)).toString('hex');
-      expect(bytes('a.txt')).toBe(Buffer.from('line1\nLINE2 (mine)\nline3\nline4\nline5\nline6\n').toString('hex'));
+      expect(bytes('a.txt')).toBe(Buffer.from('line1\nLINE2 (mine)\nline3\nline4\nline5\nline6 (mine, uncommitted)\n').toString('hex'));
       expect(bytes('b.txt')).toBe(Buffer.from('b1\nB2\nb3\n').toString('hex'));
       expect(bytes('c.txt')).toBe(Buffer.from(FILES['c.txt']).toString('hex'));
       expect(fs.existsSync(abs('d.txt'))).toBe(false);

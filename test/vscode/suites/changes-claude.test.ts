@@ -73,7 +73,7 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     await waitForScreen(/accept edits on/i, 10_000);
     await submit('scenario:changes');
     await waitForScreen('done changes', 120_000);
-    assert.strictEqual(read('a.txt'), 'line1\nLINE2\nline3\nLINE4\nline5\nline6\n');
+    assert.strictEqual(read('a.txt'), 'line1\nLINE2\nline3\nLINE4\nline5\nline6 (mine, uncommitted)\n');
     assert.strictEqual(read('e.txt'), 'e1\nE2\ne3\n', 'sed ran');
 
     const all = await waitFor(
@@ -111,7 +111,7 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     await sleep(1000);
     data.shotPeek = await probe('screenshot', { path: path.join(s.shots, 'changes-peek-claude.png') }).catch((e: Error) => e.message);
     data.peekClick = await probe('clickPeekAction', { title: 'Undo This Change' });
-    await waitFor('a.txt with its second hunk undone', () => read('a.txt') === 'line1\nLINE2\nline3\nline4\nline5\nline6\n', 10_000);
+    await waitFor('a.txt with its second hunk undone', () => read('a.txt') === 'line1\nLINE2\nline3\nline4\nline5\nline6 (mine, uncommitted)\n', 10_000);
     await vscode.commands.executeCommand('closeDirtyDiff').then(undefined, () => undefined);
 
     const target = (rel: string) => ({ sessionId: session.id, filePath: abs(rel) });
@@ -125,13 +125,13 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
 
     // The user edits claude's remaining line (LINE2) in the editor and saves: undoing that hunk asks.
     const document = await vscode.workspace.openTextDocument(abs('a.txt'));
-    await waitFor('the editor to show the undo', () => document.getText() === 'line1\nLINE2\nline3\nline4\nline5\nline6\n', 10_000);
+    await waitFor('the editor to show the undo', () => document.getText() === 'line1\nLINE2\nline3\nline4\nline5\nline6 (mine, uncommitted)\n', 10_000);
     const edit = new vscode.WorkspaceEdit();
     edit.replace(document.uri, new vscode.Range(1, 0, 1, 5), 'LINE2 (mine)');
     assert.ok(await vscode.workspace.applyEdit(edit));
     assert.ok(await document.save());
     assert.strictEqual(await vscode.commands.executeCommand('nativeClaude.changes.undoHunk', document.uri, [lineChange(2, 2)], 0, { answer: 'cancel' }), false);
-    assert.strictEqual(read('a.txt'), 'line1\nLINE2 (mine)\nline3\nline4\nline5\nline6\n');
+    assert.strictEqual(read('a.txt'), 'line1\nLINE2 (mine)\nline3\nline4\nline5\nline6 (mine, uncommitted)\n');
 
     const left = (await api.changes()).flatMap((x) => x.files.map((f) => path.basename(f.path))).sort();
     data.left = left;
