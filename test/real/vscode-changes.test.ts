@@ -33,7 +33,7 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
   });
 
-  it('two Edits, a Write, a new file and a sed: listed per session; one hunk undone, one file kept, one undone whole, the new one removed; bytes exact', async () => {
+  it('two Edits, a Write, a new file and a sed: listed per session; one hunk undone, one file kept, one undone whole, the new one removed; the list survives a reload; bytes exact', async () => {
     const [vsix] = await Promise.all([ensureVsix(), compileInnerSuites()]);
     const model = await startFakeModel();
     const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-changes-')));
@@ -74,6 +74,8 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
     let suite: SuiteResult | undefined;
     let suiteError: Error | undefined;
     let inner: InnerResult | undefined;
+    let reloaded: InnerResult | undefined;
+    let reloadSuite: SuiteResult | undefined;
     let extensionLog = '';
     try {
       server = await startCodeServer({
@@ -81,6 +83,8 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
         vsixPaths: [vsix],
         env: ic.env,
         userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off', 'git.autoRepositoryDetection': true },
+        // The first window's extension host ends 5 s after its browser left, so the second one is a reload.
+        extraArgs: ['--reconnection-grace-time', '5'],
       });
       suite = await runSuiteInVsCode({
         server,
@@ -122,10 +126,27 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
           },
         },
       });
+      if (fs.existsSync(resultsPath)) inner = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
+      if (inner?.state === 'passed') {
+        // A window reload: a new window (new extension host) on the same workspace, claude still running.
+        await new Promise((r) => setTimeout(r, 8_000));
+        fs.writeFileSync(specPath, JSON.stringify({ workspace, results: `${resultsPath}.reload`, shots, phase: 'reload' }));
+        reloadSuite = await runSuiteInVsCode({
+          server,
+          folder: workspace,
+          suite: INNER_SUITES.product,
+          developmentPath: DRIVER_EXTENSION_PATH,
+          files: ['changes-claude'],
+          timeout: 120_000,
+          timeoutMs: 200_000,
+          name: 'changes-claude-reload',
+        });
+      }
     } catch (e) {
       suiteError = e as Error;
     } finally {
       if (fs.existsSync(resultsPath)) inner = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
+      if (fs.existsSync(`${resultsPath}.reload`)) reloaded = JSON.parse(fs.readFileSync(`${resultsPath}.reload`, 'utf8'));
       if (server) extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
       await ic.killTmux();
       await server?.stop();
@@ -135,15 +156,18 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
     if (process.env.NC_CHANGES_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-6000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
     try {
       expectInnerPassed('changes', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-40) }));
+      expectInnerPassed('changes after a reload', reloaded, () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: reloadSuite?.log.slice(-40) }));
+      console.log(JSON.stringify({ reloaded: reloaded?.data?.reloaded, leftAfterReload: reloaded?.data?.left, reconnected: reloaded?.data?.reconnected }));
       console.log(JSON.stringify({ sessions: inner?.data?.sessions, left: inner?.data?.left, peekProviders: inner?.data?.peekProviders, peekClick: inner?.data?.peekClick }));
       const bytes = (rel: string) => fs.readFileSync(abs(rel)).toString('hex');
       expect(bytes('a.txt')).toBe(Buffer.from('line1\nLINE2 (mine)\nline3\nline4\nline5\nline6 (mine, uncommitted)\n').toString('hex'));
       expect(bytes('b.txt')).toBe(Buffer.from('b1\nB2\nb3\n').toString('hex'));
       expect(bytes('c.txt')).toBe(Buffer.from(FILES['c.txt']).toString('hex'));
       expect(fs.existsSync(abs('d.txt'))).toBe(false);
-      expect(bytes('e.txt')).toBe(Buffer.from('e1\nE2\ne3\n').toString('hex'));
+      // The sed change, undone after the reload.
+      expect(bytes('e.txt')).toBe(Buffer.from('e1\ne2\ne3\n').toString('hex'));
     } finally {
-      for (const p of [specPath, resultsPath]) fs.rmSync(p, { force: true });
+      for (const p of [specPath, resultsPath, `${resultsPath}.reload`]) fs.rmSync(p, { force: true });
       fs.rmSync(workspace, { recursive: true, force: true });
     }
   }, 420_000);
