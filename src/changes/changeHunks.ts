@@ -142,5 +142,6 @@ export function hunkAtLines(hunks: readonly ChangeHunk[], startLine: number, end
   }
   const from = startLine - 1;
   const to = endLine; // exclusive, 0-based
-  return hunks.find((h) => (h.current.lines.length === 0 ? from <= h.current.start && h.current.start <= to : h.current.start < to && from < h.current.start + h.current.lines.length))?.index;
+  // A deletion inside the editor's range counts, not one at its edge (the editor reports that one on its own).
+  return hunks.find((h) => (h.current.lines.length === 0 ? from < h.current.start && h.current.start < to : h.current.start < to && from < h.current.start + h.current.lines.length))?.index;
 }

@@ -112,3 +112,24 @@ describe('hunksEditedSince', () => {
     expect(hunksEditedSince(claudeLeft, now, hunks)!.has(0)).toBe(true);
   });
 });
+
+describe('hunkAtLines: the quick diff peek names a change by its lines in the file now', () => {
+  const { changeHunks, hunkAtLines } = jest.requireActual('../../../src/changes/changeHunks') as typeof import('../../../src/changes/changeHunks');
+  const hunks = changeHunks('a\nb\nc\nd\ne\nf\n', 'a\nB\nc\ne\nf\nG\nH\n')!;
+  // Hunks: b→B (line 2), d deleted (after line 3), +G, H at the end (lines 6-7).
+  test('a changed line, a deletion (end 0) and added lines each map to their hunk', () => {
+    expect(hunks.map((h) => [h.current.start, h.current.lines.length])).toEqual([
+      [1, 1],
+      [3, 0],
+      [5, 2],
+    ]);
+    expect(hunkAtLines(hunks, 2, 2)).toBe(0);
+    expect(hunkAtLines(hunks, 3, 0)).toBe(1);
+    expect(hunkAtLines(hunks, 6, 7)).toBe(2);
+    expect(hunkAtLines(hunks, 7, 7)).toBe(2);
+  });
+  test('lines with no change of claude are no hunk (the file changed since the peek opened)', () => {
+    expect(hunkAtLines(hunks, 4, 4)).toBeUndefined();
+    expect(hunkAtLines(hunks, 1, 0)).toBeUndefined();
+  });
+});
