@@ -138,7 +138,7 @@ export function hunksEditedSince(claudeLeft: string, current: string, hunks: rea
 export function hunkAtLines(hunks: readonly ChangeHunk[], startLine: number, endLine: number): number | undefined {
   if (endLine === 0) {
     // Deleted lines sit between current line startLine and the next: 0-based position startLine.
-    return hunks.find((h) => h.current.lines.length === 0 && h.current.start === startLine)?.index ?? hunks.find((h) => h.current.start <= startLine && startLine <= h.current.start + h.current.lines.length)?.index;
+    return hunks.find((h) => h.current.lines.length === 0 && h.current.start === startLine)?.index ?? hunks.find((h) => h.current.start < startLine && startLine < h.current.start + h.current.lines.length)?.index;
   }
   const from = startLine - 1;
   const to = endLine; // exclusive, 0-based
