@@ -6,7 +6,9 @@
  *   git's content as the before-image).
  * The inner suite (test/vscode/suites/changes-claude.test.ts) checks the list, undoes/keeps through the
  * commands the Source Control view and the peek run, and the conflict question; this side checks the disk
- * byte for byte afterwards and keeps two screenshots (SCM view + gutter, the peek) in .test-runs/.
+ * byte for byte afterwards and keeps screenshots (SCM view + gutter, the peeks) in .test-runs/. Then
+ * Restart Server: the same claude reconnects and its next Edit lands in the same group; and a new window
+ * on the workspace (a reload) lists what is left from the extension's storage.
  *
  *   flock /tmp/native-claude-real.lock npx jest --selectProjects real --runInBand -- test/real/vscode-changes.test.ts
  * NC_CHANGES_DEBUG=1 prints the extension's log and the inner log.
@@ -55,9 +57,18 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
       { name: 'Write', input: { file_path: abs('d.txt'), content: 'd is new\n' } },
       { name: 'Bash', input: { command: `sed -i 's/e2/E2/' ${abs('e.txt')}`, description: 'Change e2 to E2' } },
     ];
+    // The second prompt, after Restart Server (claude reconnects): one more Edit of the file kept before.
+    const again = [
+      { name: 'Read', input: { file_path: abs('b.txt') } },
+      { name: 'Edit', input: { file_path: abs('b.txt'), old_string: 'b3', new_string: 'B3' } },
+    ];
     model.respond(
-      ...Array.from({ length: 30 }, () => (request: MessagesRequest): Reply => {
+      ...Array.from({ length: 40 }, () => (request: MessagesRequest): Reply => {
         const fresh = freshMessages(request);
+        if (fresh.some((m) => m.role === 'user' && textOf(m).includes('scenario:again'))) return { toolUse: { ...again[0], id: 'toolu_nc_again_0' } };
+        const answered = fresh.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id);
+        if (answered.includes('toolu_nc_again_0')) return { toolUse: { ...again[1], id: 'toolu_nc_again_1' } };
+        if (answered.includes('toolu_nc_again_1')) return { text: 'done again' };
         if (fresh.some((m) => m.role === 'user' && textOf(m).includes('scenario:changes'))) return { toolUse: { ...steps[0], id: 'toolu_nc_changes_0' } };
         const results = (request.messages ?? []).flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').length;
         if (results > 0 && results < steps.length) return { toolUse: { ...steps[results], id: `toolu_nc_changes_${results}` } };
@@ -161,7 +172,8 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
       console.log(JSON.stringify({ sessions: inner?.data?.sessions, left: inner?.data?.left, peekProviders: inner?.data?.peekProviders, peekClick: inner?.data?.peekClick }));
       const bytes = (rel: string) => fs.readFileSync(abs(rel)).toString('hex');
       expect(bytes('a.txt')).toBe(Buffer.from('line1\nLINE2 (mine)\nline3\nline4\nline5\nline6 (mine, uncommitted)\n').toString('hex'));
-      expect(bytes('b.txt')).toBe(Buffer.from('b1\nB2\nb3\n').toString('hex'));
+      // Kept, then edited again by the same claude after its reconnect (and still listed).
+      expect(bytes('b.txt')).toBe(Buffer.from('b1\nB2\nB3\n').toString('hex'));
       expect(bytes('c.txt')).toBe(Buffer.from(FILES['c.txt']).toString('hex'));
       expect(fs.existsSync(abs('d.txt'))).toBe(false);
       // The sed change, undone after the reload.

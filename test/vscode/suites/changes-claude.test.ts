@@ -73,7 +73,7 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
   async function afterReload(s: Spec): Promise<void> {
     const sessions = await api.changes();
     data.reloaded = sessions.map((x) => ({ id: x.id, files: x.files.map((f) => path.basename(f.path)).sort() }));
-    assert.deepStrictEqual(data.reloaded, [{ id: sessions[0]?.id, files: ['a.txt', 'e.txt'] }]);
+    assert.deepStrictEqual(data.reloaded, [{ id: sessions[0]?.id, files: ['a.txt', 'b.txt', 'e.txt'] }]);
     const pid = Number(/^claude-pid-(\d+)$/.exec(sessions[0].id)?.[1]);
     // Whether the same claude finds the new window by itself (it is then listed under the same group) is
     // recorded, not required: the list does not depend on it.
@@ -153,7 +153,21 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     assert.strictEqual(read('a.txt'), 'line1\nLINE2 (mine)\nline3\nline4\nline5\nline6 (mine, uncommitted)\n');
 
     const left = (await api.changes()).flatMap((x) => x.files.map((f) => path.basename(f.path))).sort();
-    data.left = left;
     assert.deepStrictEqual(left, ['a.txt', 'e.txt']);
+
+    // A reconnect of the same claude (Restart Server: same port and token): its next edit goes to the same group.
+    await vscode.commands.executeCommand('nativeClaude.restartServer');
+    await waitFor('claude to reconnect', () => api.status().sessionCount === 1, 30_000);
+    data.reconnectedAfterRestart = true;
+    await submit('scenario:again');
+    await waitForScreen('done again', 60_000);
+    assert.strictEqual(read('b.txt'), 'b1\nB2\nB3\n');
+    const after = await waitFor('b.txt listed again', async () => {
+      const sessions = await api.changes();
+      return sessions.some((x) => x.files.some((f) => path.basename(f.path) === 'b.txt')) ? sessions : undefined;
+    }, 20_000);
+    data.afterReconnect = after.map((x) => ({ id: x.id, files: x.files.map((f) => path.basename(f.path)).sort() }));
+    assert.deepStrictEqual(data.afterReconnect, [{ id: session.id, files: ['a.txt', 'b.txt', 'e.txt'] }]);
+    data.left = ['a.txt', 'b.txt', 'e.txt'];
   }
 });
