@@ -7,7 +7,8 @@
  * The inner suite (test/vscode/suites/changes-claude.test.ts) checks the list, undoes/keeps through the
  * commands the Source Control view and the peek run, and the conflict question; this side checks the disk
  * byte for byte afterwards and keeps screenshots (SCM view + gutter, the peeks) in .test-runs/. Then
- * Restart Server: the same claude reconnects and its next Edit lands in the same group; and a new window
+ * Restart Server: the same claude reconnects and its next Edit lands in the same group; a second claude
+ * in a second terminal edits another file at the same time (each change in its own session's group); and a new window
  * on the workspace (a reload) lists what is left from the extension's storage.
  *
  *   flock /tmp/native-claude-real.lock npx jest --selectProjects real --runInBand -- test/real/vscode-changes.test.ts
@@ -28,6 +29,8 @@ const FILES: Record<string, string> = {
   'b.txt': 'b1\nb2\nb3\n',
   'c.txt': 'c1\r\nc2\r\nc3',
   'e.txt': 'e1\ne2\ne3\n',
+  'f.txt': 'f1\nf2\n',
+  'g.txt': 'g1\ng2\n',
 };
 
 describe("vscode-changes: Claude's changes after the fact, with the real claude in accept-edits mode", () => {
@@ -69,6 +72,13 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
         const answered = fresh.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id);
         if (answered.includes('toolu_nc_again_0')) return { toolUse: { ...again[1], id: 'toolu_nc_again_1' } };
         if (answered.includes('toolu_nc_again_1')) return { text: 'done again' };
+        // Two sessions at once: the first claude edits g.txt, the second f.txt.
+        for (const [who, file] of [['first', 'g.txt'], ['second', 'f.txt']] as const) {
+          const line = file[0];
+          if (fresh.some((m) => m.role === 'user' && textOf(m).includes(`scenario:${who}`))) return { toolUse: { name: 'Read', input: { file_path: abs(file) }, id: `toolu_nc_${who}_0` } };
+          if (answered.includes(`toolu_nc_${who}_0`)) return { toolUse: { name: 'Edit', input: { file_path: abs(file), old_string: `${line}2`, new_string: `${line.toUpperCase()}2` }, id: `toolu_nc_${who}_1` } };
+          if (answered.includes(`toolu_nc_${who}_1`)) return { text: `done ${who}` };
+        }
         if (fresh.some((m) => m.role === 'user' && textOf(m).includes('scenario:changes'))) return { toolUse: { ...steps[0], id: 'toolu_nc_changes_0' } };
         const results = (request.messages ?? []).flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').length;
         if (results > 0 && results < steps.length) return { toolUse: { ...steps[results], id: `toolu_nc_changes_${results}` } };
@@ -176,6 +186,9 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
       expect(bytes('b.txt')).toBe(Buffer.from('b1\nB2\nB3\n').toString('hex'));
       expect(bytes('c.txt')).toBe(Buffer.from(FILES['c.txt']).toString('hex'));
       expect(fs.existsSync(abs('d.txt'))).toBe(false);
+      expect(bytes('f.txt')).toBe(Buffer.from('f1\nF2\n').toString('hex'));
+      expect(bytes('g.txt')).toBe(Buffer.from('g1\nG2\n').toString('hex'));
+      console.log(JSON.stringify({ twoSessions: inner?.data?.twoSessions }));
       // The sed change, undone after the reload.
       expect(bytes('e.txt')).toBe(Buffer.from('e1\ne2\ne3\n').toString('hex'));
     } finally {

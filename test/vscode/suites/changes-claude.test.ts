@@ -12,7 +12,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, before, describe, it } from '../bdd';
 import { screen, startClaudeInTerminal, submit, tmux, waitForScreen } from '../claudeInTerminal';
-import { installedExtension, probe, sleep, waitFor } from '../util';
+import { installedExtension, probe, sleep, terminalWithShellIntegration, waitFor } from '../util';
 
 interface FileChange {
   path: string;
@@ -37,6 +37,17 @@ const SPEC_PATH = process.env.NC_CHANGES_SPEC;
 const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
 const data: Record<string, unknown> = {};
 const lineChange = (start: number, end: number) => ({ originalStartLineNumber: start, originalEndLineNumber: end, modifiedStartLineNumber: start, modifiedEndLineNumber: end });
+
+async function screenOf(name: string): Promise<string> {
+  return (await tmux('capture-pane', '-p', '-t', name)).replace(/\s+$/, '');
+}
+
+async function waitForScreenOf(name: string, pattern: RegExp | string, timeoutMs: number): Promise<string> {
+  return waitFor(`${name}'s screen to show ${String(pattern)}`, async () => {
+    const text = await screenOf(name).catch(() => '');
+    return (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) ? text : undefined;
+  }, timeoutMs, 100);
+}
 
 function record(state: string, error?: Error): void {
   fs.writeFileSync(spec!.results, JSON.stringify({ state, error: error ? String(error.stack ?? error) : undefined, data }, null, 2));
@@ -71,9 +82,10 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
 
   /** A new window on the workspace: the list is read back from the extension's storage, and the same claude reconnects into its group. */
   async function afterReload(s: Spec): Promise<void> {
-    const sessions = await api.changes();
-    data.reloaded = sessions.map((x) => ({ id: x.id, files: x.files.map((f) => path.basename(f.path)).sort() }));
-    assert.deepStrictEqual(data.reloaded, [{ id: sessions[0]?.id, files: ['a.txt', 'b.txt', 'e.txt'] }]);
+    const all = await api.changes();
+    data.reloaded = all.map((x) => ({ id: x.id, files: x.files.map((f) => path.basename(f.path)).sort() }));
+    assert.deepStrictEqual(all.map((x) => x.files.map((f) => path.basename(f.path)).sort()).sort(), [['a.txt', 'b.txt', 'e.txt', 'g.txt'], ['f.txt']]);
+    const sessions = all.filter((x) => x.files.some((f) => path.basename(f.path) === 'e.txt'));
     const pid = Number(/^claude-pid-(\d+)$/.exec(sessions[0].id)?.[1]);
     // Whether the same claude finds the new window by itself (it is then listed under the same group) is
     // recorded, not required: the list does not depend on it.
@@ -169,5 +181,30 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     data.afterReconnect = after.map((x) => ({ id: x.id, files: x.files.map((f) => path.basename(f.path)).sort() }));
     assert.deepStrictEqual(data.afterReconnect, [{ id: session.id, files: ['a.txt', 'b.txt', 'e.txt'] }]);
     data.left = ['a.txt', 'b.txt', 'e.txt'];
+
+    // Two sessions: a second claude in a second terminal; both edit a file at the same time.
+    const t2 = await terminalWithShellIntegration({ name: 'claude 2', cwd: s.workspace, shellPath: '/bin/bash' }, 30_000);
+    t2.sendText(`export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L ${process.env.NC_TMUX_SOCKET} new-session -d -s second -x 200 -y 50 claude`);
+    await waitFor('the second claude to connect', () => api.status().sessionCount === 2, 60_000);
+    await waitForScreenOf('second', /❯/, 30_000);
+    await tmux('send-keys', '-t', 'second', 'BTab');
+    await waitForScreenOf('second', /accept edits on/i, 10_000);
+    await tmux('send-keys', '-t', 'second', '-l', '--', 'scenario:second');
+    await waitForScreenOf('second', 'scenario:second', 5_000);
+    await submit('scenario:first');
+    await tmux('send-keys', '-t', 'second', 'Enter');
+    await Promise.all([waitForScreen('done first', 60_000), waitForScreenOf('second', 'done second', 60_000)]);
+    const two = await waitFor('f.txt and g.txt listed', async () => {
+      const sessions = await api.changes();
+      const names = sessions.flatMap((x) => x.files.map((f) => path.basename(f.path)));
+      return names.includes('f.txt') && names.includes('g.txt') ? sessions : undefined;
+    }, 20_000);
+    data.twoSessions = two.map((x) => ({ id: x.id, files: x.files.map((f) => `${path.basename(f.path)} ${f.attribution}`).sort() }));
+    const first = two.find((x) => x.id === session.id);
+    const second = two.find((x) => x.id !== session.id);
+    assert.deepStrictEqual(first?.files.map((f) => path.basename(f.path)).sort(), ['a.txt', 'b.txt', 'e.txt', 'g.txt']);
+    assert.deepStrictEqual(second?.files.map((f) => `${path.basename(f.path)} ${f.attribution}`), ['f.txt certain']);
+    assert.match(second!.id, /^claude-pid-\d+$/);
+    data.left = ['a.txt', 'b.txt', 'e.txt', 'f.txt', 'g.txt'];
   }
 });
