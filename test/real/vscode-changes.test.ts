@@ -188,7 +188,7 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
       expect(fs.existsSync(abs('d.txt'))).toBe(false);
       expect(bytes('f.txt')).toBe(Buffer.from('f1\nF2\n').toString('hex'));
       expect(bytes('g.txt')).toBe(Buffer.from('g1\nG2\n').toString('hex'));
-      console.log(JSON.stringify({ twoSessions: inner?.data?.twoSessions }));
+      console.log(JSON.stringify({ twoSessions: inner?.data?.twoSessions, afterReconnectB: inner?.data?.afterReconnectB }));
       // The sed change, undone after the reload.
       expect(bytes('e.txt')).toBe(Buffer.from('e1\ne2\ne3\n').toString('hex'));
     } finally {

@@ -84,7 +84,8 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
   async function afterReload(s: Spec): Promise<void> {
     const all = await api.changes();
     data.reloaded = all.map((x) => ({ id: x.id, files: x.files.map((f) => path.basename(f.path)).sort() }));
-    assert.deepStrictEqual(all.map((x) => x.files.map((f) => path.basename(f.path)).sort()).sort(), [['a.txt', 'b.txt', 'e.txt', 'g.txt'], ['f.txt']]);
+    assert.deepStrictEqual(all.flatMap((x) => x.files.map((f) => path.basename(f.path))).sort(), ['a.txt', 'b.txt', 'e.txt', 'f.txt', 'g.txt']);
+    assert.strictEqual(all.length, 2);
     const sessions = all.filter((x) => x.files.some((f) => path.basename(f.path) === 'e.txt'));
     const pid = Number(/^claude-pid-(\d+)$/.exec(sessions[0].id)?.[1]);
     // Whether the same claude finds the new window by itself (it is then listed under the same group) is
@@ -179,6 +180,7 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
       return sessions.some((x) => x.files.some((f) => path.basename(f.path) === 'b.txt')) ? sessions : undefined;
     }, 20_000);
     data.afterReconnect = after.map((x) => ({ id: x.id, files: x.files.map((f) => path.basename(f.path)).sort() }));
+    data.afterReconnectB = after.flatMap((x) => x.files).find((f) => path.basename(f.path) === 'b.txt');
     assert.deepStrictEqual(data.afterReconnect, [{ id: session.id, files: ['a.txt', 'b.txt', 'e.txt'] }]);
     data.left = ['a.txt', 'b.txt', 'e.txt'];
 
@@ -202,8 +204,12 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     data.twoSessions = two.map((x) => ({ id: x.id, files: x.files.map((f) => `${path.basename(f.path)} ${f.attribution}`).sort() }));
     const first = two.find((x) => x.id === session.id);
     const second = two.find((x) => x.id !== session.id);
-    assert.deepStrictEqual(first?.files.map((f) => path.basename(f.path)).sort(), ['a.txt', 'b.txt', 'e.txt', 'g.txt']);
-    assert.deepStrictEqual(second?.files.map((f) => `${path.basename(f.path)} ${f.attribution}`), ['f.txt certain']);
+    // The second claude's edit is announced by its baseline: certain, in its own group. The first claude sent
+    // no call at all after its reconnect (seen with 2.1.328), so its g.txt can only be attributed without
+    // certainty, to the session that called last: listed, but its group is not asserted.
+    assert.ok(second?.files.some((f) => path.basename(f.path) === 'f.txt' && f.attribution === 'certain'), 'f.txt certain in the second group');
+    assert.ok(!first?.files.some((f) => path.basename(f.path) === 'f.txt'), 'f.txt not in the first group');
+    assert.deepStrictEqual(first?.files.map((f) => path.basename(f.path)).filter((n) => n !== 'g.txt').sort(), ['a.txt', 'b.txt', 'e.txt']);
     assert.match(second!.id, /^claude-pid-\d+$/);
     data.left = ['a.txt', 'b.txt', 'e.txt', 'f.txt', 'g.txt'];
   }
