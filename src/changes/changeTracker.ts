@@ -61,6 +61,12 @@ export class ChangeTracker implements ChangeCapture {
   /** Per path: the content this tracker wrote itself (an undo), which the watcher then reports. */
   private readonly ownWrites = new Map<string, string>();
   private readonly redoStack: Undone[] = [];
+  /**
+   * Per path: the content last seen on disk by this tracker (a capture, a change, a keep, an undo). For a
+   * change no call announced it is a better "before" than git's: it holds what was kept since, and the
+   * user's uncommitted work. Memory only: after a reload git's content is the fallback again.
+   */
+  private readonly lastKnown = new Map<string, Image>();
   private readonly listeners = new Set<() => void>();
   private readonly now: () => number;
 
@@ -97,6 +103,7 @@ export class ChangeTracker implements ChangeCapture {
       await new Promise((resolve) => setImmediate(resolve));
       const { bytes, mode } = await read;
       const before = await this.imageOf(bytes, mode ?? (bytes ? await modeOf(filePath) : undefined));
+      this.lastKnown.set(filePath, before);
       this.ledger.expectWrite(session.id, filePath, before, moment, at, until);
     });
     return answered;
@@ -121,9 +128,11 @@ export class ChangeTracker implements ChangeCapture {
         this.ownWrites.delete(filePath);
         if (own === hashOf(bytes)) return undefined;
       }
-      if (options.byEditor && !this.ledger.isExpected(filePath, at)) return undefined;
-      const fallback = this.ledger.needsFallback(filePath, at) ? await this.fallbackImage(filePath) : undefined;
+      const known = this.lastKnown.get(filePath);
       const now = await this.imageOf(bytes, mode);
+      this.lastKnown.set(filePath, now);
+      if (options.byEditor && !this.ledger.isExpected(filePath, at)) return undefined;
+      const fallback = this.ledger.needsFallback(filePath, at) ? (known ? { before: known, source: 'last-known' as const } : await this.fallbackImage(filePath)) : undefined;
       const change = this.ledger.fileChanged(filePath, now, at, () => fallback);
       this.changed();
       return change;
@@ -133,6 +142,9 @@ export class ChangeTracker implements ChangeCapture {
   /** Keeps the file as it is now: no longer listed. */
   keepFile(session: string, filePath: string): Promise<void> {
     return this.enqueue(filePath, async () => {
+      this.listed(session, filePath);
+      const current = await readFileIfExists(filePath);
+      this.lastKnown.set(filePath, await this.imageOf(current.bytes, current.mode));
       this.ledger.settled(session, filePath);
       this.changed();
     });
@@ -292,6 +304,7 @@ export class ChangeTracker implements ChangeCapture {
 
   private async write(filePath: string, bytes: Buffer, mode?: number): Promise<void> {
     this.ownWrites.set(filePath, hashOf(bytes));
+    this.lastKnown.set(filePath, await this.imageOf(bytes, mode));
     const how = await writeWithoutFollowing(filePath, bytes);
     if (how === 'created' && mode !== undefined) await fs.chmod(filePath, mode & 0o7777);
   }
@@ -299,6 +312,7 @@ export class ChangeTracker implements ChangeCapture {
   private async remove(filePath: string): Promise<void> {
     if (!(await assertNoLinkSwappedIn(filePath))) return;
     this.ownWrites.set(filePath, hashOf(undefined));
+    this.lastKnown.set(filePath, { absent: true });
     await fs.rm(filePath);
   }
 

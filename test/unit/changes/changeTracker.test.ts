@@ -252,3 +252,33 @@ describe('isWritersTempFile', () => {
     expect(isWritersTempFile('/w/sed.txt')).toBe(false);
   });
 });
+
+describe('ChangeTracker: the content last seen is the before-image of a change no call announced', () => {
+  test('a file kept, then changed by claude\'s shell: "before" is the kept content, not git\'s older one', async () => {
+    const root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-tracker-known-')));
+    try {
+      const file = path.join(root, 'k.txt');
+      await fs.writeFile(file, 'k1\nk2\nk3\n');
+      const t = new ChangeTracker({
+        store: new BeforeImageStore(path.join(root, '.store')),
+        sessionOf: () => ({ id: 's', label: 'claude' }),
+        save: () => undefined,
+        fallback: async () => ({ bytes: Buffer.from('k1\nk2\nk3\n'), source: 'git' }),
+      });
+      await t.beforeWrite(1, file, 'baseline');
+      await fs.writeFile(file, 'k1\nK2\nk3\n');
+      await t.fileChanged(file);
+      await t.keepFile('s', file);
+      // claude's Bash changes the last line: no call names the file.
+      await fs.writeFile(file, 'k1\nK2\nK3\n');
+      const change = await t.fileChanged(file);
+      expect(change).toMatchObject({ attribution: 'uncertain', source: 'last-known' });
+      expect((await t.bytesOf(change!.before)).toString()).toBe('k1\nK2\nk3\n');
+      // Undo gives back the kept state, not git's.
+      await t.undoFile('s', file, async () => true);
+      expect(await fs.readFile(file, 'utf8')).toBe('k1\nK2\nk3\n');
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+});

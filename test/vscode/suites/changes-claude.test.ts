@@ -180,7 +180,10 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
       return sessions.some((x) => x.files.some((f) => path.basename(f.path) === 'b.txt')) ? sessions : undefined;
     }, 20_000);
     data.afterReconnect = after.map((x) => ({ id: x.id, files: x.files.map((f) => path.basename(f.path)).sort() }));
-    data.afterReconnectB = after.flatMap((x) => x.files).find((f) => path.basename(f.path) === 'b.txt');
+    const b = after.flatMap((x) => x.files).find((f) => path.basename(f.path) === 'b.txt');
+    data.afterReconnectB = b;
+    // Announced (baseline) or not, "before" is the content kept a moment ago, never git's older one.
+    assert.ok(b && ['baseline', 'last-known'].includes(b.source), `b.txt's before-image comes from ${b?.source}`);
     assert.deepStrictEqual(data.afterReconnect, [{ id: session.id, files: ['a.txt', 'b.txt', 'e.txt'] }]);
     data.left = ['a.txt', 'b.txt', 'e.txt'];
 
