@@ -73,7 +73,7 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
   }
 
   it('[changes-hunk] two hunks: the second undone from the peek, the first kept; the bytes outside each hunk untouched', async () => {
-    const rel = 'hunks.txt';
+    const rel = 'changes-hunks.txt';
     fs.writeFileSync(abs(rel), 'one\ntwo\nthree\nfour\nfive\nsix\n');
     const entry = await claudeWrites(rel, 'one\nTWO\nthree\nfour\nfive\nSIX\n');
     record('changes-hunk', { entry });
@@ -91,7 +91,7 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
   });
 
   it('[changes-file] a CRLF file with a BOM and no final newline undone whole, byte for byte; Redo brings claude\'s version back', async () => {
-    const rel = 'crlf.txt';
+    const rel = 'changes-crlf.txt';
     const before = Buffer.from('\ufeffalpha\r\nbeta\r\ngamma', 'utf8');
     const claudes = Buffer.from('\ufeffalpha\r\nBETA\r\ngamma\r\ndelta\r\n', 'utf8');
     fs.writeFileSync(abs(rel), before);
@@ -109,20 +109,20 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
   });
 
   it('[changes-created-deleted] Undo All of a session: the file it created is gone, the one it deleted is back with its bytes', async () => {
-    fs.writeFileSync(abs('doomed.txt'), 'keep me\n');
-    const created = await claudeWrites('brand-new.ts', 'export const fresh = true;\n');
+    fs.writeFileSync(abs('changes-doomed.txt'), 'keep me\n');
+    const created = await claudeWrites('changes-brand-new.ts', 'export const fresh = true;\n');
     assert.deepStrictEqual(created.before, { absent: true });
-    await claudeWrites('doomed.txt', undefined);
+    await claudeWrites('changes-doomed.txt', undefined);
     const undone = await vscode.commands.executeCommand<boolean[]>('nativeClaude.changes.undoAll', created.sessionId);
     record('changes-created-deleted', { undone });
-    assert.ok(!fs.existsSync(abs('brand-new.ts')), 'the created file is removed');
-    assert.strictEqual(fs.readFileSync(abs('doomed.txt'), 'utf8'), 'keep me\n');
-    await waitGone(abs('brand-new.ts'));
-    await waitGone(abs('doomed.txt'));
+    assert.ok(!fs.existsSync(abs('changes-brand-new.ts')), 'the created file is removed');
+    assert.strictEqual(fs.readFileSync(abs('changes-doomed.txt'), 'utf8'), 'keep me\n');
+    await waitGone(abs('changes-brand-new.ts'));
+    await waitGone(abs('changes-doomed.txt'));
   });
 
   it('[changes-conflict] the user edits claude\'s line afterwards (saved in the editor): undoing that hunk asks; "cancel" leaves the file, "undo" restores', async () => {
-    const rel = 'conflict.txt';
+    const rel = 'changes-conflict.txt';
     fs.writeFileSync(abs(rel), 'a\nb\nc\n');
     await claudeWrites(rel, 'a\nB\nc\n');
     const document = await vscode.workspace.openTextDocument(abs(rel));
@@ -143,7 +143,7 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
   });
 
   it('[changes-dirty] a file with unsaved edits is not undone: disk and the editor\'s edits stay', async () => {
-    const rel = 'dirty.txt';
+    const rel = 'changes-dirty.txt';
     fs.writeFileSync(abs(rel), 'x\n');
     const entry = await claudeWrites(rel, 'y\n');
     const document = await vscode.workspace.openTextDocument(abs(rel));
@@ -161,7 +161,7 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
   });
 
   it('[changes-quickdiff] the quick diff\'s original of a listed file is its before-image (claude-before scheme), read-only, without the BOM', async () => {
-    const rel = 'quick.txt';
+    const rel = 'changes-quick.txt';
     fs.writeFileSync(abs(rel), '\ufeffq1\nq2\n');
     const entry = await claudeWrites(rel, '\ufeffq1\nQ2\n');
     assert.ok('blob' in entry.before);
