@@ -157,6 +157,7 @@ export class ClaudeChanges implements vscode.Disposable {
       if (filePath.split(path.sep).includes('.git')) return;
       const saved = this.editorSaves.get(filePath);
       const byEditor = saved !== undefined && Date.now() - saved < 3000;
+      if (saved !== undefined && !byEditor) this.editorSaves.delete(filePath);
       this.tracker.fileChanged(filePath, { byEditor }).catch((error: Error) => this.log.debug(`Claude's changes: ${filePath}: ${error.message}`));
     };
     this.watchers = [watcher, watcher.onDidChange(seen), watcher.onDidCreate(seen), watcher.onDidDelete(seen)];
