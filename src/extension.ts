@@ -33,6 +33,9 @@ import { Coexistence } from './vscode/coexistenceChoice';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
 import { registerPermissionRulesCommand } from './vscode/permissionRulesCommand';
 import { showCompatibilityNotice } from './vscode/compatibilityNotice';
+import { ClaudeChanges } from './vscode/claudeChanges';
+import type { ChangeCapture } from './host/changeCapture';
+import type { SessionChanges } from './changes/changeLedger';
 
 let bridge: IdeBridge | undefined;
 let reviewHost: DiffReviewHost | undefined;
@@ -45,6 +48,8 @@ export interface NativeClaudeApi {
   sessions(): SessionLabel[];
   /** The reviews waiting for a decision. */
   reviews(): PendingReviewInfo[];
+  /** Claude's changes: per session, the files it changed (once every change seen so far was handled). */
+  changes(): Promise<readonly SessionChanges[]>;
 }
 
 // Long (~105 lines) but wiring only: each statement builds or connects one piece; the logic lives in src/vscode.
@@ -85,6 +90,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
     log: serverLog,
+    // Set below, once the sessions it names are known (before any connection: the tools are built with the first).
+    changes: undefined as ChangeCapture | undefined,
   };
   const ideBridge = createIdeBridge(context, hosts, { log, serverLog, onSessionClosed: (connectionId) => review.withdrawForConnection(connectionId) });
   bridge = ideBridge;
@@ -92,6 +99,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   // Which terminal each claude runs in: selections and at-mentions go to the one in front (else all).
   const windowSessions = new WindowSessions(ideBridge);
   const sessionTerminals = windowSessions.sessionTerminals;
+  // Claude's changes: before-images and the list live in the extension's storage, never the workspace.
+  const changesDir = context.storageUri?.fsPath ?? `${context.globalStorageUri.fsPath}/no-workspace`;
+  const claudeChanges = new ClaudeChanges(changesDir, ideBridge, windowSessions, (p) => hosts.documents.isDirty(p), serverLog);
+  hosts.changes = claudeChanges.tracker;
   const selection = new SelectionTracker(sessionTerminals, log, currentSharingPolicy);
   const sessionLabels = () => windowSessions.labels();
   const updateStatus = () => statusBar.update(ideBridge.status(), sessionLabels());
@@ -131,6 +142,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     review,
     terminalRunner,
     windowSessions,
+    claudeChanges,
     sessionTerminals.onDidChangeTargets(updateStatus),
     selection,
     walkthrough,
@@ -154,7 +166,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   // Problems the user would only notice as "claude does not connect": say so once, a moment after start-up.
   const offer = setTimeout(() => void offerHealthCheckIfNeeded(healthDeps).catch((error: Error) => log.warn(`Check Setup: ${error.message}`)), 4000);
   context.subscriptions.push({ dispose: () => clearTimeout(offer) });
-  return { status: () => ideBridge.status(), pendingReviews: () => review.pendingCount, sessions: sessionLabels, reviews: () => review.pendingReviews() };
+  return {
+    status: () => ideBridge.status(),
+    pendingReviews: () => review.pendingCount,
+    sessions: sessionLabels,
+    reviews: () => review.pendingReviews(),
+    changes: async () => (await claudeChanges.settled(), claudeChanges.sessions()),
+  };
 }
 
 export async function deactivate(): Promise<void> {

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { DiagnosticsSource } from '../host/diagnostics';
 import type { ApprovalMode } from '../host/approvalMode';
+import type { ChangeCapture } from '../host/changeCapture';
 import type { DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
 import type { TextCodec } from '../host/textCodec';
@@ -28,6 +29,8 @@ export interface ChangeDependencies {
   workspace?: { folders(): readonly string[] };
   /** Each file's encoding as the editor reads and saves it; UTF-8 (BOM and UTF-16 by their marks) when absent. */
   codec?: TextCodec;
+  /** Told the file's bytes before each write, for Claude's changes (docs/changes.md). */
+  changes?: ChangeCapture;
 }
 
 /** The new text, or why there is none. May be computed asynchronously (apply_diff yields while matching). */
@@ -78,7 +81,7 @@ export async function proposeChange(
 async function readForChange(
   target: WorkspacePath,
   deps: ChangeDependencies,
-): Promise<{ original: string | undefined; encoding: string; codec: TextCodec } | { error: string; path: string }> {
+): Promise<{ bytes: Buffer | undefined; original: string | undefined; encoding: string; codec: TextCodec } | { error: string; path: string }> {
   const shown = target.relative;
   if (deps.documents.isDirty(target.realPath) || deps.documents.isDirty(target.absolute)) {
     return {
@@ -117,7 +120,7 @@ async function readForChange(
     }
     if (!(await decodedLosslessly(codec, bytes, original, encoding))) return { error: notLosslessMessage(shown, encoding), path: shown };
   }
-  return { original, encoding, codec };
+  return { bytes, original, encoding, codec };
 }
 
 async function reviewAndWrite(
@@ -131,7 +134,7 @@ async function reviewAndWrite(
   const shown = target.relative;
   const current = await readForChange(target, deps);
   if ('error' in current) return current;
-  const { original, encoding, codec } = current;
+  const { bytes, original, encoding, codec } = current;
   const proposal = await makeProposal(original);
   if ('error' in proposal) return { error: proposal.error, path: shown };
   // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.
@@ -167,10 +170,13 @@ async function reviewAndWrite(
     throw error;
   }
   const problems = trackChangeDiagnostics(deps.diagnostics, target.realPath, deps.diagnosticsWaitMs ?? CHANGE_DIAGNOSTICS_WAIT_MS);
+  // The bytes the proposal was made from (already read) are the file before this write.
+  await deps.changes?.beforeWrite(connectionId, target.realPath, 'tools-route', { bytes });
   let savedText: string;
   try {
     ({ savedText } = await deps.documents.write(target.realPath, acceptedText, original === undefined ? undefined : encoding));
   } catch (error) {
+    deps.changes?.writeCancelled(connectionId, target.realPath);
     return {
       error: `The change to ${shown} was accepted but could not be written: ${(error as Error).message}. Read the file again to see its current content before retrying.`,
       path: shown,

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { ChangeCapture } from '../host/changeCapture';
 import type { DiagnosticsSource, FileDiagnostics } from '../host/diagnostics';
 import type { Logger } from '../util/logger';
 import type { RecentEdits } from '../review/recentEdits';
@@ -21,8 +22,10 @@ import { AFTER_WRITES_WAIT_MS, BASELINE_QUIET_MS, BASELINE_WAIT_MS, FILES_WAITED
  *   first check in a fresh window takes, with MCP progress meanwhile.
  * Whenever files were still being checked at the end, a second text item says which (claude reads
  * only the first, the JSON array; the model reads both).
+ * claude's baseline is also the moment its write is announced: the file is captured then, for Claude's
+ * changes (docs/changes.md), while the answer waits for the checker anyway.
  */
-export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: RecentEdits, log?: Logger) {
+export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: RecentEdits, log?: Logger, changes?: ChangeCapture) {
   /** Files claude asked about with a uri since its last call without: the files it is about to write. */
   const baselined = new Set<string>();
   return defineTool({
@@ -41,6 +44,7 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
     handle: async ({ uri }, context) => {
       const started = Date.now();
       const byModel = context?.modelToolUseId !== undefined;
+      if (context) changes?.noteCall(context.connectionId);
       const onWaiting = byModel && context?.progress ? waitingProgress(context.progress) : undefined;
       const documents = source.documents;
       let result: FileDiagnostics[];
@@ -51,7 +55,9 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         if (!byModel) baselined.add(filePath);
         waitedFor = [filePath];
         const budget = byModel ? { timeoutMs: MODEL_WAIT_MS, onWaiting } : { timeoutMs: BASELINE_WAIT_MS, quietMs: BASELINE_QUIET_MS };
-        ({ unsettled } = await settleDiagnostics(source, waitedFor, { ...budget, load: 'show' }));
+        // Read before the answer goes (claude writes right after it), alongside the wait, never instead of it.
+        const captured = !byModel && changes && context ? changes.beforeWrite(context.connectionId, filePath, 'baseline') : undefined;
+        [{ unsettled }] = await Promise.all([settleDiagnostics(source, waitedFor, { ...budget, load: 'show' }), captured]);
         result = [{ uri: `file://${filePath}`, diagnostics: source.forFile(filePath) }];
       } else if (byModel) {
         // Like get_diagnostics for the whole workspace: files changed on disk since the model's last call.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ChangeCapture } from '../host/changeCapture';
 import type { DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
 import type { RecentEdits } from '../review/recentEdits';
@@ -15,7 +16,7 @@ import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfEx
  * file on disk, so a diff against it would hide those edits. The error keeps the CLI's own terminal
  * prompt up, and VS Code says why and what each answer there does.
  */
-export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, documents?: Pick<DocumentWriter, 'isDirty'>) {
+export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, documents?: Pick<DocumentWriter, 'isDirty'>, changes?: ChangeCapture) {
   return defineTool({
     name: 'openDiff',
     description: 'Internal to the Claude Code IDE integration: shows a proposed edit in VS Code\'s diff viewer and waits for the user to accept or reject it.',
@@ -36,14 +37,20 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
         );
         return errorResult(`No review opened: ${args.new_file_path} has unsaved changes in VS Code, and the proposal was made from the file on disk. Ask the user to save or revert the file, then read it again.`);
       }
+      // The file as it is before the write this review announces, for Claude's changes (docs/changes.md).
+      const captured = changes?.beforeWrite(context.connectionId, args.new_file_path, 'openDiff');
       let originalText: string | undefined;
       try {
         originalText = await readTextIfExists(args.old_file_path);
       } catch (error) {
         // The CLI shows its own terminal prompt when the IDE's review fails.
-        if (error instanceof UnreadableFileError) return errorResult(`No review opened: ${error.message}`);
+        if (error instanceof UnreadableFileError) {
+          changes?.writeCancelled(context.connectionId, args.new_file_path);
+          return errorResult(`No review opened: ${error.message}`);
+        }
         throw error;
       }
+      await captured;
       const decision = await review.review({
         filePath: args.new_file_path,
         originalText,
@@ -56,6 +63,7 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
           recentEdits?.mark(args.new_file_path);
           return { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: decision.text }] };
         case 'rejected':
+          changes?.writeCancelled(context.connectionId, args.new_file_path);
           return { content: [{ type: 'text', text: 'DIFF_REJECTED' }] };
         case 'withdrawn':
           return { content: [{ type: 'text', text: 'TAB_CLOSED' }] };

@@ -45,10 +45,10 @@ export interface ToolHosts extends ChangeDependencies {
  */
 export function ideTools(hosts: ToolHosts): ToolDefinition[] {
   return [
-    openDiffTool(hosts.review, hosts.recentEdits, hosts.documents),
+    openDiffTool(hosts.review, hosts.recentEdits, hosts.documents, hosts.changes),
     closeTabTool(hosts.review),
     closeAllDiffTabsTool(hosts.review),
-    ideGetDiagnosticsTool(hosts.diagnostics, hosts.recentEdits, hosts.log),
+    ideGetDiagnosticsTool(hosts.diagnostics, hosts.recentEdits, hosts.log, hosts.changes),
     ...(hosts.notebooks ? [executeCodeTool(hosts.notebooks, hosts.codeApprover && { mode: hosts.approvalMode, approver: hosts.codeApprover }, hosts.log)] : []),
   ] as ToolDefinition[];
 }

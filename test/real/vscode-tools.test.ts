@@ -139,6 +139,12 @@ describe('vscode-tools', () => {
     expect(Object.keys(results).sort()).toEqual(
       [
         'autosave',
+        'changes-conflict',
+        'changes-created-deleted',
+        'changes-dirty',
+        'changes-file',
+        'changes-hunk',
+        'changes-quickdiff',
         'custom-editor',
         'diagnostics',
         'diag-closed',
@@ -175,6 +181,33 @@ describe('vscode-tools', () => {
         'user-diff-survives',
       ].sort(),
     );
+  });
+
+  describe("Claude's changes (auto-accept: claude's baseline getDiagnostics, then its write on disk)", () => {
+    it('two hunks: one undone from the quick diff peek, the other kept; bytes exact', () => {
+      expectInnerPassed('changes-hunk');
+      expect(fs.readFileSync(abs('changes-hunks.txt'), 'utf8')).toBe('one\nTWO\nthree\nfour\nfive\nsix\n');
+    });
+    it('a CRLF + BOM file without a final newline undone whole byte for byte, then redone, then kept', () => {
+      expectInnerPassed('changes-file');
+      expect(fs.readFileSync(abs('changes-crlf.txt')).toString('hex')).toBe(Buffer.from('\ufeffalpha\r\nBETA\r\ngamma\r\ndelta\r\n', 'utf8').toString('hex'));
+    });
+    it('Undo All: a created file is removed, a deleted one restored', () => {
+      expectInnerPassed('changes-created-deleted');
+      expect(fs.existsSync(abs('changes-brand-new.ts'))).toBe(false);
+      expect(fs.readFileSync(abs('changes-doomed.txt'), 'utf8')).toBe('keep me\n');
+    });
+    it("a line the user edited after claude's is not undone without asking", () => {
+      expectInnerPassed('changes-conflict');
+      expect(fs.readFileSync(abs('changes-conflict.txt'), 'utf8')).toBe('a\nb\nc\n');
+    });
+    it('unsaved edits block an undo; nothing is lost', () => {
+      expectInnerPassed('changes-dirty');
+      expect(fs.readFileSync(abs('changes-dirty.txt'), 'utf8')).toBe('y\n');
+    });
+    it('the before-image opens read-only, in a diff against the file now', () => {
+      expectInnerPassed('changes-quickdiff');
+    });
   });
 
   describe('diagnostics that reflect the disk (VS Code\'s TypeScript server)', () => {
@@ -238,7 +271,7 @@ describe('vscode-tools', () => {
 
     it('a file with unsaved edits is refused, buffer untouched', () => {
       expectInnerPassed('dirty-refused');
-      expect(fs.readFileSync(abs('dirty.txt'), 'utf8')).toBe('saved\n');
+      expect(fs.readFileSync(abs('changes-dirty.txt'), 'utf8')).toBe('saved\n');
     });
 
     it("an accepted write that breaks the file reports the language server's new problem in new_diagnostics", () => {

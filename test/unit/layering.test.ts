@@ -11,6 +11,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   host: ['workspace'],
   diagnostics: ['host', 'workspace', 'util'],
   review: ['host', 'workspace', 'diagnostics', 'util'],
+  changes: ['host', 'workspace', 'util'],
   tools: ['host', 'workspace', 'review', 'diagnostics', 'terminal', 'util'],
   server: ['tools', 'otherPrograms', 'util'],
   terminal: ['server', 'util'],

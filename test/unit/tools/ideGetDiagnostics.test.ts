@@ -140,3 +140,37 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     expect(Date.now() - started).toBeLessThan(500);
   });
 });
+
+describe("getDiagnostics (IDE route): claude's baseline is the moment its write is announced (Claude's changes)", () => {
+  test('the baseline captures the file before the write (the answer is not held by it); the model\'s {uri} and claude\'s {} capture nothing', async () => {
+    const { promises: fs } = await import('node:fs');
+    const os = await import('node:os');
+    const nodePath = await import('node:path');
+    const { BeforeImageStore } = await import('../../../src/changes/beforeImageStore');
+    const { ChangeTracker } = await import('../../../src/changes/changeTracker');
+    const root = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nc-baseline-')));
+    try {
+      const file = nodePath.join(root, 'a.ts');
+      const other = nodePath.join(root, 'b.ts');
+      await fs.writeFile(file, 'export const a = 1;\n');
+      await fs.writeFile(other, 'export const b = 1;\n');
+      const tracker = new ChangeTracker({ store: new BeforeImageStore(nodePath.join(root, '.store')), sessionOf: () => ({ id: 's', label: 'claude' }), save: () => undefined });
+      const world = new World();
+      world.disk.set(file, 'x');
+      const tool = ideGetDiagnosticsTool(world, undefined, undefined, tracker);
+      await tool.handle({ uri: `file://${file}` }, claude);
+      await tool.handle({ uri: `file://${other}` }, model());
+      await tool.handle({}, claude);
+      // claude writes both right after its answers.
+      await fs.writeFile(file, 'export const a = 2;\n');
+      await fs.writeFile(other, 'export const b = 2;\n');
+      expect(await tracker.fileChanged(file)).toMatchObject({ attribution: 'certain', source: 'baseline' });
+      // Not announced, and no fallback before-image: not listed (rather than guessed).
+      expect(await tracker.fileChanged(other)).toBeUndefined();
+      const entry = tracker.list()[0].files[0];
+      expect((await tracker.bytesOf(entry.before)).toString()).toBe('export const a = 1;\n');
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+});

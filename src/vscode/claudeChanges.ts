@@ -1,0 +1,419 @@
+import { mkdirSync, promises as fs, readFileSync, renameSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { BeforeImageStore } from '../changes/beforeImageStore';
+import type { FileChange, LedgerState, SessionChanges } from '../changes/changeLedger';
+import { ChangeTracker, type Confirm, type HunkSelector, type TrackedSession } from '../changes/changeTracker';
+import type { IdeBridge } from '../server/ideBridge';
+import { pidTrusted } from '../server/peerProcess';
+import type { Logger } from '../util/logger';
+import type { WindowSessions } from './windowSessions';
+
+/** The before-images' scheme: `claude-before:<file path>?<blob id | absent>`, read-only. */
+export const BEFORE_SCHEME = 'claude-before';
+
+/** A resource of the Claude source control: one changed file of one session. */
+interface ChangeResource extends vscode.SourceControlResourceState {
+  readonly sessionId: string;
+  readonly filePath: string;
+}
+
+/** A file as the commands name it: a resource of the view, or (scripts, tests) its session and path. */
+type FileTarget = { sessionId: string; filePath: string };
+
+/** Options a script may pass to the commands instead of answering the question (tests). */
+interface ScriptedAnswer {
+  answer?: 'undo' | 'cancel';
+}
+
+/** The questions "undo anyway?" as a modal dialog, or the scripted answer. */
+function confirmer(scripted?: ScriptedAnswer): Confirm {
+  if (scripted?.answer) return async () => scripted.answer === 'undo';
+  return async (question) => (await vscode.window.showWarningMessage(question, { modal: true }, 'Undo Anyway')) === 'Undo Anyway';
+}
+
+/**
+ * Claude's changes in VS Code: a "Claude" source control with one group per claude session (named by
+ * its terminal) listing each file the session changed; a click opens before-Claude ↔ now; the gutter
+ * marks the hunks (quick diff), each kept or undone from the peek; Keep/Undo per file and per session;
+ * a status bar count. Before-images come from the ChangeTracker (src/changes), fed here by a file
+ * watcher while a session is connected; the list and the blobs live in the extension's storage.
+ */
+export class ClaudeChanges implements vscode.Disposable {
+  readonly tracker: ChangeTracker;
+  private readonly sourceControl: vscode.SourceControl;
+  private readonly groups = new Map<string, vscode.SourceControlResourceGroup>();
+  private readonly statusItem: vscode.StatusBarItem;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly beforeChanged = new vscode.EventEmitter<vscode.Uri>();
+  private watchers: vscode.Disposable[] = [];
+  /** Paths VS Code itself is saving (the user's saves, the tools route's), with when. */
+  private readonly editorSaves = new Map<string, number>();
+  private readonly stateFile: string;
+  private saveTimer: NodeJS.Timeout | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private pendingState: LedgerState | undefined;
+
+  constructor(
+    storageDir: string,
+    private readonly bridge: IdeBridge,
+    private readonly windowSessions: WindowSessions,
+    private readonly isDirty: (filePath: string) => boolean,
+    private readonly log: Logger,
+  ) {
+    const root = path.join(storageDir, 'claude-changes');
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    this.stateFile = path.join(root, 'ledger.json');
+    const store = new BeforeImageStore(path.join(root, 'before-images'));
+    this.tracker = new ChangeTracker({
+      store,
+      state: this.loadState(),
+      sessionOf: (id) => this.sessionOf(id),
+      save: (state) => this.scheduleSave(state),
+      fallback: (filePath) => this.gitFallback(filePath),
+      isDirty,
+    });
+    // Blobs no entry needs (an entry kept or undone before a crash): swept once, before any capture.
+    void this.tracker.sweep().catch((error: Error) => log.warn(`Claude's changes: ${error.message}`));
+
+    this.sourceControl = vscode.scm.createSourceControl('claude', "Claude's changes", vscode.workspace.workspaceFolders?.[0]?.uri);
+    this.sourceControl.inputBox.visible = false;
+    this.sourceControl.quickDiffProvider = {
+      provideOriginalResource: (uri) => this.originalOf(uri),
+    };
+    this.statusItem = vscode.window.createStatusBarItem('nativeClaude.changes', vscode.StatusBarAlignment.Right, 98);
+    this.statusItem.name = "Claude's changes";
+    this.statusItem.command = 'workbench.view.scm';
+
+    this.subscriptions.push(
+      this.sourceControl,
+      this.statusItem,
+      this.beforeChanged,
+      vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, {
+        onDidChange: this.beforeChanged.event,
+        provideTextDocumentContent: (uri) => this.beforeText(uri),
+      }),
+      this.tracker.onDidChange(() => this.scheduleRefresh()),
+      vscode.workspace.onWillSaveTextDocument((e) => e.document.uri.scheme === 'file' && this.editorSaves.set(e.document.uri.fsPath, Date.now())),
+      ...this.registerCommands(),
+    );
+    const follow = () => {
+      this.followSessions();
+      this.scheduleRefresh();
+    };
+    bridge.on('change', follow);
+    this.subscriptions.push({ dispose: () => bridge.off('change', follow) });
+    this.subscriptions.push(windowSessions.sessionTerminals.onDidChangeTargets(follow));
+    follow();
+  }
+
+  /** The list as the API reports it (tests, other extensions). */
+  sessions(): readonly SessionChanges[] {
+    return this.tracker.list();
+  }
+
+  /** Waits until every capture and change seen so far was handled and the list shown (tests). */
+  async settled(): Promise<void> {
+    await this.tracker.settled();
+    this.refresh();
+  }
+
+  /** Which claude a connection belongs to: its pid (stable across a reconnect and a window reload), named by its terminal. */
+  private sessionOf(connectionId: number): TrackedSession | undefined {
+    const connections = this.bridge.ideServer?.connections() ?? [];
+    const connection = connections.find((c) => c.id === connectionId);
+    if (!connection) return undefined;
+    if (connection.route === 'tools') {
+      // The tools route's connection does not say which claude it is: the one connected claude, if only one.
+      const ide = connections.filter((c) => c.route === 'ide' && c.cliPid !== undefined);
+      return ide.length === 1 ? this.sessionOf(ide[0].id) : undefined;
+    }
+    if (connection.cliPid === undefined) return undefined;
+    const pid = connection.cliPid && pidTrusted(connection.pidCheck) ? connection.cliPid : undefined;
+    const label = this.windowSessions.labels().find((l) => l.id === connectionId);
+    const name = label?.terminalName ? `claude in "${label.terminalName}"` : `claude${pid ? ` (pid ${pid})` : ` (connection ${connectionId})`}`;
+    return { id: pid ? `claude-pid-${pid}` : `claude-connection-${connectionId}`, label: name };
+  }
+
+  /** Watches the workspace while a claude is connected; names each listed session after its terminal. */
+  private followSessions(): void {
+    const connected = this.bridge.status().sessionCount > 0;
+    if (connected && this.watchers.length === 0) this.watch();
+    else if (!connected && this.watchers.length) {
+      for (const w of this.watchers) w.dispose();
+      this.watchers = [];
+    }
+    for (const c of this.bridge.ideServer?.sessionConnections() ?? []) {
+      const session = this.sessionOf(c.id);
+      if (session) this.tracker.relabel(session);
+    }
+  }
+
+  private watch(): void {
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*');
+    const seen = (uri: vscode.Uri) => {
+      if (uri.scheme !== 'file') return;
+      const filePath = uri.fsPath;
+      if (filePath.split(path.sep).includes('.git')) return;
+      const saved = this.editorSaves.get(filePath);
+      const byEditor = saved !== undefined && Date.now() - saved < 3000;
+      if (saved !== undefined && !byEditor) this.editorSaves.delete(filePath);
+      this.tracker.fileChanged(filePath, { byEditor }).catch((error: Error) => this.log.debug(`Claude's changes: ${filePath}: ${error.message}`));
+    };
+    this.watchers = [watcher, watcher.onDidChange(seen), watcher.onDidCreate(seen), watcher.onDidDelete(seen)];
+  }
+
+  /** git's staged content of a file no call announced (the committed one when nothing is staged). */
+  private async gitFallback(filePath: string): Promise<{ bytes: Uint8Array; source: 'git' } | undefined> {
+    const git = vscode.extensions.getExtension<GitExtension>('vscode.git');
+    if (!git) return undefined;
+    const api = (git.isActive ? git.exports : await git.activate()).getAPI(1);
+    const repository = api.getRepository(vscode.Uri.file(filePath));
+    if (!repository) return undefined;
+    try {
+      // Ref '' is the index (git show :path): what the user staged, else what HEAD has.
+      return { bytes: await repository.buffer('', filePath), source: 'git' };
+    } catch {
+      return undefined; // not in git: nothing to compare with, so not listed
+    }
+  }
+
+  private originalOf(uri: vscode.Uri): vscode.Uri | undefined {
+    if (uri.scheme !== 'file') return undefined;
+    for (const session of this.tracker.list()) {
+      const change = session.files.find((f) => f.path === uri.fsPath);
+      if (change) return beforeUri(change);
+    }
+    return undefined;
+  }
+
+  private async beforeText(uri: vscode.Uri): Promise<string> {
+    if (uri.query === 'absent') return '';
+    const bytes = await this.tracker.bytesOf({ blob: uri.query, size: 0 });
+    // As the editor shows the file: without its BOM.
+    const text = new TextDecoder('utf-8').decode(bytes);
+    return text.startsWith('\ufeff') ? text.slice(1) : text;
+  }
+
+  private scheduleRefresh(): void {
+    this.refreshTimer ??= setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.refresh();
+    }, 50);
+  }
+
+  private refresh(): void {
+    const sessions = this.tracker.list();
+    const dropped = this.tracker.ledger.droppedNote();
+    let total = 0;
+    for (const session of sessions) {
+      let group = this.groups.get(session.id);
+      if (!group) {
+        group = this.sourceControl.createResourceGroup(session.id, session.label);
+        group.hideWhenEmpty = true;
+        this.groups.set(session.id, group);
+      }
+      group.label = session.label;
+      group.resourceStates = session.files.map((f) => this.resourceOf(session, f));
+      total += session.files.length;
+    }
+    for (const [id, group] of this.groups) {
+      if (!sessions.some((s) => s.id === id)) {
+        group.dispose();
+        this.groups.delete(id);
+      }
+    }
+    this.sourceControl.count = total;
+    const note = dropped ? `\n${dropped.files} older change${dropped.files === 1 ? ' was' : 's were'} dropped to stay within the storage bound.` : '';
+    if (total > 0 || dropped) {
+      this.statusItem.text = `$(diff-multiple) ${total}`;
+      this.statusItem.tooltip = `Claude's changes: ${total} file${total === 1 ? '' : 's'} to look at (Source Control view)${note}`;
+      this.statusItem.show();
+    } else this.statusItem.hide();
+  }
+
+  private resourceOf(session: SessionChanges, change: FileChange): ChangeResource {
+    const resourceUri = vscode.Uri.file(change.path);
+    const created = !('blob' in change.before);
+    const deleted = change.claudeLeft !== undefined && !('blob' in change.claudeLeft);
+    const how =
+      change.attribution === 'certain'
+        ? `${session.label} changed this file (the content before it was taken when claude named the file: ${SOURCE_TEXT[change.source]}).`
+        : `Not attributed with certainty: the file changed while ${session.label} was working, with no call naming it (claude's Bash, a formatter, or another program); "before" is ${SOURCE_TEXT[change.source]}.`;
+    const what = created ? 'Created' : deleted ? 'Deleted' : 'Modified';
+    return {
+      sessionId: session.id,
+      filePath: change.path,
+      resourceUri,
+      contextValue: change.attribution,
+      decorations: { tooltip: `${what}. ${how}`, faded: change.attribution !== 'certain', strikeThrough: deleted },
+      command: { command: 'nativeClaude.changes.open', title: 'Open Change', arguments: [{ sessionId: session.id, filePath: change.path }] },
+    };
+  }
+
+  private registerCommands(): vscode.Disposable[] {
+    const run = (name: string, work: (...args: any[]) => Promise<unknown>) =>
+      vscode.commands.registerCommand(name, async (...args: any[]) => {
+        try {
+          return await work(...args);
+        } catch (error) {
+          void vscode.window.showErrorMessage(`Claude's changes: ${(error as Error).message}`);
+          return undefined;
+        } finally {
+          this.refresh();
+        }
+      });
+    return [
+      run('nativeClaude.changes.open', async (target: FileTarget) => {
+        const change = this.find(target);
+        const name = path.basename(change.path);
+        const now = vscode.Uri.file(change.path);
+        const left = beforeUri(change);
+        const deleted = change.claudeLeft !== undefined && !('blob' in change.claudeLeft);
+        await vscode.commands.executeCommand('vscode.diff', left, deleted ? beforeUri({ ...change, before: { absent: true } }) : now, `${name} (before Claude ↔ now)`);
+      }),
+      run('nativeClaude.changes.keepFile', async (...targets: unknown[]) => {
+        for (const t of fileTargets(targets)) await this.tracker.keepFile(t.sessionId, t.filePath);
+      }),
+      run('nativeClaude.changes.undoFile', async (...targets: unknown[]) => {
+        const scripted = targets.find(isScripted);
+        const undone: boolean[] = [];
+        for (const t of fileTargets(targets)) undone.push(await this.undoWhole(t, confirmer(scripted)));
+        return undone;
+      }),
+      run('nativeClaude.changes.keepAll', async (group?: { id: string } | string) => {
+        const id = typeof group === 'string' ? group : group?.id;
+        for (const f of this.tracker.list().find((s) => s.id === id)?.files ?? []) await this.tracker.keepFile(id!, f.path);
+      }),
+      run('nativeClaude.changes.undoAll', async (group?: { id: string } | string, scripted?: ScriptedAnswer) => {
+        const id = typeof group === 'string' ? group : group?.id;
+        const undone: boolean[] = [];
+        for (const f of [...(this.tracker.list().find((s) => s.id === id)?.files ?? [])]) undone.push(await this.undoWhole({ sessionId: id!, filePath: f.path }, confirmer(scripted)));
+        return undone;
+      }),
+      run('nativeClaude.changes.undoHunk', async (uri: vscode.Uri, changes: LineChange[], index: number, scripted?: ScriptedAnswer) => {
+        const { target, at } = this.hunkTarget(uri, changes, index);
+        return this.tracker.undoHunk(target.sessionId, target.filePath, at, confirmer(scripted));
+      }),
+      run('nativeClaude.changes.keepHunk', async (uri: vscode.Uri, changes: LineChange[], index: number) => {
+        const { target, at } = this.hunkTarget(uri, changes, index);
+        await this.tracker.keepHunk(target.sessionId, target.filePath, at);
+        return true;
+      }),
+      run('nativeClaude.changes.redo', async () => {
+        const filePath = await this.tracker.redo();
+        if (!filePath) void vscode.window.showInformationMessage("Claude's changes: no undo to take back.");
+        return filePath;
+      }),
+    ];
+  }
+
+  private async undoWhole(target: FileTarget, confirm: Confirm): Promise<boolean> {
+    const done = await this.tracker.undoFile(target.sessionId, target.filePath, confirm);
+    if (done) {
+      const choice = vscode.window.showInformationMessage(`Undid Claude's change to ${vscode.workspace.asRelativePath(target.filePath, false)}.`, "Redo Claude's change");
+      void choice.then((c) => c && vscode.commands.executeCommand('nativeClaude.changes.redo'));
+    }
+    return done;
+  }
+
+  /** The session listing `uri` and the hunk the quick diff's change number `index` covers. */
+  private hunkTarget(uri: vscode.Uri, changes: LineChange[], index: number): { target: FileTarget; at: HunkSelector } {
+    const filePath = uri.fsPath;
+    const session = this.tracker.list().find((s) => s.files.some((f) => f.path === filePath));
+    if (!session) throw new Error(`${filePath} is not in the list of Claude's changes.`);
+    const change = changes?.[index];
+    if (!change) throw new Error('no change at that place: look at the file again.');
+    return { target: { sessionId: session.id, filePath }, at: { startLine: change.modifiedStartLineNumber, endLine: change.modifiedEndLineNumber } };
+  }
+
+  private find(target: FileTarget): FileChange {
+    const change = this.tracker.list().find((s) => s.id === target.sessionId)?.files.find((f) => f.path === target.filePath);
+    if (!change) throw new Error(`${target.filePath} is no longer in the list.`);
+    return change;
+  }
+
+  private loadState(): LedgerState | undefined {
+    try {
+      const state = JSON.parse(readFileSync(this.stateFile, 'utf8')) as LedgerState;
+      return state?.version === 1 && Array.isArray(state.sessions) ? state : undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      // Kept aside, not overwritten: the list can be recovered by hand.
+      const aside = `${this.stateFile}.damaged-${Date.now()}`;
+      try {
+        renameSync(this.stateFile, aside);
+      } catch {
+        // nothing to keep
+      }
+      this.log.warn(`Claude's changes: the saved list could not be read (${(error as Error).message}); it was moved to ${aside} and the list starts empty.`);
+      return undefined;
+    }
+  }
+
+  private scheduleSave(state: LedgerState): void {
+    this.pendingState = state;
+    this.saveTimer ??= setTimeout(() => void this.flush(), 200);
+  }
+
+  private async flush(): Promise<void> {
+    this.saveTimer = undefined;
+    const state = this.pendingState;
+    this.pendingState = undefined;
+    if (!state) return;
+    const temp = `${this.stateFile}.${process.pid}.tmp`;
+    try {
+      await fs.writeFile(temp, JSON.stringify(state), { mode: 0o600 });
+      await fs.rename(temp, this.stateFile);
+    } catch (error) {
+      this.log.warn(`Claude's changes: the list could not be saved: ${(error as Error).message}`);
+    }
+  }
+
+  dispose(): void {
+    if (this.saveTimer) {
+      clearTimeout(this.saveTimer);
+      void this.flush();
+    }
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    for (const w of this.watchers) w.dispose();
+    for (const group of this.groups.values()) group.dispose();
+    for (const s of this.subscriptions) s.dispose();
+  }
+}
+
+const SOURCE_TEXT: Record<FileChange['source'], string> = {
+  baseline: "claude's getDiagnostics call just before its write",
+  openDiff: "claude's review (openDiff)",
+  'tools-route': "the tools route's write",
+  git: "git's staged content (else the last commit's)",
+  'last-known': 'the content VS Code last knew',
+};
+
+/** The before-image of a change as a read-only document. */
+function beforeUri(change: Pick<FileChange, 'path' | 'before'>): vscode.Uri {
+  return vscode.Uri.from({ scheme: BEFORE_SCHEME, path: vscode.Uri.file(change.path).path, query: 'blob' in change.before ? change.before.blob : 'absent' });
+}
+
+function isScripted(value: unknown): value is ScriptedAnswer {
+  return typeof value === 'object' && value !== null && 'answer' in value;
+}
+
+/** Resource states from the view (one, or the selection as an array), or {sessionId, filePath} objects. */
+function fileTargets(args: unknown[]): FileTarget[] {
+  const flat = args.flat() as unknown[];
+  return flat.filter((a): a is FileTarget => typeof a === 'object' && a !== null && typeof (a as FileTarget).sessionId === 'string' && typeof (a as FileTarget).filePath === 'string');
+}
+
+/** A change as VS Code's quick diff passes it to `scm/change/title` commands (1-based lines; end 0: none). */
+interface LineChange {
+  originalStartLineNumber: number;
+  originalEndLineNumber: number;
+  modifiedStartLineNumber: number;
+  modifiedEndLineNumber: number;
+}
+
+/** The part of the git extension's API (`vscode.git`, getAPI(1)) used here. */
+interface GitExtension {
+  getAPI(version: 1): { getRepository(uri: vscode.Uri): { buffer(ref: string, path: string): Promise<Uint8Array> } | null };
+}
