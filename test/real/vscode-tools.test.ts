@@ -271,7 +271,7 @@ describe('vscode-tools', () => {
 
     it('a file with unsaved edits is refused, buffer untouched', () => {
       expectInnerPassed('dirty-refused');
-      expect(fs.readFileSync(abs('changes-dirty.txt'), 'utf8')).toBe('saved\n');
+      expect(fs.readFileSync(abs('dirty.txt'), 'utf8')).toBe('saved\n');
     });
 
     it("an accepted write that breaks the file reports the language server's new problem in new_diagnostics", () => {
