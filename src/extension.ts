@@ -52,7 +52,7 @@ export interface NativeClaudeApi {
   changes(): Promise<readonly SessionChanges[]>;
 }
 
-// Long (~105 lines) but wiring only: each statement builds or connects one piece; the logic lives in src/vscode.
+// Long (~120 lines) but wiring only: each statement builds or connects one piece; the logic lives in src/vscode.
 export async function activate(context: vscode.ExtensionContext): Promise<NativeClaudeApi> {
   const activated = performance.now();
   const log = vscode.window.createOutputChannel('Native Claude', { log: true });

@@ -62,6 +62,8 @@ export class VsCodeNotebookKernelHost implements NotebookKernelHost {
   }
 }
 
+// Long (~125 lines) on purpose: one run's state (the cell, its timers, the kernel's signs, the interrupt)
+// is shared by the closures that watch it end, as in terminalRunner's execute.
 async function runInNotebook(notebook: vscode.NotebookDocument, language: string, code: string, options: NotebookRunOptions): Promise<NotebookRunOutcome> {
   if (notebook.isClosed) return { end: 'notebook-closed', outputs: [] };
   const index = notebook.cellCount;
