@@ -3,6 +3,8 @@ import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { CaptureMoment, ChangeCapture } from '../host/changeCapture';
 import { writeWithoutFollowing, assertNoLinkSwappedIn } from '../workspace/noFollowWrite';
+import { looksBinary } from '../workspace/binaryDetection';
+import { encodingByBom } from '../workspace/encodings';
 import { MAX_TEXT_FILE_BYTES, openRegularFile } from '../workspace/readTextIfExists';
 import type { BeforeImageStore } from './beforeImageStore';
 import { changeHunks, hunkAtLines, hunksEditedSince, keepHunk, undoHunk } from './changeHunks';
@@ -373,10 +375,10 @@ function latin1(bytes: Buffer): string {
   return bytes.toString('latin1');
 }
 
-/** Text whose lines end in `\n` byte for byte: no NUL (binary) and not UTF-16 (its `\n` is two bytes). */
+/** Text whose lines end in `\n` byte for byte: not binary (the project's one sniff) and not UTF-16 (its `\n` is two bytes). */
 function looksLikeLineText(bytes: Buffer): boolean {
-  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) return false;
-  return !bytes.subarray(0, 64 * 1024).includes(0);
+  const bom = encodingByBom(bytes);
+  return bom !== 'utf16le' && bom !== 'utf16be' && !looksBinary(bytes);
 }
 
 /**

@@ -55,6 +55,23 @@ describe('ChangeTracker', () => {
     expect(t.list()[0].files).toEqual([]);
   });
 
+  test('a binary or UTF-16 file is kept or undone whole: a hunk of it is refused with a reason, the file untouched', async () => {
+    const t = tracker();
+    const cases: Array<[string, Buffer, Buffer]> = [
+      ['bin.dat', Buffer.from('a\nb\0\n'), Buffer.from('a\nB\0\n')],
+      ['utf16.txt', Buffer.from('\ufeffa\nb\n', 'utf16le'), Buffer.from('\ufeffa\nB\n', 'utf16le')],
+    ];
+    for (const [name, before, after] of cases) {
+      await fs.writeFile(file(name), before);
+      await t.beforeWrite(1, file(name), 'baseline');
+      await fs.writeFile(file(name), after);
+      clock += 20;
+      await t.fileChanged(file(name));
+      await expect(t.undoHunk('claude-pid-11', file(name), { index: 0 }, yes)).rejects.toThrow(/not a text file with lines: keep or undo it whole/);
+      expect(await read(name)).toEqual(after);
+    }
+  });
+
   test('the capture holds the content before the write even when the file is written the moment the call is answered', async () => {
     await fs.writeFile(file('race.txt'), 'old\n');
     const t = tracker();
