@@ -8,6 +8,7 @@ import type { IdeBridge } from '../server/ideBridge';
 import { pidTrusted } from '../server/peerProcess';
 import type { Logger } from '../util/logger';
 import type { WindowSessions } from './windowSessions';
+import { notify } from './notify';
 
 /** The before-images' scheme: `claude-before:<file path>?<blob id | absent>`, read-only. */
 export const BEFORE_SCHEME = 'claude-before';
@@ -257,7 +258,7 @@ export class ClaudeChanges implements vscode.Disposable {
         try {
           return await work(...args);
         } catch (error) {
-          void vscode.window.showErrorMessage(`Claude's changes: ${(error as Error).message}`);
+          void notify.error(`Claude's changes: ${(error as Error).message}`);
           return undefined;
         } finally {
           this.refresh();
@@ -302,7 +303,7 @@ export class ClaudeChanges implements vscode.Disposable {
       }),
       run('nativeClaude.changes.redo', async () => {
         const filePath = await this.tracker.redo();
-        if (!filePath) void vscode.window.showInformationMessage("Claude's changes: no undo to take back.");
+        if (!filePath) void notify.info("Claude's changes: no undo to take back.");
         return filePath;
       }),
     ];
@@ -311,7 +312,7 @@ export class ClaudeChanges implements vscode.Disposable {
   private async undoWhole(target: FileTarget, confirm: Confirm): Promise<boolean> {
     const done = await this.tracker.undoFile(target.sessionId, target.filePath, confirm);
     if (done) {
-      const choice = vscode.window.showInformationMessage(`Undid Claude's change to ${vscode.workspace.asRelativePath(target.filePath, false)}.`, "Redo Claude's change");
+      const choice = notify.info(`Undid Claude's change to ${vscode.workspace.asRelativePath(target.filePath, false)}.`, "Redo Claude's change");
       void choice.then((c) => c && vscode.commands.executeCommand('nativeClaude.changes.redo'));
     }
     return done;

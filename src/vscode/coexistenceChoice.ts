@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { terminalSsePort } from './healthView';
 import type { IdeExtensionChoice } from '../health/checkSetup';
 import { ANTHROPIC_EXTENSION_ID, CHOICE_ANTHROPIC, CHOICE_THIS, COEXISTENCE_QUESTION, coexistencePlan, type CoexistencePlan } from '../health/coexistence';
+import { notify } from './notify';
 
 const CHOICE_KEY = 'nativeClaude.ideExtensionChoice';
 
@@ -47,7 +48,7 @@ export class Coexistence {
   /** Asks if nothing is chosen yet (not awaited at start-up: the question waits for the user). */
   async askIfUndecided(): Promise<void> {
     if (!this.plan().ask) return;
-    const picked = await vscode.window.showInformationMessage(COEXISTENCE_QUESTION, CHOICE_THIS, CHOICE_ANTHROPIC, 'Check Setup');
+    const picked = await notify.info(COEXISTENCE_QUESTION, CHOICE_THIS, CHOICE_ANTHROPIC, 'Check Setup');
     if (picked === 'Check Setup') await vscode.commands.executeCommand('nativeClaude.checkSetup');
     else if (picked) await this.choose(picked === CHOICE_THIS ? 'this' : 'anthropic');
   }
@@ -70,8 +71,8 @@ export class Coexistence {
     // else sets the variable, and a reload would not change that (VS Code keeps the collections' order).
     if (choice === 'this' && port !== undefined && this.anthropic && (await this.newTerminalsGetPort(port)) === false) {
       this.portElsewhere = true;
-      void vscode.window
-        .showWarningMessage(
+      void notify
+        .warn(
           'Native Claude serves claude in this workspace, but new terminals of this window still get another CLAUDE_CODE_SSE_PORT. Claude: Check Setup shows where each terminal connects.',
           'Check Setup',
         )
@@ -79,7 +80,7 @@ export class Coexistence {
       return choice;
     }
     this.portElsewhere = false;
-    void vscode.window.showInformationMessage(
+    void notify.info(
       choice === 'this'
         ? 'Native Claude serves claude in this workspace. Terminals opened from now on get its port; relaunch older ones (Claude: Check Setup lists them).'
         : "Anthropic's Claude Code extension serves claude in this workspace; Native Claude's server is stopped here. Claude: Choose IDE Extension switches back.",

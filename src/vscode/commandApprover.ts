@@ -1,13 +1,16 @@
 import * as vscode from 'vscode';
 import type { CodeApprover } from '../host/notebookKernel';
 import type { CommandApprover } from '../host/terminal';
+import { notify } from './notify';
+import { INVISIBLE_NOTE, revealInvisible } from '../util/invisibleCharacters';
 
 /** A modal Run / Reject question that shows the exact command (approvalMode "always"). */
 export const modalCommandApprover: CommandApprover = {
   async approve(command, cwd) {
+    const shown = revealInvisible(command);
     const choice = await vscode.window.showWarningMessage(
       'Claude wants to run a command in the terminal',
-      { modal: true, detail: `${command}\n\nin ${cwd}` },
+      { modal: true, detail: `${shown.text}\n\nin ${cwd}${shown.found ? `\n\n${INVISIBLE_NOTE}` : ''}` },
       'Run',
       'Reject',
     );
@@ -24,19 +27,21 @@ const NOTIFICATION_MAX_LINES = 10;
  * dialog, so keyboard focus stays in the terminal where the user talks to claude; the code is in the
  * message. Code too long for a notification (over 10 lines or 600 characters) goes in a modal dialog
  * (scrollable detail) instead, the one case that takes focus: the user must be able to read all of
- * what would run. A cancelled call answers false at once (the
+ * what would run. So does code with invisible or direction-changing characters, written out as ⟦U+…⟧
+ * with a sentence saying why (util/invisibleCharacters.ts). A cancelled call answers false at once (the
  * notification stays; a later click does nothing).
  */
 export const notebookCodeApprover: CodeApprover = {
   async approve({ code, notebook }, signal) {
     const run = 'Run';
-    const lines = code.split('\n');
+    const shown = revealInvisible(code);
+    const lines = shown.text.split('\n');
     const question = `Claude wants to run code in the kernel of ${notebook}`;
     const asked =
-      code.length <= NOTIFICATION_MAX_CHARS && lines.length <= NOTIFICATION_MAX_LINES
+      shown.text.length <= NOTIFICATION_MAX_CHARS && lines.length <= NOTIFICATION_MAX_LINES && !shown.found
         ? // A notification shows its message on one line: line breaks are marked.
-          vscode.window.showInformationMessage(`${question}: ${lines.join(' ⏎ ')}`, run, "Don't Run")
-        : vscode.window.showWarningMessage(question, { modal: true, detail: code }, run, "Don't Run");
+          notify.info(`${question}: ${lines.join(' ⏎ ')}`, run, "Don't Run")
+        : vscode.window.showWarningMessage(question, { modal: true, detail: shown.found ? `${shown.text}\n\n${INVISIBLE_NOTE}` : shown.text }, run, "Don't Run");
     if (signal.aborted) return false;
     const cancelled = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
     return (await Promise.race([asked, cancelled])) === run;

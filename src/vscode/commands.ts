@@ -3,6 +3,7 @@ import type { IdeBridge } from '../server/ideBridge';
 import { describeStatus } from '../server/statusText';
 import { claudeLaunchCommand } from '../cliSetup/launchCommand';
 import { claudeCommand, setting } from './settings';
+import { notify } from './notify';
 
 export interface ServerControls {
   start(): Promise<void>;
@@ -48,7 +49,7 @@ export function registerServerCommands(bridge: IdeBridge, controls: ServerContro
     } catch (error) {
       const message = `Claude Code IDE server: could not ${what}: ${(error as Error).message}`;
       log.error(message);
-      void vscode.window.showErrorMessage(message, 'Show Log').then((choice) => choice && log.show());
+      void notify.error(message, 'Show Log').then((choice) => choice && log.show());
     }
   };
   return [

@@ -7,6 +7,7 @@ import { ReviewRegistry } from '../review/reviewRegistry';
 import { acceptedText } from '../review/acceptedText';
 import { stripBom } from '../workspace/textFormat';
 import { MemoryFileSystem, ORIGINAL_SCHEME, PROPOSAL_SCHEME } from './proposalFileSystem';
+import { notify } from './notify';
 
 interface ReviewSides {
   original: vscode.Uri;
@@ -167,7 +168,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   notifyNotOpened(filePath: string, reason: string): void {
     const message = `Claude's change to ${this.describe(filePath)} was not opened for review: ${reason}`;
     this.log.warn(message);
-    void vscode.window.showWarningMessage(message);
+    void notify.warn(message);
   }
 
   /**
@@ -204,7 +205,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const review = this.registry.get(id);
     if (!review) return;
     const file = this.describe(review.extra.request.filePath);
-    void vscode.window.showInformationMessage(`Claude proposes a change to ${file}.`, 'Review', 'Reject').then(async (choice) => {
+    void notify.info(`Claude proposes a change to ${file}.`, 'Review', 'Reject').then(async (choice) => {
       if (choice === 'Review') await this.reveal(id).catch((e: Error) => this.log.warn(`Could not open the review of ${file}: ${e.message}`));
       else if (choice === 'Reject') await this.finish(id, { kind: 'rejected', reason: 'user' });
     });
@@ -223,7 +224,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const target = uri ?? vscode.window.activeTextEditor?.document.uri;
     const review = target ? this.reviewFor(target) : undefined;
     if (!review) {
-      void vscode.window.showInformationMessage('There is no Claude proposal in the active editor to accept or reject.');
+      void notify.info('There is no Claude proposal in the active editor to accept or reject.');
       return;
     }
     if (choice === 'reject') {
@@ -255,7 +256,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
         // Closing the tab is the CLI's "reject" (the CLI reads only accept or reject): say so, naming the file.
         const file = this.describe(review.extra.request.filePath);
         this.log.info(`Review of ${file} rejected: its tab was closed`);
-        void vscode.window.showWarningMessage(`Rejected Claude's change to ${file}: its review tab was closed.`);
+        void notify.warn(`Rejected Claude's change to ${file}: its review tab was closed.`);
       }
     }, 50);
   }
@@ -280,7 +281,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const message = `${what} If claude still asks about this change, answer it in claude's terminal.`;
     this.log.info(message);
     void vscode.window.tabGroups.close(orphans).then(undefined, (e: Error) => this.log.warn(`Could not close the review tab of ${names}: ${e.message}`));
-    void vscode.window.showWarningMessage(message);
+    void notify.warn(message);
   }
 
   /** Settles the review (if still pending), then closes its tab without a "save changes?" prompt. */

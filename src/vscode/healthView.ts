@@ -7,6 +7,7 @@ import { deleteStaleLockFile } from '../health/lockFiles';
 import { renderHealthHtml } from '../health/renderHealth';
 import type { BridgeStatus, ServerIdentity } from '../server/ideBridge';
 import { approvalModes, setting } from './settings';
+import { notify } from './notify';
 
 export interface HealthViewDeps {
   status(): BridgeStatus;
@@ -94,7 +95,7 @@ export function registerHealthView(deps: HealthViewDeps): vscode.Disposable {
         if (value !== undefined && value !== String(port)) targets.push(t);
       }
       if (targets.length === 0) return 0;
-      const go = await vscode.window.showWarningMessage(
+      const go = await notify.warn(
         `Relaunch ${targets.length} terminal${targets.length > 1 ? 's' : ''} (${targets.map((t) => t.name).join(', ')})? Whatever runs in them now is stopped; the new ones get CLAUDE_CODE_SSE_PORT=${port}.`,
         'Relaunch',
       );
@@ -114,7 +115,7 @@ export function registerHealthView(deps: HealthViewDeps): vscode.Disposable {
         await deleteStaleLockFile(file);
       } catch (error) {
         deps.log.warn((error as Error).message);
-        void vscode.window.showWarningMessage((error as Error).message);
+        void notify.warn((error as Error).message);
         return false;
       }
       deps.log.info(`Deleted stale lock file ${String(file)}`);
@@ -135,7 +136,7 @@ export async function offerHealthCheckIfNeeded(deps: HealthViewDeps): Promise<vo
   if (urgent.length === 0) return;
   const first = urgent[0];
   const fixes = first.fixes ?? [];
-  const choice = await vscode.window.showWarningMessage(`Claude: ${first.title}${urgent.length > 1 ? ` (and ${urgent.length - 1} more)` : ''}`, ...fixes.map((f) => f.label), 'Check Setup');
+  const choice = await notify.warn(`Claude: ${first.title}${urgent.length > 1 ? ` (and ${urgent.length - 1} more)` : ''}`, ...fixes.map((f) => f.label), 'Check Setup');
   if (choice === 'Check Setup') await vscode.commands.executeCommand(HEALTH_COMMANDS.checkSetup);
   const picked = fixes.find((f) => f.label === choice);
   if (picked) await vscode.commands.executeCommand(picked.command, ...(picked.args ?? []));

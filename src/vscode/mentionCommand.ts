@@ -5,6 +5,7 @@ import { findClaudeTerminal, parentPidReaderFor, type ParentPidReader } from '..
 import type { Logger } from '../util/logger';
 import type { SharingPolicy } from '../selection/sharingPolicy';
 import { diskPathOf, isRealFile } from './selectionTracker';
+import { notify } from './notify';
 
 const MENTION_COMMAND = 'nativeClaude.mentionSelection';
 const LAUNCH_COMMAND = 'nativeClaude.launchClaude';
@@ -30,7 +31,7 @@ export function registerMentionCommand(
   const command = vscode.commands.registerCommand(MENTION_COMMAND, async (uri?: unknown, uris?: unknown): Promise<MentionOutcome | undefined> => {
     const target = withoutExcluded(mentionTarget(uri, uris), policy());
     if ('problem' in target) {
-      void vscode.window.showWarningMessage(target.problem);
+      void notify.warn(target.problem);
       return undefined;
     }
     let outcome: MentionOutcome;
@@ -39,13 +40,12 @@ export function registerMentionCommand(
     } catch (error) {
       const message = (error as Error).message;
       log.error(message);
-      void vscode.window.showErrorMessage(message);
+      void notify.error(message);
       return undefined;
     }
     if (outcome.kind === 'queued') {
       const what = target.mentions.map((m) => formatAtMention(m, vscode.workspace.asRelativePath(m.filePath, false))).join(' ');
-      void vscode.window
-        .showInformationMessage(`Claude is not connected to this window yet; ${what} will be sent when it connects.`, 'Launch claude')
+      void notify.info(`Claude is not connected to this window yet; ${what} will be sent when it connects.`, 'Launch claude')
         .then((choice) => choice && vscode.commands.executeCommand(LAUNCH_COMMAND));
     } else {
       // 'pending' too: claude is starting in a terminal the user will want to type in.
@@ -83,7 +83,7 @@ function withoutExcluded(target: Target, policy: SharingPolicy): Target {
   const names = excluded.map((m) => vscode.workspace.asRelativePath(m.filePath, false)).join(', ');
   const kept = target.mentions.filter((m) => !excluded.includes(m));
   if (kept.length === 0) return { problem: `Not sent to Claude: ${names} is excluded by the setting nativeClaude.excludeFromSharing.` };
-  void vscode.window.showInformationMessage(`Not sent to Claude: ${names} (excluded by nativeClaude.excludeFromSharing).`);
+  void notify.info(`Not sent to Claude: ${names} (excluded by nativeClaude.excludeFromSharing).`);
   return { mentions: kept };
 }
 

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { DiffReviewHost } from './diffReviewHost';
 import { SHOW_PENDING_REVIEWS_COMMAND, type StatusBar } from './statusBar';
+import { notify } from './notify';
 
 /**
  * The pending-reviews status item and its quick pick: every proposal still waiting (also those opened
@@ -16,7 +17,7 @@ export function registerPendingReviews(review: DiffReviewHost, statusBar: Status
     vscode.commands.registerCommand(SHOW_PENDING_REVIEWS_COMMAND, async (id?: string) => {
       const pending = review.pendingReviews();
       if (pending.length === 0) {
-        void vscode.window.showInformationMessage('No Claude proposal is waiting for review.');
+        void notify.info('No Claude proposal is waiting for review.');
         return undefined;
       }
       const picked =

@@ -3,6 +3,7 @@ import { probeCli } from '../health/cliProbe';
 import { matchesToolLevelRules } from '../util/cliVersion';
 import { ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../cliSetup/permissionRules';
 import { approvalModes, claudeCommand } from './settings';
+import { notify } from './notify';
 
 /** The version of the claude a terminal would run, when it can be told (decides the rule form). */
 async function cliVersion(): Promise<string | undefined> {
@@ -24,8 +25,8 @@ export function registerPermissionRulesCommand(log: vscode.LogOutputChannel, ser
       log,
       ui: {
         ask: (question, detail, ...choices) => vscode.window.showInformationMessage(question, { modal: true, detail }, ...choices),
-        inform: (message) => void vscode.window.showInformationMessage(message),
-        fail: (message) => void vscode.window.showErrorMessage(message, 'Show Log').then((c) => c && log.show()),
+        inform: (message) => void notify.info(message),
+        fail: (message) => void notify.error(message, 'Show Log').then((c) => c && log.show()),
       },
     });
   });

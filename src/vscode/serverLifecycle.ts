@@ -11,6 +11,7 @@ import { isTypeScriptProject } from './languageServers';
 import { setting } from './settings';
 import type { TerminalEnvironment } from './terminalEnvironment';
 import { workspaceFolderPaths } from './workspaceFolders';
+import { notify } from './notify';
 
 /**
  * The lock file's pid. The CLI requires it to be alive, owned by this user, and (in an integrated
@@ -132,7 +133,7 @@ export class ServerLifecycle implements ServerControls {
         () => log.info(`Listening, lock file written ${Math.round(performance.now() - activated)} ms after activation began (${Math.round(setUp - activated)} ms of it setting up)`),
         (error: Error) => {
           log.error(`Could not start the Claude Code IDE server: ${error.message}`);
-          void vscode.window.showErrorMessage(`Claude Code IDE server did not start: ${error.message}`, 'Check Setup', 'Show Log').then((c) =>
+          void notify.error(`Claude Code IDE server did not start: ${error.message}`, 'Check Setup', 'Show Log').then((c) =>
             c === 'Show Log' ? log.show() : c && vscode.commands.executeCommand('nativeClaude.checkSetup'),
           );
         },

@@ -50,6 +50,15 @@ async function answerDialog(page: Page, click: string): Promise<{ message: strin
 
 /** Probe handlers: name → answer, computed here with the workbench page. */
 const PROBES: Probes = {
+  /** The notifications showing a message with `containing` (waits for one): their texts and the links drawn in them. */
+  notificationLinks: async (page, arg) => {
+    const containing = (arg as { containing: string }).containing;
+    const toast = page.locator('.notification-list-item', { hasText: containing }).first();
+    await toast.waitFor({ state: 'visible', timeout: 10_000 });
+    const messages = (await page.locator('.notification-list-item-message').allTextContents()).map((s) => s.trim());
+    const links = await page.locator('.notification-list-item-message a').evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', href: e.getAttribute('href') ?? e.getAttribute('data-href') })));
+    return { messages, links };
+  },
   /** Whether the panel shows a terminal (an xterm) right now. */
   terminalPanel: async (page) => {
     await page.locator('.part.panel .xterm').first().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
@@ -163,6 +172,7 @@ describe('vscode-tools', () => {
         'link-swapped',
         'list',
         'new-diagnostics',
+        'notification-link',
         'notebook-dirty',
         'notebook-opendiff',
         'notebook-write',
@@ -248,6 +258,11 @@ describe('vscode-tools', () => {
       expectInnerPassed('reject-close');
       expect(fs.readFileSync(abs('crlf-bom.txt'))).toEqual(Buffer.from('\uFEFFone\r\ntwo\r\nthree', 'utf8'));
       expect(fs.existsSync(abs('fresh'))).toBe(false);
+    });
+
+    it('a file name shaped like a command link is shown as text in the notification naming it, never as a link', () => {
+      const d = expectInnerPassed('notification-link');
+      expect(d.links).toEqual([]);
     });
 
     it('a folder or the file swapped for a link to outside during the review: the accepted write is refused, nothing lands outside', () => {

@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, describe, it } from '../bdd';
-import { sleep, waitFor } from '../util';
+import { probe, sleep, waitFor } from '../util';
 import { stateAfter } from '../../support/stateAfter';
 import { ideRoute, openedReview, proposalTabs, record, tabOpen, toolsRunActive, toolsSuite, type ToolsConnection } from '../toolsClient';
 
@@ -203,6 +203,28 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       await sleep(200);
     }
+  });
+
+  it('[notification-link] a file name shaped like a command link, in the notification that names it: shown as text, never a link', async () => {
+    // A notification renders `[label](command:…)` as a link that runs the command on a click; claude (or a
+    // prompt injected into it) picks file names. The command here only opens an untitled editor.
+    const rel = 'notice[Review](command:workbench.action.files.newUntitledFile).txt';
+    fs.writeFileSync(abs(rel), 'one\n');
+    await vscode.commands.executeCommand('notifications.clearAll');
+    const call = t.call('write_file', { path: rel, content: 'two\n' });
+    const review = await openedReview('notice[Review](command:workbench.action.files.newUntitledFile).txt');
+    await vscode.window.tabGroups.close(review.tab);
+    const answer = await call;
+    assert.strictEqual(answer.json?.status, 'rejected', answer.text);
+    // The notification center lists it whether or not its toast is still up.
+    await vscode.commands.executeCommand('notifications.showList');
+    const seen = await probe<{ messages: string[]; links: { text: string; href: string | null }[] }>('notificationLinks', { containing: 'its review tab was closed' });
+    await vscode.commands.executeCommand('notifications.hideList');
+    record('notification-link', seen);
+    assert.ok(seen.messages.some((m) => m.replaceAll('\u2060', '').includes(rel)), `the notification names the file as it is: ${JSON.stringify(seen.messages)}`);
+    assert.deepStrictEqual(seen.links, [], 'the file name became a link');
+    assert.strictEqual(fs.readFileSync(abs(rel), 'utf8'), 'one\n');
+    await vscode.commands.executeCommand('notifications.clearAll');
   });
 
   it('[uri-no-content] a 1 MB proposal: the diff\'s URIs are short, without query or fragment, and carry none of the content', async () => {
