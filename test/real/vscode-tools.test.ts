@@ -426,7 +426,7 @@ describe('vscode-tools', () => {
   });
 
   describe('execute_command with approvalMode "always" (a plain window, the modal clicked with Playwright)', () => {
-    it('the modal shows the command; nothing runs before the answer; Run runs it, Reject does not', async () => {
+    it('the modal shows the command (direction-changing characters written out); nothing runs before the answer; Run runs it, Reject does not', async () => {
       expect(server).toBeDefined();
       const srv = server!;
       const settingsFile = path.join(srv.userDataDir, 'User', 'settings.json');
@@ -471,8 +471,11 @@ describe('vscode-tools', () => {
           expect(fs.readFileSync(approved, 'utf8')).toBe('approved-run\n');
 
           const rejectedMarker = path.join(workspace, 'rejected-ran.txt');
-          const rejecting = call(`echo ran > ${JSON.stringify(rejectedMarker)}`);
-          await answerDialog(wb.page, 'Reject');
+          // With a right-to-left override after `#` (Trojan Source): the dialog writes it out and says why.
+          const rejecting = call(`echo ran > ${JSON.stringify(rejectedMarker)} # \u202E;)"txt.selif"(evomer`);
+          const asked = await answerDialog(wb.page, 'Reject');
+          expect(asked.detail).toContain('# ⟦U+202E⟧;)"txt.selif"(evomer');
+          expect(asked.detail).toContain('invisible or direction-changing characters');
           const rejected = await rejecting;
           expect(rejected).toMatchObject({ isError: false, json: { status: 'rejected', command: expect.stringContaining('rejected-ran.txt') } });
           await new Promise((r) => setTimeout(r, 1000));
