@@ -21,6 +21,8 @@ export interface WatchFilterDeps {
   checkIgnored?: (paths: readonly string[]) => Promise<ReadonlySet<string>>;
   /** How long asks are gathered into one git check (ms). */
   batchMs?: number;
+  /** How long git may take to answer a batch before its paths count as not ignored (5 s). */
+  timeoutMs?: number;
   /** Answers kept at most (cleared beyond). */
   maxCached?: number;
 }
@@ -88,7 +90,10 @@ export class WatchFilter {
     let ignored: ReadonlySet<string> | undefined;
     try {
       this.checks++;
-      ignored = await this.deps.checkIgnored!([...batch.keys()]);
+      let timer: NodeJS.Timeout | undefined;
+      // A git busy for long must not hold the tracker's queue: no answer in time is "not ignored".
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('git took too long')), this.deps.timeoutMs ?? 5_000)));
+      ignored = await Promise.race([this.deps.checkIgnored!([...batch.keys()]), late]).finally(() => clearTimeout(timer));
     } catch {
       ignored = undefined; // git could not say: nothing is skipped on its word, nothing cached
     }

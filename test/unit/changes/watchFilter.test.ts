@@ -76,6 +76,11 @@ describe('WatchFilter', () => {
     expect(await filter.skips(file('dist/a.js'))).toBe(true);
   });
 
+  test('git not answering in time: the paths count as not ignored, so the tracker is not held up', async () => {
+    const filter = new WatchFilter({ excludes: [], folders: [root], checkIgnored: () => new Promise(() => undefined), timeoutMs: 50 });
+    expect(await filter.skips(file('dist/a.js'))).toBe(false);
+  });
+
   test('in the tracker: an ignored or excluded file no call named is neither read nor stored nor listed; one claude named is listed, and followed afterwards; an unignored one is listed', async () => {
     const counter = { runs: 0 };
     const filter = new WatchFilter({ excludes: [{ '**/.venv': true }], folders: [root], checkIgnored: gitCheckIgnore(root, counter) });
