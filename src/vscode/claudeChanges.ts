@@ -187,7 +187,10 @@ export class ClaudeChanges implements vscode.Disposable {
     const byRepository = new Map<GitRepository, string[]>();
     for (const filePath of paths) {
       const repository = api?.getRepository(vscode.Uri.file(filePath));
-      if (repository) byRepository.set(repository, [...(byRepository.get(repository) ?? []), filePath]);
+      if (!repository) continue;
+      const list = byRepository.get(repository) ?? [];
+      list.push(filePath);
+      byRepository.set(repository, list);
     }
     const ignored = new Set<string>();
     for (const [repository, list] of byRepository) for (const p of await repository.checkIgnore(list)) ignored.add(p);
