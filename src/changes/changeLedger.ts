@@ -128,6 +128,12 @@ export class ChangeLedger {
     return this.expected.get(path)?.some((e) => e.until >= at) ?? false;
   }
 
+  /** Whether a session lists `path` (its later changes are followed whatever the watcher filter says). */
+  isListed(path: string): boolean {
+    for (const session of this.sessions.values()) if (session.files.some((f) => f.path === path)) return true;
+    return false;
+  }
+
   /** An entry listed again as it was (an undo was itself undone). */
   relist(session: string, change: FileChange): void {
     const entry = this.sessions.get(session);

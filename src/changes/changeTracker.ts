@@ -27,6 +27,8 @@ export interface ChangeTrackerDeps {
   fallback?(filePath: string): Promise<{ bytes: Uint8Array; source: CaptureSource } | undefined>;
   /** Whether the user has unsaved edits to the file in an editor (an undo must not write under them). */
   isDirty?(filePath: string): boolean;
+  /** Whether a change no call announced, of a file not listed, is to be left alone unread (a build's output: src/changes/watchFilter.ts). */
+  skipsUnannounced?(filePath: string): Promise<boolean>;
   state?: LedgerState;
   now?: () => number;
   /** How long after a baseline or a tools-route capture its write is expected (10 s). */
@@ -124,6 +126,11 @@ export class ChangeTracker implements ChangeCapture {
     if (isWritersTempFile(filePath)) return Promise.resolve(undefined);
     const at = this.now();
     return this.enqueue(filePath, async () => {
+      // Asked in the path's queue, so a capture taken just before (its expectation) is seen.
+      if (this.deps.skipsUnannounced && !this.ledger.isExpected(filePath, at) && !this.ledger.isListed(filePath) && (await this.deps.skipsUnannounced(filePath))) {
+        this.ownWrites.delete(filePath);
+        return undefined;
+      }
       const { bytes, mode } = await readFileIfExists(filePath);
       const own = this.ownWrites.get(filePath);
       if (own !== undefined) {

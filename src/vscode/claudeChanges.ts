@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { BeforeImageStore } from '../changes/beforeImageStore';
 import type { FileChange, LedgerState, SessionChanges } from '../changes/changeLedger';
 import { ChangeTracker, type Confirm, type HunkSelector, type TrackedSession } from '../changes/changeTracker';
+import { WatchFilter } from '../changes/watchFilter';
 import type { IdeBridge } from '../server/ideBridge';
 import { pidTrusted } from '../server/peerProcess';
 import type { Logger } from '../util/logger';
@@ -54,6 +55,8 @@ export class ClaudeChanges implements vscode.Disposable {
   private saveTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private pendingState: LedgerState | undefined;
+  /** Changes no call announced that are left alone: excluded by the settings or ignored by git. */
+  private filter: WatchFilter = this.createFilter();
 
   constructor(
     storageDir: string,
@@ -73,6 +76,7 @@ export class ClaudeChanges implements vscode.Disposable {
       save: (state) => this.scheduleSave(state),
       fallback: (filePath) => this.gitFallback(filePath),
       isDirty,
+      skipsUnannounced: (filePath) => this.filter.skips(filePath),
     });
     // Blobs no entry needs (an entry kept or undone before a crash): swept once, before any capture.
     void this.tracker.sweep().catch((error: Error) => log.warn(`Claude's changes: ${error.message}`));
@@ -97,6 +101,10 @@ export class ClaudeChanges implements vscode.Disposable {
       this.tracker.onDidChange(() => this.scheduleRefresh()),
       vscode.workspace.onWillSaveTextDocument((e) => e.document.uri.scheme === 'file' && this.editorSaves.set(e.document.uri.fsPath, Date.now())),
       ...this.registerCommands(),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('files.exclude') || e.affectsConfiguration('files.watcherExclude')) this.filter = this.createFilter();
+      }),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => (this.filter = this.createFilter())),
     );
     const follow = () => {
       this.followSessions();
@@ -156,6 +164,7 @@ export class ClaudeChanges implements vscode.Disposable {
       if (uri.scheme !== 'file') return;
       const filePath = uri.fsPath;
       if (filePath.split(path.sep).includes('.git')) return;
+      this.filter.noteChange(filePath);
       const saved = this.editorSaves.get(filePath);
       const byEditor = saved !== undefined && Date.now() - saved < 3000;
       if (saved !== undefined && !byEditor) this.editorSaves.delete(filePath);
@@ -164,12 +173,34 @@ export class ClaudeChanges implements vscode.Disposable {
     this.watchers = [watcher, watcher.onDidChange(seen), watcher.onDidCreate(seen), watcher.onDidDelete(seen)];
   }
 
+  private createFilter(): WatchFilter {
+    const files = vscode.workspace.getConfiguration('files');
+    return new WatchFilter({
+      excludes: [files.get<Record<string, unknown>>('watcherExclude') ?? {}, files.get<Record<string, unknown>>('exclude') ?? {}],
+      folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      checkIgnored: (paths) => this.gitIgnored(paths),
+    });
+  }
+
+  /** The paths git ignores, one `git check-ignore --stdin` per repository (the git extension's checkIgnore). */
+  private async gitIgnored(paths: readonly string[]): Promise<ReadonlySet<string>> {
+    const api = await gitApi();
+    const byRepository = new Map<GitRepository, string[]>();
+    for (const filePath of paths) {
+      const repository = api?.getRepository(vscode.Uri.file(filePath));
+      if (!repository) continue;
+      const list = byRepository.get(repository) ?? [];
+      list.push(filePath);
+      byRepository.set(repository, list);
+    }
+    const ignored = new Set<string>();
+    for (const [repository, list] of byRepository) for (const p of await repository.checkIgnore(list)) ignored.add(p);
+    return ignored;
+  }
+
   /** git's staged content of a file no call announced (the committed one when nothing is staged). */
   private async gitFallback(filePath: string): Promise<{ bytes: Uint8Array; source: 'git' } | undefined> {
-    const git = vscode.extensions.getExtension<GitExtension>('vscode.git');
-    if (!git) return undefined;
-    const api = (git.isActive ? git.exports : await git.activate()).getAPI(1);
-    const repository = api.getRepository(vscode.Uri.file(filePath));
+    const repository = (await gitApi())?.getRepository(vscode.Uri.file(filePath));
     if (!repository) return undefined;
     try {
       // Ref '' is the index (git show :path): what the user staged, else what HEAD has.
@@ -414,7 +445,18 @@ interface LineChange {
   modifiedEndLineNumber: number;
 }
 
-/** The part of the git extension's API (`vscode.git`, getAPI(1)) used here. */
+/** The part of the git extension's API (`vscode.git`, getAPI(1), its git.d.ts) used here. */
 interface GitExtension {
-  getAPI(version: 1): { getRepository(uri: vscode.Uri): { buffer(ref: string, path: string): Promise<Uint8Array> } | null };
+  getAPI(version: 1): { getRepository(uri: vscode.Uri): GitRepository | null };
+}
+interface GitRepository {
+  buffer(ref: string, path: string): Promise<Uint8Array>;
+  /** Those of `paths` git ignores (one `git check-ignore -z --stdin` for all of them). */
+  checkIgnore(paths: string[]): Promise<Set<string>>;
+}
+
+async function gitApi(): Promise<ReturnType<GitExtension['getAPI']> | undefined> {
+  const git = vscode.extensions.getExtension<GitExtension>('vscode.git');
+  if (!git) return undefined;
+  return (git.isActive ? git.exports : await git.activate()).getAPI(1);
 }

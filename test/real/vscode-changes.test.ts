@@ -3,7 +3,8 @@
  * integrated terminal, in accept-edits mode, driven by a scripted fake model, edits a git workspace:
  *   Edit a.txt (two separate lines), Edit b.txt, Write c.txt (CRLF, no final newline, rewritten),
  *   Write d.txt (new), Bash `sed -i` on e.txt (no call names it: "not attributed with certainty", with
- *   git's content as the before-image).
+ *   git's content as the before-image); the same sed changes 20 gitignored files under dist/, which the
+ *   inner suite wrote while claude was connected: none of them is listed.
  * The inner suite (test/vscode/suites/changes-claude.test.ts) checks the list, undoes/keeps through the
  * commands the Source Control view and the peek run, and the conflict question; this side checks the disk
  * byte for byte afterwards and keeps screenshots (SCM view + gutter, the peeks) in .test-runs/. Then
@@ -31,7 +32,11 @@ const FILES: Record<string, string> = {
   'e.txt': 'e1\ne2\ne3\n',
   'f.txt': 'f1\nf2\n',
   'g.txt': 'g1\ng2\n',
+  // A build's output (written by the inner suite, then changed by claude's sed): never listed.
+  '.gitignore': 'dist/\n',
 };
+/** The gitignored outputs the sed changes too (docs/changes.md: a change no call announced of an ignored file is not read). */
+const DIST = Array.from({ length: 20 }, (_, i) => `dist/out${i}.js`);
 
 describe("vscode-changes: Claude's changes after the fact, with the real claude in accept-edits mode", () => {
   beforeAll(() => {
@@ -58,7 +63,7 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
       { name: 'Read', input: { file_path: abs('c.txt') } },
       { name: 'Write', input: { file_path: abs('c.txt'), content: 'c rewritten\n' } },
       { name: 'Write', input: { file_path: abs('d.txt'), content: 'd is new\n' } },
-      { name: 'Bash', input: { command: `sed -i 's/e2/E2/' ${abs('e.txt')}`, description: 'Change e2 to E2' } },
+      { name: 'Bash', input: { command: `sed -i 's/e2/E2/' ${[abs('e.txt'), ...DIST.map(abs)].join(' ')}`, description: 'Change e2 to E2' } },
     ];
     // The second prompt, after Restart Server (claude reconnects): one more Edit of the file kept before.
     const again = [

@@ -4,7 +4,8 @@
  * existing file, a Write of a new file, and a `sed -i` through its Bash tool. Then, as a user would from
  * the Source Control view and the gutter's peek: one hunk of the first file undone, the second file kept,
  * the third undone whole, the new file undone (gone); a line the user edits after claude's is not undone
- * without asking. Disk contents checked byte for byte. Runs only with $NC_CHANGES_SPEC.
+ * without asking. Disk contents checked byte for byte. A build's output (gitignored dist/, written here
+ * while claude is connected, then changed again by the same sed) is never listed. Runs only with $NC_CHANGES_SPEC.
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
@@ -103,6 +104,12 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     // Shift+Tab: accept-edits, claude writes without a review.
     await tmux('send-keys', '-t', 'main', 'BTab');
     await waitForScreen(/accept edits on/i, 10_000);
+    // A build writes its (gitignored) output while claude is connected. Seen once, a file had a "before"
+    // (the content last seen) for its next change, so before the watch filter the sed below listed each.
+    const dist = Array.from({ length: 20 }, (_, i) => abs(`dist/out${i}.js`));
+    fs.mkdirSync(abs('dist'), { recursive: true });
+    for (const f of dist) fs.writeFileSync(f, `// e2 built\n`);
+    await sleep(2_000);
     await submit('scenario:changes');
     await waitForScreen('done changes', 120_000);
     assert.strictEqual(read('a.txt'), 'line1\nLINE2\nline3\nLINE4\nline5\nline6 (mine, uncommitted)\n');
@@ -125,6 +132,11 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     const byName = Object.fromEntries(session.files.map((f) => [path.basename(f.path), f]));
     for (const name of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) assert.deepStrictEqual([name, byName[name]?.attribution, byName[name]?.source], [name, 'certain', 'baseline']);
     assert.deepStrictEqual([byName['e.txt']?.attribution, byName['e.txt']?.source], ['uncertain', 'git']);
+    // The same sed changed the 20 ignored outputs: none listed (the watcher's reports of them are in by now).
+    assert.ok(dist.every((f) => fs.readFileSync(f, 'utf8') === '// E2 built\n'), 'sed changed the outputs');
+    await sleep(2_000);
+    data.ignoredListed = (await api.changes()).flatMap((x) => x.files.map((f) => f.path)).filter((f) => f.includes(`${path.sep}dist${path.sep}`));
+    assert.deepStrictEqual(data.ignoredListed, []);
 
     // Pictures for the docs: the Source Control view and the gutter of the first file (git's markers too).
     await vscode.commands.executeCommand('workbench.view.scm');
