@@ -124,9 +124,9 @@ export class ClaudeChanges implements vscode.Disposable {
     const connection = connections.find((c) => c.id === connectionId);
     if (!connection) return undefined;
     if (connection.route === 'tools') {
-      // The tools route's connection does not say which claude it is: the one connected claude, if only one.
-      const ide = connections.filter((c) => c.route === 'ide' && c.cliPid !== undefined);
-      return ide.length === 1 ? this.sessionOf(ide[0].id) : undefined;
+      // The claude whose verified pid holds this socket (IdeServer.ownerOf); none found: not attributed.
+      const owner = this.bridge.ideServer?.ownerOf(connection);
+      return owner ? this.sessionOf(owner.id) : undefined;
     }
     if (connection.cliPid === undefined) return undefined;
     const pid = connection.cliPid && pidTrusted(connection.pidCheck) ? connection.cliPid : undefined;
