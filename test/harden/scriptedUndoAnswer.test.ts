@@ -9,61 +9,16 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-const commands = new Map<string, (...args: unknown[]) => Promise<unknown>>();
-const questions: string[] = [];
-const errors: string[] = [];
-/** What the stand-in dialog answers: undefined is the user closing it (Cancel). */
-let dialogAnswer: string | undefined;
-
-jest.mock(
-  'vscode',
-  () => {
-    const disposable = { dispose: () => undefined };
-    class EventEmitter {
-      event = () => disposable;
-      fire() {}
-      dispose() {}
-    }
-    const uri = (fsPath: string) => ({ scheme: 'file', fsPath, path: fsPath });
-    return {
-      EventEmitter,
-      ExtensionMode: { Production: 1, Development: 2, Test: 3 },
-      StatusBarAlignment: { Left: 1, Right: 2 },
-      Uri: { file: uri, from: (parts: { path: string }) => uri(parts.path) },
-      scm: {
-        createSourceControl: () => ({
-          inputBox: {},
-          createResourceGroup: () => ({ resourceStates: [], dispose: () => undefined }),
-          dispose: () => undefined,
-        }),
-      },
-      window: {
-        createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
-        showWarningMessage: async (question: string) => (questions.push(question), dialogAnswer),
-        showInformationMessage: async () => undefined,
-        showErrorMessage: async (message: string) => void errors.push(message),
-      },
-      workspace: {
-        workspaceFolders: undefined,
-        registerTextDocumentContentProvider: () => disposable,
-        onWillSaveTextDocument: () => disposable,
-        asRelativePath: (p: string) => p,
-      },
-      commands: {
-        registerCommand: (name: string, run: (...args: unknown[]) => Promise<unknown>) => (commands.set(name, run), disposable),
-        executeCommand: async () => undefined,
-      },
-      extensions: { getExtension: () => undefined },
-    };
-  },
-  { virtual: true },
-);
+jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeStandIn(), { virtual: true });
 
 import * as vscode from 'vscode';
 import { ClaudeChanges, SCRIPTED_ANSWERS_VARIABLE, scriptedAnswersAllowed } from '../../src/vscode/claudeChanges';
 import type { IdeBridge } from '../../src/server/ideBridge';
 import type { WindowSessions } from '../../src/vscode/windowSessions';
 import { memoryLogger } from '../../src/util/logger';
+import { standIn } from './support/vscodeStandIn';
+
+const { commands, questions, errors } = standIn;
 
 jest.setTimeout(30_000);
 
@@ -96,10 +51,7 @@ describe("hardening: a scripted answer cannot skip Claude's changes' undo questi
   beforeEach(async () => {
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-harden-scripted-')));
     file = path.join(root, 'a.txt');
-    commands.clear();
-    questions.length = 0;
-    errors.length = 0;
-    dialogAnswer = undefined;
+    standIn.reset();
     log = [];
   });
   afterEach(async () => {
@@ -126,7 +78,7 @@ describe("hardening: a scripted answer cannot skip Claude's changes' undo questi
 
   test('the user answering Undo Anyway in the dialog still undoes', async () => {
     await start();
-    dialogAnswer = 'Undo Anyway';
+    standIn.dialogAnswer = 'Undo Anyway';
     expect(await run('undoFile', { sessionId: session, filePath: file }, { answer: 'cancel' })).toEqual([true]);
     expect(questions).toHaveLength(1);
     expect(await fs.readFile(file, 'utf8')).toBe('one\ntwo\nthree\n');
