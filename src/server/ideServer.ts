@@ -399,7 +399,8 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
 
   private async findOwner(connection: Connection): Promise<void> {
     const peer = this.toolsPeers.get(connection.id);
-    if (!peer || !this.live.has(connection.id)) return;
+    // Queued before an earlier search found the owner: nothing left to look for.
+    if (!peer || !this.live.has(connection.id) || connection.owner?.check === 'verified') return;
     const candidates = new Set(
       this.connections()
         .filter((c) => c.route === 'ide' && c.cliPid && pidTrusted(c.pidCheck) && !peer.tried.has(c.cliPid))

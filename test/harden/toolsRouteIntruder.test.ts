@@ -51,7 +51,7 @@ describeLinux("hardening: tools-route writes are put only on the claude that hol
     return p;
   };
   const newest = async (route: 'ide' | 'tools', count: number): Promise<Connection> => {
-    await waitFor(() => fixture.server.connections().filter((c) => c.route === route).length === count, 3000, `${count} ${route} connection(s)`);
+    await waitFor(() => fixture.server.connections().filter((c) => c.route === route).length === count, 10_000, `${count} ${route} connection(s)`);
     return fixture.server.connections().filter((c) => c.route === route).at(-1)!;
   };
   /** Gives the server time to look for owners (on code that does not, this just waits). */
@@ -72,7 +72,7 @@ describeLinux("hardening: tools-route writes are put only on the claude that hol
     const claude = await start();
     await claude.openIde();
     const ide = await newest('ide', 1);
-    await waitFor(() => ide.pidCheck === 'verified', 3000, 'claude verified');
+    await waitFor(() => ide.pidCheck === 'verified', 10_000, 'claude verified');
     await claude.openTools();
     const own = await newest('tools', 1);
     const intruder = await start();
@@ -90,7 +90,7 @@ describeLinux("hardening: tools-route writes are put only on the claude that hol
   test('two claudes: each tools-route write in its own session', async () => {
     const [a, b] = [await start(), await start()];
     for (const p of [a, b]) await p.openIde();
-    await waitFor(() => fixture.server.sessionConnections().filter((c) => c.pidCheck === 'verified').length === 2, 3000, 'both verified');
+    await waitFor(() => fixture.server.sessionConnections().filter((c) => c.pidCheck === 'verified').length === 2, 10_000, 'both verified');
     await b.openTools();
     const toolsB = await newest('tools', 1);
     await a.openTools();

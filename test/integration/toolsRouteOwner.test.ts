@@ -7,6 +7,8 @@ import { startTestServer, waitFor } from '../support/serverFixture';
 // the IDE sessions' verified pids holds its socket (src/server/peerProcess.ts, Linux /proc). Real
 // sockets, real separate processes: one that holds its connections, one that holds only a /tools one.
 
+jest.setTimeout(30_000);
+
 const describeLinux = process.platform === 'linux' ? describe : describe.skip;
 
 describeLinux('which claude owns a tools-route connection', () => {
@@ -32,11 +34,11 @@ describeLinux('which claude owns a tools-route connection', () => {
     return p;
   };
   const newest = async (route: 'ide' | 'tools', count: number): Promise<Connection> => {
-    await waitFor(() => fixture.server.connections().filter((c) => c.route === route).length === count, 3000, `${count} ${route} connection(s)`);
+    await waitFor(() => fixture.server.connections().filter((c) => c.route === route).length === count, 10_000, `${count} ${route} connection(s)`);
     return fixture.server.connections().filter((c) => c.route === route).at(-1)!;
   };
-  const ownerSettled = (c: Connection) => waitFor(() => c.owner !== undefined && c.owner.check !== 'pending', 3000, `connection #${c.id}'s owner`);
-  const verified = (c: Connection) => waitFor(() => c.pidCheck === 'verified', 3000, `connection #${c.id}'s pid verified`);
+  const ownerSettled = (c: Connection) => waitFor(() => c.owner !== undefined && c.owner.check !== 'pending', 10_000, `connection #${c.id}'s owner`);
+  const verified = (c: Connection) => waitFor(() => c.pidCheck === 'verified', 10_000, `connection #${c.id}'s pid verified`);
 
   test('IDE route first, then the tools route: owned by that claude', async () => {
     const claude = await start();
@@ -60,7 +62,7 @@ describeLinux('which claude owns a tools-route connection', () => {
     expect(fixture.server.ownerOf(tools)).toBeUndefined();
     await claude.openIde();
     const ide = await newest('ide', 1);
-    await waitFor(() => tools.owner?.check === 'verified', 3000, 'the owner found after the IDE session');
+    await waitFor(() => tools.owner?.check === 'verified', 10_000, 'the owner found after the IDE session');
     expect(tools.owner).toEqual({ check: 'verified', pid: claude.pid });
     expect(fixture.server.ownerOf(tools)).toBe(ide);
   });
@@ -75,7 +77,9 @@ describeLinux('which claude owns a tools-route connection', () => {
     const toolsB = await newest('tools', 2);
     await a.openIde();
     const ideA = await newest('ide', 2);
-    await waitFor(() => toolsA.owner?.check === 'verified' && toolsB.owner?.check === 'verified', 3000, 'both owners');
+    await waitFor(() => toolsA.owner?.check === 'verified' && toolsB.owner?.check === 'verified', 10_000, 'both owners').catch((e: Error) => {
+      throw new Error(`${e.message}: ${JSON.stringify({ toolsA: toolsA.owner, toolsB: toolsB.owner, a: a.pid, b: b.pid, checked, log: fixture.log.slice(-12) })}`);
+    });
     expect([toolsA.owner?.pid, toolsB.owner?.pid]).toEqual([a.pid, b.pid]);
     expect(fixture.server.ownerOf(toolsA)).toBe(ideA);
     expect(fixture.server.ownerOf(toolsB)).toBe(ideB);
@@ -99,7 +103,7 @@ describeLinux('which claude owns a tools-route connection', () => {
     // Announcing the claude's pid on the IDE route does not help it either: that pid is not verified there.
     await intruder.openIde(claude.pid);
     const forged = await newest('ide', 2);
-    await waitFor(() => forged.pidCheck === 'unverified', 3000, 'the forged pid refused');
+    await waitFor(() => forged.pidCheck === 'unverified', 10_000, 'the forged pid refused');
     await new Promise((r) => setTimeout(r, 100));
     expect(tools.owner).toEqual({ check: 'unverified' });
     expect(fixture.server.ownerOf(tools)).toBeUndefined();
@@ -132,15 +136,15 @@ describe('without /proc (the check answers "unchecked")', () => {
       processes.push(a);
       await a.openIde();
       await a.openTools();
-      await waitFor(() => fixture.server.connections().length === 2, 3000, 'both connections');
+      await waitFor(() => fixture.server.connections().length === 2, 10_000, 'both connections');
       const tools = fixture.server.connections().find((c) => c.route === 'tools')!;
-      await waitFor(() => tools.owner?.check === 'unchecked', 3000, 'the owner unchecked');
+      await waitFor(() => tools.owner?.check === 'unchecked', 10_000, 'the owner unchecked');
       const [ide] = fixture.server.sessionConnections();
       expect(fixture.server.ownerOf(tools)).toBe(ide);
       const b = await spawnClaudeLike(fixture.url);
       processes.push(b);
       await b.openIde();
-      await waitFor(() => fixture.server.sessionConnections().length === 2, 3000, 'the second session');
+      await waitFor(() => fixture.server.sessionConnections().length === 2, 10_000, 'the second session');
       expect(fixture.server.ownerOf(tools)).toBeUndefined();
     } finally {
       processes.forEach((p) => p.stop());

@@ -8,6 +8,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
+import * as vscode from 'vscode';
 import { after, before, describe, it } from '../bdd';
 import { screen, startClaudeInTerminal, submit, tmux, waitForScreen } from '../claudeInTerminal';
 import { installedExtension, terminalWithShellIntegration, waitFor } from '../util';
@@ -122,5 +123,14 @@ describe("Claude's changes: tools-route writes of two claudes, each in its own s
       // Only its own write there: the other claude's file is not in this group.
       assert.deepStrictEqual(group.files.map((f) => path.basename(f.path)), [name]);
     }
+
+    // The packaged extension runs in Production mode here, and this run does not set the harness's
+    // variable: a scripted "undo" is ignored and the question asked, which a window running extension
+    // tests refuses (Cancel), so the line the user edited after claude stays.
+    fs.writeFileSync(path.join(s.workspace, 't1.txt'), 'first, edited by the user afterwards\n');
+    const undone = await vscode.commands.executeCommand('nativeClaude.changes.undoFile', { sessionId: first[0].id, filePath: path.join(s.workspace, 't1.txt') }, { answer: 'undo' });
+    data.scriptedUndo = undone;
+    assert.deepStrictEqual(undone, [false]);
+    assert.strictEqual(read('t1.txt'), 'first, edited by the user afterwards\n');
   }
 });
