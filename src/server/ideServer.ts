@@ -88,8 +88,6 @@ export interface IdeServerEvents {
   ideSession: [Connection];
   /** The pid an IDE session announced was checked (its `pidCheck` is no longer `pending`). */
   pidChecked: [Connection];
-  /** A tools-route connection's owner was looked for (its `owner.check` is no longer `pending`). */
-  ownerChecked: [Connection];
   /** A claude CLI outside the supported range connected; the message says what may not work and what to do (once per version). */
   unsupportedClient: [Connection, string];
 }
@@ -434,7 +432,6 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
           : `Connection #${connection.id} (tools): held by none of the ${candidates.size} verified claude pid(s) tried (${took}); its writes are not attributed to a session`,
     );
     this.safeEmit('change');
-    this.safeEmit('ownerChecked', connection);
   }
 
   /** Sends a notification to every Claude Code IDE session of this window; failures are logged, not thrown. */
