@@ -51,6 +51,7 @@ describeLinux('which claude owns a tools-route connection', () => {
     expect(tools.owner).toEqual({ check: 'verified', pid: claude.pid });
     expect(fixture.server.ownerOf(tools)).toBe(ide);
     expect(fixture.log.join('\n')).toMatch(new RegExp(`#${tools.id} \\(tools\\) belongs to the claude with pid ${claude.pid} \\(\\d+\\.\\d ms\\)`));
+    console.log(`owner search cost: ${fixture.log.find((l) => l.includes('(tools) belongs to'))}`);
   });
 
   test('tools route first, IDE route later: matched once the IDE session’s pid is verified', async () => {
