@@ -33,7 +33,7 @@ import { Coexistence } from './vscode/coexistenceChoice';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
 import { registerPermissionRulesCommand } from './vscode/permissionRulesCommand';
 import { showCompatibilityNotice } from './vscode/compatibilityNotice';
-import { ClaudeChanges } from './vscode/claudeChanges';
+import { ClaudeChanges, scriptedAnswersAllowed } from './vscode/claudeChanges';
 import type { ChangeCapture } from './host/changeCapture';
 import type { SessionChanges } from './changes/changeLedger';
 
@@ -101,7 +101,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const sessionTerminals = windowSessions.sessionTerminals;
   // Claude's changes: before-images and the list live in the extension's storage, never the workspace.
   const changesDir = context.storageUri?.fsPath ?? `${context.globalStorageUri.fsPath}/no-workspace`;
-  const claudeChanges = new ClaudeChanges(changesDir, ideBridge, windowSessions, (p) => hosts.documents.isDirty(p), serverLog);
+  const scriptedAnswers = scriptedAnswersAllowed(context.extensionMode, process.env);
+  const claudeChanges = new ClaudeChanges(changesDir, ideBridge, windowSessions, (p) => hosts.documents.isDirty(p), serverLog, scriptedAnswers);
   hosts.changes = claudeChanges.tracker;
   const selection = new SelectionTracker(sessionTerminals, log, currentSharingPolicy);
   const sessionLabels = () => windowSessions.labels();

@@ -182,7 +182,9 @@ async function reviewAndWrite(
       path: shown,
     };
   }
-  if (deps.approvalMode() === 'never') await deps.documents.showApplied?.(target.realPath);
+  // The file is written: an editor that cannot be opened to show it (code-server, two writes at once)
+  // must not tell the model the write failed.
+  if (deps.approvalMode() === 'never') await deps.documents.showApplied?.(target.realPath).catch(() => undefined);
   const added = await problems.finish(original ?? '', savedText, (file) => (file === target.realPath ? shown : displayPathOf(file, deps.workspace?.folders() ?? [])));
 
   const result: ChangeResult = { status: 'accepted', path: shown, operation: original === undefined ? 'created' : 'modified', ...extra };

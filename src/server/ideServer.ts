@@ -6,7 +6,7 @@ import { checkUpgradeRequest, type Route } from './auth';
 import { WebSocketServerTransport } from './webSocketTransport';
 import { cappedLogger, rateLimitedLog, type Logger } from '../util/logger';
 import { clientFromUserAgent, CompatibilityNotices, describeClient, type ClientInfo } from './clientVersion';
-import { checkPeerPid, peerPidCheckFor, type PeerPidCheck, type PidCheck } from './peerProcess';
+import { checkPeerPid, peerPidCheckFor, pidTrusted, type PeerPidCheck, type PidCheck } from './peerProcess';
 
 /** The close code and reason the CLI reads as "superseded, do not reconnect" (docs/protocol.md#reconnects-and-the-4001-close). */
 export const SUPERSEDED_CLOSE_CODE = 4001;
@@ -30,6 +30,13 @@ export interface Connection {
   cliPid?: number;
   /** Whether the announced pid was shown to hold this connection's socket (peerProcess.ts). */
   pidCheck?: PidCheck;
+  /**
+   * Tools route only: which claude holds this connection's socket, found among the verified pids of the
+   * IDE sessions (a tools-route connection announces none). `verified`: `pid` holds it; `unverified`:
+   * none of the pids tried so far does (checked again when another IDE session's pid is verified);
+   * `unchecked`: no `/proc` to look in.
+   */
+  owner?: { check: PidCheck; pid?: number };
   /** Who the peer is: from `initialize` once it arrived, else from the upgrade's User-Agent. */
   client?: ClientInfo;
   readonly transport: WebSocketServerTransport;
@@ -108,6 +115,10 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   private readonly peerPidCheck: PeerPidCheck;
   /** Connections whose announced pid is being checked now. */
   private readonly checkingPid = new Set<number>();
+  /** Per tools-route connection: its peer's port (read at accept) and the pids already tried as its owner. */
+  private readonly toolsPeers = new Map<number, { peerPort: number | undefined; tried: Set<number> }>();
+  /** Owner searches run one at a time for the whole server: a burst of connections cannot fan out /proc reads. */
+  private ownerSearch: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: IdeServerOptions) {
     super();
@@ -127,6 +138,18 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
 
   connections(): Connection[] {
     return [...this.live.values()];
+  }
+
+  /**
+   * The IDE session of the claude that owns a tools-route connection: the one whose verified pid holds
+   * its socket. Where nothing can be checked (no `/proc`), the only IDE session when there is exactly one;
+   * otherwise none, never a guess between several.
+   */
+  ownerOf(toolsConnection: Connection): Connection | undefined {
+    const owner = toolsConnection.owner;
+    const ide = this.connections().filter((c) => c.route === 'ide' && c.cliPid !== undefined);
+    if (owner?.check === 'verified') return ide.find((c) => c.cliPid === owner.pid && c.pidCheck === 'verified');
+    return owner?.check === 'unchecked' && ide.length === 1 ? ide[0] : undefined;
   }
 
   /** The connections whose CLI announced itself with `ide_connected`: the Claude Code sessions. */
@@ -232,6 +255,11 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     this.live.set(id, connection);
     log.info(`Connection #${id} opened (${route})`);
     this.safeEmit('change');
+    if (route === 'tools') {
+      // Read now: once the socket closes its remote port is gone.
+      this.toolsPeers.set(id, { peerPort: socket.remotePort, tried: new Set() });
+      this.findOwners([connection]);
+    }
 
     ws.on('close', (code, reason) => {
       log.info(`Connection #${id} closed (code ${code}${reason.length ? `, ${reason.toString()}` : ''})`);
@@ -258,6 +286,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   private forget(id: number): void {
     const wasLive = this.live.delete(id);
     this.heartbeats.delete(id);
+    this.toolsPeers.delete(id);
     if (wasLive) this.safeEmit('change');
   }
 
@@ -338,6 +367,71 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     }
     this.safeEmit('change');
     this.safeEmit('pidChecked', connection);
+    // A claude's tools route may have connected before its IDE session's pid was known.
+    if (pidTrusted(outcome.result) && connection.route === 'ide') {
+      this.findOwners(this.connections().filter((c) => c.route === 'tools'));
+    }
+  }
+
+  /**
+   * Looks for the claude holding each tools-route connection's socket among the verified pids of the
+   * IDE sessions, with the same check as an announced pid (peerProcess.ts): a token holder's own
+   * connection to /tools is held by no claude, so its writes are never put on one. Only pids not tried
+   * yet for that connection are checked (a few per window); the searches are queued one after another.
+   */
+  private findOwners(connections: Connection[]): void {
+    // Settled ones are not searched again: a verified owner stays, and without /proc nothing can be learnt.
+    const open = connections.filter((c) => c.owner?.check !== 'verified' && c.owner?.check !== 'unchecked');
+    if (open.length === 0) return;
+    for (const c of open) c.owner = { check: 'pending' };
+    this.ownerSearch = this.ownerSearch.then(async () => {
+      for (const connection of open) {
+        try {
+          await this.findOwner(connection);
+        } catch (error) {
+          this.log.error(`Connection #${connection.id}: looking for its claude failed: ${(error as Error).message}`);
+        }
+      }
+    });
+  }
+
+  private async findOwner(connection: Connection): Promise<void> {
+    const peer = this.toolsPeers.get(connection.id);
+    // Queued before an earlier search found the owner: nothing left to look for.
+    if (!peer || !this.live.has(connection.id) || connection.owner?.check === 'verified') return;
+    const candidates = new Set(
+      this.connections()
+        .filter((c) => c.route === 'ide' && c.cliPid && pidTrusted(c.pidCheck) && !peer.tried.has(c.cliPid))
+        .map((c) => c.cliPid!),
+    );
+    let outcome: { check: PidCheck; pid?: number } = { check: 'unverified' };
+    const started = performance.now();
+    for (const pid of candidates) {
+      peer.tried.add(pid);
+      const result =
+        peer.peerPort === undefined
+          ? { result: 'unverified' as const }
+          : await checkPeerPid(this.peerPidCheck, { serverPort: this.boundPort, peerPort: peer.peerPort }, pid);
+      if (result.result === 'verified') {
+        outcome = { check: 'verified', pid };
+        break;
+      }
+      if (result.result === 'unchecked') {
+        outcome = { check: 'unchecked' };
+        break;
+      }
+    }
+    if (!this.live.has(connection.id)) return;
+    connection.owner = outcome;
+    const took = `${(performance.now() - started).toFixed(1)} ms`;
+    this.log.info(
+      outcome.check === 'verified'
+        ? `Connection #${connection.id} (tools) belongs to the claude with pid ${outcome.pid} (${took})`
+        : outcome.check === 'unchecked'
+          ? `Connection #${connection.id} (tools): its claude cannot be checked on this platform`
+          : `Connection #${connection.id} (tools): held by none of the ${candidates.size} verified claude pid(s) tried (${took}); its writes are not attributed to a session`,
+    );
+    this.safeEmit('change');
   }
 
   /** Sends a notification to every Claude Code IDE session of this window; failures are logged, not thrown. */

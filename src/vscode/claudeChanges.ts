@@ -28,10 +28,18 @@ interface ScriptedAnswer {
   answer?: 'undo' | 'cancel';
 }
 
-/** The questions "undo anyway?" as a modal dialog, or the scripted answer. */
-function confirmer(scripted?: ScriptedAnswer): Confirm {
-  if (scripted?.answer) return async () => scripted.answer === 'undo';
-  return async (question) => (await vscode.window.showWarningMessage(question, { modal: true }, 'Undo Anyway')) === 'Undo Anyway';
+/** Set in the extension host's environment by the real-VS Code test harness only (see {@link scriptedAnswersAllowed}). */
+export const SCRIPTED_ANSWERS_VARIABLE = 'NATIVE_CLAUDE_TEST_SCRIPTED_ANSWERS';
+
+/**
+ * Whether the commands may take a scripted answer instead of asking "Undo anyway?": only under the
+ * extension test runner. Otherwise any other extension, or a command link, could skip the question and
+ * overwrite the user's later edits. The real-VS Code tests run the installed .vsix (Production mode, a
+ * window running extension tests refuses every dialog), so they set {@link SCRIPTED_ANSWERS_VARIABLE}
+ * when they start VS Code; it is read once at activation, and no command, link or setting can set it.
+ */
+export function scriptedAnswersAllowed(mode: vscode.ExtensionMode, env: Record<string, string | undefined>): boolean {
+  return mode === vscode.ExtensionMode.Test || env[SCRIPTED_ANSWERS_VARIABLE] === '1';
 }
 
 /**
@@ -64,6 +72,8 @@ export class ClaudeChanges implements vscode.Disposable {
     private readonly windowSessions: WindowSessions,
     private readonly isDirty: (filePath: string) => boolean,
     private readonly log: Logger,
+    /** From {@link scriptedAnswersAllowed}; false: a scripted answer is ignored and the question asked. */
+    private readonly acceptScriptedAnswers = false,
   ) {
     const root = path.join(storageDir, 'claude-changes');
     mkdirSync(root, { recursive: true, mode: 0o700 });
@@ -133,9 +143,9 @@ export class ClaudeChanges implements vscode.Disposable {
     const connection = connections.find((c) => c.id === connectionId);
     if (!connection) return undefined;
     if (connection.route === 'tools') {
-      // The tools route's connection does not say which claude it is: the one connected claude, if only one.
-      const ide = connections.filter((c) => c.route === 'ide' && c.cliPid !== undefined);
-      return ide.length === 1 ? this.sessionOf(ide[0].id) : undefined;
+      // The claude whose verified pid holds this socket (IdeServer.ownerOf); none found: not attributed.
+      const owner = this.bridge.ideServer?.ownerOf(connection);
+      return owner ? this.sessionOf(owner.id) : undefined;
     }
     if (connection.cliPid === undefined) return undefined;
     const pid = connection.cliPid && pidTrusted(connection.pidCheck) ? connection.cliPid : undefined;
@@ -310,7 +320,7 @@ export class ClaudeChanges implements vscode.Disposable {
       run('nativeClaude.changes.undoFile', async (...targets: unknown[]) => {
         const scripted = targets.find(isScripted);
         const undone: boolean[] = [];
-        for (const t of fileTargets(targets)) undone.push(await this.undoWhole(t, confirmer(scripted)));
+        for (const t of fileTargets(targets)) undone.push(await this.undoWhole(t, this.confirmer(scripted)));
         return undone;
       }),
       run('nativeClaude.changes.keepAll', async (group?: { id: string } | string) => {
@@ -320,12 +330,12 @@ export class ClaudeChanges implements vscode.Disposable {
       run('nativeClaude.changes.undoAll', async (group?: { id: string } | string, scripted?: ScriptedAnswer) => {
         const id = typeof group === 'string' ? group : group?.id;
         const undone: boolean[] = [];
-        for (const f of [...(this.tracker.list().find((s) => s.id === id)?.files ?? [])]) undone.push(await this.undoWhole({ sessionId: id!, filePath: f.path }, confirmer(scripted)));
+        for (const f of [...(this.tracker.list().find((s) => s.id === id)?.files ?? [])]) undone.push(await this.undoWhole({ sessionId: id!, filePath: f.path }, this.confirmer(scripted)));
         return undone;
       }),
       run('nativeClaude.changes.undoHunk', async (uri: vscode.Uri, changes: LineChange[], index: number, scripted?: ScriptedAnswer) => {
         const { target, at } = this.hunkTarget(uri, changes, index);
-        return this.tracker.undoHunk(target.sessionId, target.filePath, at, confirmer(scripted));
+        return this.tracker.undoHunk(target.sessionId, target.filePath, at, this.confirmer(scripted));
       }),
       run('nativeClaude.changes.keepHunk', async (uri: vscode.Uri, changes: LineChange[], index: number) => {
         const { target, at } = this.hunkTarget(uri, changes, index);
@@ -338,6 +348,13 @@ export class ClaudeChanges implements vscode.Disposable {
         return filePath;
       }),
     ];
+  }
+
+  /** The question "undo anyway?" as a modal dialog; a scripted answer only where {@link scriptedAnswersAllowed}. */
+  private confirmer(scripted?: ScriptedAnswer): Confirm {
+    if (scripted?.answer && this.acceptScriptedAnswers) return async () => scripted.answer === 'undo';
+    if (scripted?.answer) this.log.warn(`Claude's changes: a command was called with a scripted answer ("${String(scripted.answer).slice(0, 20)}"); it is ignored outside the extension's tests, and the user is asked.`);
+    return async (question) => (await vscode.window.showWarningMessage(question, { modal: true }, 'Undo Anyway')) === 'Undo Anyway';
   }
 
   private async undoWhole(target: FileTarget, confirm: Confirm): Promise<boolean> {

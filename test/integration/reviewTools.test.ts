@@ -283,6 +283,17 @@ describe('review tools over the real socket', () => {
       expect(review.opened).toHaveLength(0);
     });
 
+    test('approvalMode never: an editor that cannot be opened to show the written file does not turn the write into an error', async () => {
+      approval = 'never';
+      // Seen in code-server with two claudes writing at once: showTextDocument rejected after the write.
+      documents.showFailsWith = 'Could NOT open editor for "file:///n2.txt".';
+      const { client } = await connectClient(`${url}/tools`);
+      const result = await call(client, 'write_file', { path: 'n2.txt', content: 'now\n' });
+      expect(result.isError).toBeFalsy();
+      expect(JSON.parse(texts(result)[0])).toMatchObject({ status: 'accepted', operation: 'created' });
+      expect(await fs.readFile(path.join(root, 'n2.txt'), 'utf8')).toBe('now\n');
+    });
+
     test('writes to one file are serialised, with a clear error after the lock timeout; other files proceed', async () => {
       const { client } = await connectClient(`${url}/tools`);
       const first = call(client, 'write_file', { path: 'same.txt', content: '1' });

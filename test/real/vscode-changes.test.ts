@@ -94,7 +94,9 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
     fs.mkdirSync(shots, { recursive: true });
     const specPath = `${workspace}-spec.json`;
     const resultsPath = `${specPath}.results.json`;
-    const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_CHANGES_SPEC: specPath } });
+    // NATIVE_CLAUDE_TEST_SCRIPTED_ANSWERS: the installed .vsix runs in Production mode, and the inner suite
+    // answers "Undo anyway?" by a scripted argument (SCRIPTED_ANSWERS_VARIABLE, src/vscode/claudeChanges.ts).
+    const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_CHANGES_SPEC: specPath, NATIVE_CLAUDE_TEST_SCRIPTED_ANSWERS: '1' } });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, shots }));
     let server: CodeServer | undefined;
     let suite: SuiteResult | undefined;

@@ -80,6 +80,15 @@ export class DiskDocumentWriter implements DocumentWriter {
     this.written.push(absolutePath);
     return { savedText: saved };
   }
+
+  /** Set: showing an applied file fails with this message (VS Code's "Could NOT open editor"). */
+  showFailsWith?: string;
+  shown: string[] = [];
+
+  async showApplied(absolutePath: string): Promise<void> {
+    if (this.showFailsWith) throw new Error(this.showFailsWith);
+    this.shown.push(absolutePath);
+  }
 }
 
 /** A Problems panel the test fills; `afterWrite` lets a test add problems when a file is saved. */

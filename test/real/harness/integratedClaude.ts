@@ -43,6 +43,9 @@ export interface PrepareOptions {
   apiKey?: string;
   /** Extra environment (e.g. paths the inner suite reads). */
   env?: Record<string, string>;
+  /** Merged into the CLI's seeded ~/.claude.json and settings.json (e.g. the tools route's entry and its permission). */
+  globalConfig?: Record<string, unknown>;
+  settings?: Record<string, unknown>;
 }
 
 function run(cmd: string, args: string[], timeoutMs = 10_000): Promise<string> {
@@ -63,7 +66,7 @@ export function prepareIntegratedClaude(opts: PrepareOptions): IntegratedClaude 
   for (const d of [home, configDir, binDir, probeDir]) fs.mkdirSync(d);
   fs.symlinkSync(binary, path.join(binDir, 'claude'));
   const apiKey = opts.apiKey ?? DEFAULT_API_KEY;
-  seedClaudeConfig(configDir, { cwd: workspace, apiKey });
+  seedClaudeConfig(configDir, { cwd: workspace, apiKey, globalConfig: opts.globalConfig, settings: opts.settings });
   const tmuxSocket = `nc-ide-${process.pid}-${Math.random().toString(16).slice(2, 8)}`;
 
   const env: Record<string, string | undefined> = {};

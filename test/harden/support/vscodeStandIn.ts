@@ -1,0 +1,56 @@
+/**
+ * The part of the `vscode` module that src/vscode/claudeChanges.ts touches, for harden tests that run
+ * its real commands in Node (`jest.mock('vscode', () => vscodeStandIn(), { virtual: true })`). What the
+ * commands did is read back from {@link standIn}.
+ */
+export const standIn = {
+  commands: new Map<string, (...args: unknown[]) => Promise<unknown>>(),
+  /** The modal questions asked. */
+  questions: [] as string[],
+  /** The error messages shown. */
+  errors: [] as string[],
+  /** What the dialog answers: undefined is the user closing it (Cancel). */
+  dialogAnswer: undefined as string | undefined,
+  reset(): void {
+    this.commands.clear();
+    this.questions.length = 0;
+    this.errors.length = 0;
+    this.dialogAnswer = undefined;
+  },
+};
+
+export function vscodeStandIn() {
+  const disposable = { dispose: () => undefined };
+  class EventEmitter {
+    event = () => disposable;
+    fire() {}
+    dispose() {}
+  }
+  const uri = (fsPath: string) => ({ scheme: 'file', fsPath, path: fsPath });
+  return {
+    EventEmitter,
+    ExtensionMode: { Production: 1, Development: 2, Test: 3 },
+    StatusBarAlignment: { Left: 1, Right: 2 },
+    Uri: { file: uri, from: (parts: { path: string }) => uri(parts.path) },
+    scm: {
+      createSourceControl: () => ({ inputBox: {}, createResourceGroup: () => ({ resourceStates: [], dispose: () => undefined }), dispose: () => undefined }),
+    },
+    window: {
+      createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
+      showWarningMessage: async (question: string) => (standIn.questions.push(question), standIn.dialogAnswer),
+      showInformationMessage: async () => undefined,
+      showErrorMessage: async (message: string) => void standIn.errors.push(message),
+    },
+    workspace: {
+      workspaceFolders: undefined,
+      registerTextDocumentContentProvider: () => disposable,
+      onWillSaveTextDocument: () => disposable,
+      asRelativePath: (p: string) => p,
+    },
+    commands: {
+      registerCommand: (name: string, run: (...args: unknown[]) => Promise<unknown>) => (standIn.commands.set(name, run), disposable),
+      executeCommand: async () => undefined,
+    },
+    extensions: { getExtension: () => undefined },
+  };
+}
