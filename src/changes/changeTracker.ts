@@ -140,7 +140,10 @@ export class ChangeTracker implements ChangeCapture {
       const known = this.lastKnown.get(filePath);
       const now = await this.imageOf(bytes, mode);
       this.lastKnown.set(filePath, now);
-      if (options.byEditor && !this.ledger.isExpected(filePath, at)) return undefined;
+      if (options.byEditor && !this.ledger.isExpected(filePath, at)) {
+        if (this.takenBackInEditor(filePath, now) || this.undoneInEditor(filePath, now)) this.changed();
+        return undefined;
+      }
       const fallback = this.ledger.needsFallback(filePath, at) ? (known ? { before: known, source: 'last-known' as const } : await this.fallbackImage(filePath)) : undefined;
       const change = this.ledger.fileChanged(filePath, now, at, () => fallback);
       const rewrote = change && (await this.flagIfOverUndo(change, now, bytes));
@@ -363,6 +366,35 @@ export class ChangeTracker implements ChangeCapture {
     this.ownWrites.set(filePath, hashOf(undefined));
     this.lastKnown.set(filePath, { absent: true });
     await fs.rm(filePath);
+  }
+
+  /**
+   * The user's save holds exactly what an undo replaced: the editor's Undo (Ctrl+Z) took that undo back
+   * (VS Code puts its reload of a file changed on disk on the editor's undo stack). Same as redo(): the
+   * change is listed again.
+   */
+  private takenBackInEditor(filePath: string, now: Image): boolean {
+    if (!('blob' in now)) return false;
+    let at = this.redoStack.length - 1;
+    while (at >= 0 && !(this.redoStack[at].change.path === filePath && this.redoStack[at].replaced !== undefined && hashOf(this.redoStack[at].replaced) === now.blob)) at--;
+    if (at < 0) return false;
+    const [taken] = this.redoStack.splice(at, 1);
+    for (let i = this.redoStack.length - 1; i >= at; i--) if (this.redoStack[i].change.path === filePath) this.redoStack.splice(i, 1);
+    this.ledger.forgetUndo(filePath);
+    this.ledger.relist(taken.session, taken.change);
+    return true;
+  }
+
+  /** The user's save gives a listed file its before-image back (the editor's Redo of an undo, or by hand): an undo like any other. */
+  private undoneInEditor(filePath: string, now: Image): boolean {
+    for (const session of this.ledger.list()) {
+      const change = session.files.find((f) => f.path === filePath);
+      if (!change || !sameImage(change.before, now)) continue;
+      this.ledger.noteUndo({ path: filePath, left: now, undid: change.claudeLeft ?? now, whole: true, at: this.now() });
+      this.ledger.settled(session.id, filePath);
+      return true;
+    }
+    return false;
   }
 
   /** Successive hunk undos of the same file add up: the lines restored are those differing from what claude had left before the first. */

@@ -183,6 +183,43 @@ describe("ChangeTracker: claude's write over the user's undo", () => {
     expect((await read('n.txt')).toString()).toBe('N\n');
   });
 
+  test("the editor's Undo (Ctrl+Z) of an undo, saved: listed again as Redo does, the undo forgotten; its Redo, saved: undone again, and remembered", async () => {
+    await fs.writeFile(file('z.txt'), 'z1\nz2\n');
+    const { t, warned } = tracker();
+    await claudeWrites(t, 'z.txt', 'z1\nZ2\n');
+    expect(await t.undoFile(S, file('z.txt'), no)).toBe(true);
+    // VS Code reloaded the editor with the undo; Ctrl+Z gives claude's text back, the user saves it.
+    clock += 1_000;
+    await fs.writeFile(file('z.txt'), 'z1\nZ2\n');
+    expect(await t.fileChanged(file('z.txt'), { byEditor: true })).toBeUndefined();
+    expect(listed(t, 'z.txt')).toMatchObject({ attribution: 'certain', source: 'baseline' });
+    expect(t.canRedo()).toBe(false);
+    // Not an overwrite of an undo any more: claude's next write is an ordinary change.
+    await claudeWrites(t, 'z.txt', 'z1\nZ2 again\n');
+    expect(listed(t, 'z.txt')?.rewroteUndo).toBeUndefined();
+    // Ctrl+Y/Ctrl+Z back to the before-image, saved: undone, and a later write over it is flagged.
+    await fs.writeFile(file('z.txt'), 'z1\nz2\n');
+    expect(await t.fileChanged(file('z.txt'), { byEditor: true })).toBeUndefined();
+    expect(listed(t, 'z.txt')).toBeUndefined();
+    await claudeWrites(t, 'z.txt', 'z1\nZ2 third\n');
+    expect(listed(t, 'z.txt')?.rewroteUndo).toBeDefined();
+    expect(warned).toHaveLength(1);
+  });
+
+  test("after two hunk undos, the editor's Undo of both, saved: claude's whole change listed again", async () => {
+    await fs.writeFile(file('y.txt'), 'a\nb\nc\nd\ne\n');
+    const { t } = tracker();
+    await claudeWrites(t, 'y.txt', 'A\nb\nc\nd\nE\n');
+    expect(await t.undoHunk(S, file('y.txt'), { index: 0 }, no)).toBe(true);
+    expect(await t.undoHunk(S, file('y.txt'), { index: 0 }, no)).toBe(true);
+    expect(listed(t, 'y.txt')).toBeUndefined();
+    await fs.writeFile(file('y.txt'), 'A\nb\nc\nd\nE\n');
+    await t.fileChanged(file('y.txt'), { byEditor: true });
+    expect(listed(t, 'y.txt')).toBeDefined();
+    expect(await t.undoFile(S, file('y.txt'), no)).toBe(true);
+    expect((await read('y.txt')).toString()).toBe('a\nb\nc\nd\ne\n');
+  });
+
   test('the undo is remembered across a reload (the saved list): a write after it is still flagged', async () => {
     await fs.writeFile(file('p.txt'), 'p\n');
     const first = tracker();
