@@ -28,6 +28,27 @@ export interface FileChange {
   source: CaptureSource;
   /** When the change was first seen on disk (ms since the epoch). */
   changedAt: number;
+  /**
+   * Claude wrote the file (or the lines) again after the user undid a change of it: `left` is what that
+   * undo had left, which "Undo Again" restores; `undoneAt` names the undo (one warning per undo).
+   */
+  rewroteUndo?: { left: Image; undoneAt: number };
+}
+
+/**
+ * The user undid a change of `path` (whole, or hunks of it): a later write of claude's over what the undo
+ * restored must not pass unnoticed (docs/changes.md, "After an undo"). Kept until the file is kept or the
+ * undo is taken back (Redo).
+ */
+export interface UndoRecord {
+  path: string;
+  /** The file as the undo left it. */
+  left: Image;
+  /** The file as claude had left it when the user started undoing (successive hunk undos share it). */
+  undid: Image;
+  /** The whole file was undone: any later change of it is a write over the undo; else only one touching the restored lines. */
+  whole: boolean;
+  at: number;
 }
 
 export interface SessionChanges {
@@ -44,6 +65,8 @@ export interface LedgerState {
   sessions: SessionChanges[];
   /** Files dropped to stay within the bound, so the view can say so. */
   dropped: { files: number; at: number } | undefined;
+  /** The user's undos, newest last (absent in lists saved before they were kept). */
+  undos?: UndoRecord[];
 }
 
 export interface LedgerBound {
@@ -55,6 +78,9 @@ export interface LedgerBound {
 
 /** 256 MiB and 5,000 files: room for the 1,000 files and 50 MB the view is built for, with margin. */
 export const DEFAULT_BOUND: LedgerBound = { maxBytes: 256 * 1024 * 1024, maxFiles: 5000 };
+
+/** Undos remembered (the oldest forgotten first; their blobs count in the bound's bytes, and go first when over it). */
+export const MAX_UNDOS = 1000;
 
 /** A before-image taken when a call named a file, waiting for the write it announced. */
 interface Expected {
@@ -71,6 +97,8 @@ export class ChangeLedger {
   private readonly expected = new Map<string, Expected[]>();
   /** By session: when its last call came, for changes no call named. */
   private readonly lastCall = new Map<string, number>();
+  /** By path: the user's last undo of a change of the file. */
+  private readonly undos = new Map<string, UndoRecord>();
 
   constructor(
     state?: LedgerState,
@@ -81,6 +109,7 @@ export class ChangeLedger {
     if (state?.version === 1) {
       for (const session of state.sessions) this.sessions.set(session.id, { ...session, files: session.files.map((f) => ({ ...f })) });
       this.dropped = state.dropped;
+      for (const undo of Array.isArray(state.undos) ? state.undos : []) this.undos.set(undo.path, { ...undo });
     }
   }
 
@@ -196,6 +225,37 @@ export class ChangeLedger {
     if (entry) entry.files = entry.files.filter((f) => f.path !== path);
   }
 
+  /** The user undid (part of) a change of the file: remembered, so claude writing over it again is flagged. */
+  noteUndo(record: UndoRecord): void {
+    this.undos.delete(record.path);
+    this.undos.set(record.path, { ...record });
+    if (this.undos.size > MAX_UNDOS) this.undos.delete(this.undos.keys().next().value!);
+    this.keepWithinBound();
+  }
+
+  undoOf(path: string): UndoRecord | undefined {
+    return this.undos.get(path);
+  }
+
+  /** The file was kept, or its undo taken back: a later write is no longer one over the user's undo. */
+  forgetUndo(path: string): void {
+    this.undos.delete(path);
+  }
+
+  /** Sets (or clears) the flag "claude wrote this again after you undid it" on the listed change. */
+  markRewrite(session: string, path: string, flag: FileChange['rewroteUndo']): void {
+    const listed = this.sessions.get(session)?.files.find((f) => f.path === path);
+    if (!listed) return;
+    if (flag) listed.rewroteUndo = flag;
+    else delete listed.rewroteUndo;
+  }
+
+  /** The session listing `change` (the object fileChanged returned). */
+  sessionOf(change: FileChange): string | undefined {
+    for (const session of this.sessions.values()) if (session.files.includes(change)) return session.id;
+    return undefined;
+  }
+
   /** A session and its list are dismissed. */
   forgetSession(session: string): void {
     this.sessions.delete(session);
@@ -211,6 +271,7 @@ export class ChangeLedger {
     const needed = new Set<string>();
     for (const session of this.sessions.values()) for (const file of session.files) for (const image of imagesOf(file)) needed.add(image.blob);
     for (const list of this.expected.values()) for (const e of list) if ('blob' in e.before) needed.add(e.before.blob);
+    for (const undo of this.undos.values()) for (const image of [undo.left, undo.undid]) if ('blob' in image) needed.add(image.blob);
     return needed;
   }
 
@@ -219,7 +280,7 @@ export class ChangeLedger {
   }
 
   toJSON(): LedgerState {
-    return { version: 1, sessions: this.list().map((s) => ({ ...s, files: [...s.files] })), dropped: this.dropped };
+    return { version: 1, sessions: this.list().map((s) => ({ ...s, files: [...s.files] })), dropped: this.dropped, undos: [...this.undos.values()] };
   }
 
   private peekExpected(path: string, at: number): Expected | undefined {
@@ -253,7 +314,24 @@ export class ChangeLedger {
         uses.set(image.blob, use);
       }
     }
+    for (const undo of this.undos.values()) {
+      for (const image of [undo.left, undo.undid]) {
+        if (!('blob' in image)) continue;
+        const use = uses.get(image.blob) ?? { size: image.size, count: 0 };
+        use.count++;
+        uses.set(image.blob, use);
+      }
+    }
     let bytes = [...uses.values()].reduce((sum, use) => sum + use.size, 0);
+    if (files <= this.bound.maxFiles && bytes <= this.bound.maxBytes) return;
+    // The oldest undos go first: forgetting one only loses the warning for a later write over it.
+    for (const undo of [...this.undos.values()]) {
+      if (bytes <= this.bound.maxBytes) break;
+      this.undos.delete(undo.path);
+      for (const image of [undo.left, undo.undid]) {
+        if ('blob' in image && --uses.get(image.blob)!.count === 0) bytes -= image.size;
+      }
+    }
     if (files <= this.bound.maxFiles && bytes <= this.bound.maxBytes) return;
     all.sort((a, b) => a.file.changedAt - b.file.changedAt);
     const drop = new Set<FileChange>();
@@ -276,6 +354,6 @@ function imagesOf(file: FileChange): { blob: string; size: number }[] {
   return [file.before, file.claudeLeft].filter((image): image is { blob: string; size: number } => image !== undefined && 'blob' in image);
 }
 
-function sameImage(a: Image, b: Image): boolean {
+export function sameImage(a: Image, b: Image): boolean {
   return 'blob' in a ? 'blob' in b && a.blob === b.blob : !('blob' in b);
 }

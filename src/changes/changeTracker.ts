@@ -8,7 +8,7 @@ import { encodingByBom } from '../workspace/encodings';
 import { MAX_TEXT_FILE_BYTES, openRegularFile } from '../workspace/readTextIfExists';
 import type { BeforeImageStore } from './beforeImageStore';
 import { changeHunks, hunkAtLines, hunksEditedSince, keepHunk, undoHunk } from './changeHunks';
-import { ChangeLedger, type CaptureSource, type FileChange, type Image, type LedgerState } from './changeLedger';
+import { ChangeLedger, sameImage, type CaptureSource, type FileChange, type Image, type LedgerState, type UndoRecord } from './changeLedger';
 
 /** Who a connection is, as the list names it; undefined: not a claude session this window lists. */
 export interface TrackedSession {
@@ -72,6 +72,7 @@ export class ChangeTracker implements ChangeCapture {
    */
   private readonly lastKnown = new Map<string, Image>();
   private readonly listeners = new Set<() => void>();
+  private readonly rewriteListeners = new Set<(session: string, change: FileChange) => void>();
   private readonly now: () => number;
 
   constructor(private readonly deps: ChangeTrackerDeps) {
@@ -82,6 +83,12 @@ export class ChangeTracker implements ChangeCapture {
   onDidChange(listener: () => void): { dispose(): void } {
     this.listeners.add(listener);
     return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** A change was written over the user's undo of the file (flagged `rewroteUndo`): the user must be told at once. */
+  onDidRewriteUndo(listener: (session: string, change: FileChange) => void): { dispose(): void } {
+    this.rewriteListeners.add(listener);
+    return { dispose: () => this.rewriteListeners.delete(listener) };
   }
 
   noteCall(connectionId: number): void {
@@ -140,10 +147,15 @@ export class ChangeTracker implements ChangeCapture {
       const known = this.lastKnown.get(filePath);
       const now = await this.imageOf(bytes, mode);
       this.lastKnown.set(filePath, now);
-      if (options.byEditor && !this.ledger.isExpected(filePath, at)) return undefined;
+      if (options.byEditor && !this.ledger.isExpected(filePath, at)) {
+        if (this.takenBackInEditor(filePath, now) || this.undoneInEditor(filePath, now)) this.changed();
+        return undefined;
+      }
       const fallback = this.ledger.needsFallback(filePath, at) ? (known ? { before: known, source: 'last-known' as const } : await this.fallbackImage(filePath)) : undefined;
       const change = this.ledger.fileChanged(filePath, now, at, () => fallback);
+      const rewrote = change && (await this.flagIfOverUndo(change, now, bytes));
       this.changed();
+      if (rewrote) for (const listener of [...this.rewriteListeners]) listener(rewrote, change);
       return change;
     });
   }
@@ -155,6 +167,7 @@ export class ChangeTracker implements ChangeCapture {
       const current = await readFileIfExists(filePath);
       this.lastKnown.set(filePath, await this.imageOf(current.bytes, current.mode));
       this.ledger.settled(session, filePath);
+      this.ledger.forgetUndo(filePath);
       this.changed();
     });
   }
@@ -175,6 +188,7 @@ export class ChangeTracker implements ChangeCapture {
       }
       await this.restore(filePath, change.before);
       this.pushRedo({ session, change: { ...change }, replaced: current.bytes, mode: current.mode });
+      this.ledger.noteUndo({ path: filePath, left: change.before, undid: await this.imageOf(current.bytes, current.mode), whole: true, at: this.now() });
       this.ledger.settled(session, filePath);
       this.changed();
       return true;
@@ -207,8 +221,10 @@ export class ChangeTracker implements ChangeCapture {
       const currentBytes = Buffer.from(current, 'latin1');
       await this.write(filePath, Buffer.from(next, 'latin1'));
       this.pushRedo({ session, change: { ...change }, replaced: currentBytes, mode });
+      const left = await this.imageOf(Buffer.from(next, 'latin1'), mode);
+      this.noteHunkUndo(filePath, await this.imageOf(currentBytes, mode), left);
       if (next === before) this.ledger.settled(session, filePath);
-      else this.ledger.update(session, filePath, { claudeLeft: await this.imageOf(Buffer.from(next, 'latin1'), mode) });
+      else this.ledger.update(session, filePath, { claudeLeft: left });
       this.changed();
       return true;
     });
@@ -224,6 +240,9 @@ export class ChangeTracker implements ChangeCapture {
       const index = 'index' in at ? at.index : hunkAtLines(hunks, at.startLine, at.endLine);
       if (index === undefined || !hunks[index]) throw new Error(`No change of Claude's at those lines of ${filePath} (the file changed since): look at it again.`);
       const kept = keepHunk(before, current, index);
+      // Kept after a look: a later write of these lines is no longer one over the user's undo.
+      this.ledger.forgetUndo(filePath);
+      this.ledger.markRewrite(session, filePath, undefined);
       if (kept === current) this.ledger.settled(session, filePath);
       else this.ledger.update(session, filePath, { before: await this.imageOf(Buffer.from(kept, 'latin1'), 'blob' in change.before ? change.before.mode : mode) });
       this.changed();
@@ -244,10 +263,41 @@ export class ChangeTracker implements ChangeCapture {
       this.refuseIfDirty(filePath);
       if (last.replaced === undefined) await this.remove(filePath);
       else await this.write(filePath, last.replaced, last.mode);
+      this.ledger.forgetUndo(filePath);
       this.ledger.relist(last.session, last.change);
       this.changed();
     });
     return filePath;
+  }
+
+  /**
+   * A change flagged "Claude wrote this again after you undid it": restores byte for byte what the user's
+   * undo had left (lines edited after claude's new write are not overwritten unless `confirm` agrees).
+   * Undoable in turn by redo(). Returns false when the user said no.
+   */
+  undoAgain(session: string, filePath: string, confirm: Confirm): Promise<boolean> {
+    return this.enqueue(filePath, async () => {
+      const change = this.listed(session, filePath);
+      const flag = change.rewroteUndo;
+      if (!flag) throw new Error(`${filePath} was not written again after an undo: use Undo.`);
+      this.refuseIfDirty(filePath);
+      const current = await readFileIfExists(filePath);
+      if (change.claudeLeft && !(await this.sameContent(change.claudeLeft, current.bytes))) {
+        const question = `${filePath} was changed after Claude wrote it again (by you or another program). Undo again anyway? Those later changes are lost too (Redo Claude's change brings them back).`;
+        if (!(await confirm(question))) return false;
+      }
+      await this.restore(filePath, flag.left);
+      this.pushRedo({ session, change: { ...change }, replaced: current.bytes, mode: current.mode });
+      const whole = this.ledger.undoOf(filePath)?.whole ?? true;
+      this.ledger.noteUndo({ path: filePath, left: flag.left, undid: await this.imageOf(current.bytes, current.mode), whole, at: this.now() });
+      if (sameImage(change.before, flag.left)) this.ledger.settled(session, filePath);
+      else {
+        this.ledger.update(session, filePath, { claudeLeft: flag.left });
+        this.ledger.markRewrite(session, filePath, undefined);
+      }
+      this.changed();
+      return true;
+    });
   }
 
   /** The bytes of an image (empty for "no file"). */
@@ -325,6 +375,67 @@ export class ChangeTracker implements ChangeCapture {
     await fs.rm(filePath);
   }
 
+  /**
+   * The user's save holds exactly what an undo replaced: the editor's Undo (Ctrl+Z) took that undo back
+   * (VS Code puts its reload of a file changed on disk on the editor's undo stack). Same as redo(): the
+   * change is listed again.
+   */
+  private takenBackInEditor(filePath: string, now: Image): boolean {
+    if (!('blob' in now)) return false;
+    let at = this.redoStack.length - 1;
+    while (at >= 0 && !(this.redoStack[at].change.path === filePath && this.redoStack[at].replaced !== undefined && hashOf(this.redoStack[at].replaced) === now.blob)) at--;
+    if (at < 0) return false;
+    const [taken] = this.redoStack.splice(at, 1);
+    for (let i = this.redoStack.length - 1; i >= at; i--) if (this.redoStack[i].change.path === filePath) this.redoStack.splice(i, 1);
+    this.ledger.forgetUndo(filePath);
+    this.ledger.relist(taken.session, taken.change);
+    return true;
+  }
+
+  /** The user's save gives a listed file its before-image back (the editor's Redo of an undo, or by hand): an undo like any other. */
+  private undoneInEditor(filePath: string, now: Image): boolean {
+    for (const session of this.ledger.list()) {
+      const change = session.files.find((f) => f.path === filePath);
+      if (!change || !sameImage(change.before, now)) continue;
+      this.ledger.noteUndo({ path: filePath, left: now, undid: change.claudeLeft ?? now, whole: true, at: this.now() });
+      this.ledger.settled(session.id, filePath);
+      return true;
+    }
+    return false;
+  }
+
+  /** Successive hunk undos of the same file add up: the lines restored are those differing from what claude had left before the first. */
+  private noteHunkUndo(filePath: string, undid: Image, left: Image): void {
+    const earlier = this.ledger.undoOf(filePath);
+    const continues = earlier !== undefined && sameImage(earlier.left, undid);
+    this.ledger.noteUndo({ path: filePath, left, undid: continues ? earlier.undid : undid, whole: continues ? earlier.whole : false, at: this.now() });
+  }
+
+  /**
+   * Flags `change` when it was written over the user's undo of the file: any change after a whole-file
+   * undo, or one touching the lines a hunk undo restored. Returns the session to warn (once per undo).
+   */
+  private async flagIfOverUndo(change: FileChange, now: Image, bytes: Buffer | undefined): Promise<string | undefined> {
+    const undo = this.ledger.undoOf(change.path);
+    if (!undo || sameImage(undo.left, now) || change.rewroteUndo?.undoneAt === undo.at) return undefined;
+    const session = this.ledger.sessionOf(change);
+    if (!session || !(await this.touchesUndo(undo, bytes))) return undefined;
+    this.ledger.markRewrite(session, change.path, { left: undo.left, undoneAt: undo.at });
+    return session;
+  }
+
+  /** Whether content `bytes` changes lines the undo restored (any line, after a whole-file undo or for a file not diffed by lines). */
+  private async touchesUndo(undo: UndoRecord, bytes: Buffer | undefined): Promise<boolean> {
+    if (undo.whole || !('blob' in undo.left) || !('blob' in undo.undid) || bytes === undefined) return true;
+    const [left, undid] = await Promise.all([this.deps.store.get(undo.left.blob), this.deps.store.get(undo.undid.blob)]);
+    if (![left, undid, bytes].every(looksLikeLineText)) return true;
+    const restored = changeHunks(latin1(undid), latin1(left));
+    const written = changeHunks(latin1(left), latin1(bytes));
+    if (!restored || !written) return true;
+    // Both in the lines of what the undo left: the restored ones, and those the new write replaced.
+    return restored.some((r) => written.some((w) => overlaps(r.current.start, r.current.lines.length, w.before.start, w.before.lines.length)));
+  }
+
   private async imageOf(bytes: Uint8Array | undefined, mode?: number): Promise<Image> {
     if (bytes === undefined) return { absent: true };
     const blob = await this.deps.store.put(bytes);
@@ -376,6 +487,13 @@ export type HunkSelector = { index: number } | { startLine: number; endLine: num
 
 function hashOf(bytes: Uint8Array | undefined): string {
   return bytes === undefined ? 'absent' : createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Line ranges [start, start+count): overlapping, or (an insertion or deletion, count 0) at or next to the other. */
+function overlaps(aStart: number, aCount: number, bStart: number, bCount: number): boolean {
+  const aEnd = aStart + aCount;
+  const bEnd = bStart + bCount;
+  return aCount && bCount ? aStart < bEnd && bStart < aEnd : aStart <= bEnd && bStart <= aEnd;
 }
 
 function latin1(bytes: Buffer): string {

@@ -109,6 +109,7 @@ export class ClaudeChanges implements vscode.Disposable {
         provideTextDocumentContent: (uri) => this.beforeText(uri),
       }),
       this.tracker.onDidChange(() => this.scheduleRefresh()),
+      this.tracker.onDidRewriteUndo((sessionId, change) => this.warnRewrite({ sessionId, filePath: change.path }, change.attribution)),
       vscode.workspace.onWillSaveTextDocument((e) => e.document.uri.scheme === 'file' && this.editorSaves.set(e.document.uri.fsPath, Date.now())),
       ...this.registerCommands(),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -283,12 +284,13 @@ export class ClaudeChanges implements vscode.Disposable {
         ? `${session.label} changed this file (the content before it was taken when claude named the file: ${SOURCE_TEXT[change.source]}).`
         : `Not attributed with certainty: the file changed while ${session.label} was working, with no call naming it (claude's Bash, a formatter, or another program); "before" is ${SOURCE_TEXT[change.source]}.`;
     const what = created ? 'Created' : deleted ? 'Deleted' : 'Modified';
+    const again = change.rewroteUndo ? `${REWROTE_TEXT} ` : '';
     return {
       sessionId: session.id,
       filePath: change.path,
       resourceUri,
-      contextValue: change.attribution,
-      decorations: { tooltip: `${what}. ${how}`, faded: change.attribution !== 'certain', strikeThrough: deleted },
+      contextValue: change.rewroteUndo ? `${change.attribution} rewroteUndo` : change.attribution,
+      decorations: { tooltip: `${again}${what}. ${how}`, faded: change.attribution !== 'certain', strikeThrough: deleted, ...(change.rewroteUndo && { iconPath: new vscode.ThemeIcon('warning') }) },
       command: { command: 'nativeClaude.changes.open', title: 'Open Change', arguments: [{ sessionId: session.id, filePath: change.path }] },
     };
   }
@@ -342,6 +344,12 @@ export class ClaudeChanges implements vscode.Disposable {
         await this.tracker.keepHunk(target.sessionId, target.filePath, at);
         return true;
       }),
+      run('nativeClaude.changes.undoAgain', async (...targets: unknown[]) => {
+        const scripted = targets.find(isScripted);
+        const undone: boolean[] = [];
+        for (const t of fileTargets(targets)) undone.push(await this.tracker.undoAgain(t.sessionId, t.filePath, confirmer(scripted)));
+        return undone;
+      }),
       run('nativeClaude.changes.redo', async () => {
         const filePath = await this.tracker.redo();
         if (!filePath) void notify.info("Claude's changes: no undo to take back.");
@@ -364,6 +372,18 @@ export class ClaudeChanges implements vscode.Disposable {
       void choice.then((c) => c && vscode.commands.executeCommand('nativeClaude.changes.redo'));
     }
     return done;
+  }
+
+  /** Claude wrote a file again after the user undid its change: said at once, with the way back. */
+  private warnRewrite(target: FileTarget, attribution: FileChange['attribution']): void {
+    const name = vscode.workspace.asRelativePath(target.filePath, false);
+    const who = attribution === 'certain' ? 'Claude' : 'Claude (not attributed with certainty: its Bash, or another program)';
+    const choice = vscode.window.showWarningMessage(`${who} wrote ${name} again after you undid its change.`, 'Show Change', 'Undo Again');
+    void choice.then((c) => {
+      if (c === 'Show Change') return vscode.commands.executeCommand('nativeClaude.changes.open', target);
+      if (c === 'Undo Again') return vscode.commands.executeCommand('nativeClaude.changes.undoAgain', target);
+      return undefined;
+    });
   }
 
   /** The session listing `uri` and the hunk the quick diff's change number `index` covers. */
@@ -430,6 +450,8 @@ export class ClaudeChanges implements vscode.Disposable {
     for (const s of this.subscriptions) s.dispose();
   }
 }
+
+const REWROTE_TEXT = 'Claude wrote this again after you undid it ("Undo Again" restores what your undo left).';
 
 const SOURCE_TEXT: Record<FileChange['source'], string> = {
   baseline: "claude's getDiagnostics call just before its write",

@@ -1,0 +1,132 @@
+/**
+ * Claude's changes after an undo, with the real `claude` (2.1.328) in code-server 4.139.1 (issue 24,
+ * points 3 and 4). The inner suite (test/vscode/suites/changes-undo-claude.test.ts):
+ * - checks whether the editor's Undo takes back a change written on disk under an open, non-dirty editor
+ *   (as an undo of Claude's change is written);
+ * - runs claude in the integrated terminal in accept-edits mode, driven by a scripted fake model: an Edit
+ *   of u.txt (CRLF, no final newline); the user undoes it; at the next prompt claude Writes u.txt whole.
+ *   The change is listed flagged, the warning names the file, its "Undo Again" (clicked here, in the
+ *   workbench) restores the bytes the undo left.
+ *
+ *   flock /tmp/native-claude-real.lock npx jest --selectProjects real --runInBand -- test/real/vscode-changes-undo.test.ts
+ * NC_CHANGES_DEBUG=1 prints the extension's log and the inner log.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type { Page } from 'playwright-core';
+import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { freshMessages, startFakeModel, textOf, type MessagesRequest, type Reply } from './harness/fakeModel';
+import { prepareIntegratedClaude } from './harness/integratedClaude';
+import { ensureVsix } from './harness/vsix';
+
+const ORIGINAL = 'one\r\ntwo\r\nthree';
+
+interface Inner {
+  state: string;
+  results: Record<string, { state: string; error?: string }>;
+  data: Record<string, unknown>;
+}
+
+describe("vscode-changes-undo: claude's write over the user's undo, and the editor's Undo", () => {
+  beforeAll(() => {
+    if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
+  });
+
+  it('an Edit undone by the user, then a Write of the same file at the next prompt: flagged, warned, Undo Again gives back the bytes', async () => {
+    const [vsix] = await Promise.all([ensureVsix(), compileInnerSuites()]);
+    const model = await startFakeModel();
+    const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-undo-')));
+    const abs = (rel: string) => path.join(workspace, rel);
+    fs.writeFileSync(abs('u.txt'), ORIGINAL);
+    const script: Record<string, Array<{ name: string; input: Record<string, unknown> }>> = {
+      edit: [
+        { name: 'Read', input: { file_path: abs('u.txt') } },
+        { name: 'Edit', input: { file_path: abs('u.txt'), old_string: 'two', new_string: 'TWO' } },
+      ],
+      write: [{ name: 'Write', input: { file_path: abs('u.txt'), content: 'rewritten by claude\n' } }],
+    };
+    const toolResults = (request: MessagesRequest) => freshMessages(request).flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result');
+    model.respond(
+      ...Array.from({ length: 20 }, () => (request: MessagesRequest): Reply => {
+        const fresh = freshMessages(request);
+        for (const [name, steps] of Object.entries(script)) {
+          if (fresh.some((m) => m.role === 'user' && textOf(m).includes(`scenario:${name}`))) return { toolUse: { ...steps[0], id: `toolu_nc_${name}_0` } };
+          const answered = toolResults(request).map((b) => b.tool_use_id);
+          const last = answered.map((id) => new RegExp(`^toolu_nc_${name}_(\\d+)$`).exec(id ?? '')).find(Boolean);
+          if (last) {
+            const next = Number(last[1]) + 1;
+            return next < steps.length ? { toolUse: { ...steps[next], id: `toolu_nc_${name}_${next}` } } : { text: `done ${name}` };
+          }
+        }
+        return { text: 'ok' };
+      }),
+    );
+    const specPath = `${workspace}-spec.json`;
+    const resultsPath = `${specPath}.results.json`;
+    const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_UNDOGUARD_SPEC: specPath } });
+    fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath }));
+    let server: CodeServer | undefined;
+    let suite: SuiteResult | undefined;
+    let suiteError: Error | undefined;
+    let inner: Inner | undefined;
+    let extensionLog = '';
+    try {
+      server = await startCodeServer({ workspace, vsixPaths: [vsix], env: ic.env, userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off' } });
+      suite = await runSuiteInVsCode({
+        server,
+        folder: workspace,
+        suite: INNER_SUITES.product,
+        developmentPath: DRIVER_EXTENSION_PATH,
+        files: ['changes-undo-claude'],
+        timeout: 180_000,
+        timeoutMs: 300_000,
+        name: 'changes-undo-claude',
+        probeDir: ic.probeDir,
+        probes: {
+          /** Clicks `button` on the notification containing `contains` (a toast, else in the notification centre); answers its text and buttons. */
+          notification: async (page: Page, arg: unknown) => {
+            const { button, contains } = arg as { button: string; contains: string };
+            let item = page.locator('.notifications-toasts .notification-toast', { hasText: contains }).first();
+            const deadline = Date.now() + 50_000;
+            for (;;) {
+              if (await item.isVisible().catch(() => false)) break;
+              const listed = page.locator('.notifications-center .notification-list-item', { hasText: contains }).first();
+              if (await listed.isVisible().catch(() => false)) {
+                item = listed;
+                break;
+              }
+              if (!(await page.locator('.notifications-center').isVisible().catch(() => false))) await page.locator('.statusbar-item[id="status.notifications"] a, .statusbar-item[id="status.notifications"]').first().click({ timeout: 2_000 }).catch(() => undefined);
+              if (Date.now() > deadline) throw new Error(`no notification containing ${JSON.stringify(contains)} within 50 s`);
+              await page.waitForTimeout(250);
+            }
+            await page.waitForTimeout(300);
+            const message = ((await item.locator('.notification-list-item-message').first().textContent()) ?? '').trim();
+            const buttons = (await item.locator('.monaco-button').allTextContents()).map((b) => b.trim()).filter(Boolean);
+            await item.locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).first().click({ timeout: 5_000 });
+            return { message, buttons };
+          },
+        },
+      });
+    } catch (e) {
+      suiteError = e as Error;
+    } finally {
+      if (fs.existsSync(resultsPath)) inner = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
+      if (server) extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+      await ic.killTmux();
+      await server?.stop();
+      await model.close();
+      await ic.cleanup();
+    }
+    if (process.env.NC_CHANGES_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-6000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
+    try {
+      console.log(JSON.stringify({ editor: { dirtyAfterReload: inner?.data.dirtyAfterReload, undo: inner?.data.editorUndo, redo: inner?.data.editorRedo }, notification: inner?.data.notification, flagged: inner?.data.flagged }));
+      expect({ suiteError: suiteError?.message.slice(0, 2000), results: inner?.results, innerLogTail: inner?.state === 'passed' ? undefined : suite?.log.slice(-40) }).toEqual({ suiteError: undefined, results: { editorUndo: { state: 'passed' }, rewrite: { state: 'passed' } }, innerLogTail: undefined });
+      expect(inner?.data.notification).toEqual({ message: 'Claude wrote u.txt again after you undid its change.', buttons: ['Show Change', 'Undo Again'] });
+      expect(fs.readFileSync(abs('u.txt')).toString('hex')).toBe(Buffer.from(ORIGINAL).toString('hex'));
+    } finally {
+      for (const p of [specPath, resultsPath]) fs.rmSync(p, { force: true });
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  }, 420_000);
+});
