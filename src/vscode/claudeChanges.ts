@@ -347,7 +347,7 @@ export class ClaudeChanges implements vscode.Disposable {
       run('nativeClaude.changes.undoAgain', async (...targets: unknown[]) => {
         const scripted = targets.find(isScripted);
         const undone: boolean[] = [];
-        for (const t of fileTargets(targets)) undone.push(await this.tracker.undoAgain(t.sessionId, t.filePath, confirmer(scripted)));
+        for (const t of fileTargets(targets)) undone.push(await this.tracker.undoAgain(t.sessionId, t.filePath, this.confirmer(scripted)));
         return undone;
       }),
       run('nativeClaude.changes.redo', async () => {

@@ -1,4 +1,4 @@
-// Hardening — Claude's changes: the undo commands (nativeClaude.changes.undoFile / undoAll / undoHunk)
+// Hardening — Claude's changes: the undo commands (nativeClaude.changes.undoFile / undoAll / undoHunk / undoAgain)
 // took a scripted `{answer: 'undo'}` from any caller (another extension, a command link) and then
 // overwrote lines the user edited after claude without asking "Undo anyway?". Outside the extension's
 // tests the scripted answer is now ignored and the question asked. The commands are the real ones of
@@ -74,6 +74,25 @@ describe("hardening: a scripted answer cannot skip Claude's changes' undo questi
     expect(result).toEqual(name === 'undoHunk' ? false : [false]);
     expect(await fs.readFile(file, 'utf8')).toBe('one\nTWO (mine)\nTHREE (mine)\n');
     expect(log.join('\n')).toMatch(/scripted answer \("undo"\); it is ignored outside the extension's tests/);
+  });
+
+  test("undoAgain with {answer: 'undo'} from a caller, outside the tests: the question is asked, and Cancel keeps the user's lines", async () => {
+    await start();
+    // The user undoes claude's change (answering the question), claude writes the file again over the
+    // undo, then the user edits claude's new lines: Undo Again must ask before it overwrites them.
+    standIn.dialogAnswer = 'Undo Anyway';
+    expect(await run('undoFile', { sessionId: session, filePath: file })).toEqual([true]);
+    questions.length = 0;
+    standIn.dialogAnswer = undefined;
+    await changes.tracker.beforeWrite(1, file, 'baseline');
+    await fs.writeFile(file, 'one\nTWO again\nthree\n');
+    expect(await changes.tracker.fileChanged(file)).toMatchObject({ rewroteUndo: expect.objectContaining({ undoneAt: expect.any(Number) }) });
+    await fs.writeFile(file, 'one\nTWO again (mine)\nthree\n');
+    const result = await run('undoAgain', { sessionId: session, filePath: file }, { answer: 'undo' });
+    expect(errors).toEqual([]);
+    expect(questions).toEqual([expect.stringMatching(/anyway\?/i)]);
+    expect(result).toEqual([false]);
+    expect(await fs.readFile(file, 'utf8')).toBe('one\nTWO again (mine)\nthree\n');
   });
 
   test('the user answering Undo Anyway in the dialog still undoes', async () => {

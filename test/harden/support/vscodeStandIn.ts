@@ -9,12 +9,15 @@ export const standIn = {
   questions: [] as string[],
   /** The error messages shown. */
   errors: [] as string[],
+  /** The (non-modal) warnings shown. */
+  warnings: [] as string[],
   /** What the dialog answers: undefined is the user closing it (Cancel). */
   dialogAnswer: undefined as string | undefined,
   reset(): void {
     this.commands.clear();
     this.questions.length = 0;
     this.errors.length = 0;
+    this.warnings.length = 0;
     this.dialogAnswer = undefined;
   },
 };
@@ -27,8 +30,12 @@ export function vscodeStandIn() {
     dispose() {}
   }
   const uri = (fsPath: string) => ({ scheme: 'file', fsPath, path: fsPath });
+  class ThemeIcon {
+    constructor(readonly id: string) {}
+  }
   return {
     EventEmitter,
+    ThemeIcon,
     ExtensionMode: { Production: 1, Development: 2, Test: 3 },
     StatusBarAlignment: { Left: 1, Right: 2 },
     Uri: { file: uri, from: (parts: { path: string }) => uri(parts.path) },
@@ -37,7 +44,8 @@ export function vscodeStandIn() {
     },
     window: {
       createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
-      showWarningMessage: async (question: string) => (standIn.questions.push(question), standIn.dialogAnswer),
+      showWarningMessage: async (message: string, options?: unknown) =>
+        (options as { modal?: boolean } | undefined)?.modal ? (standIn.questions.push(message), standIn.dialogAnswer) : void standIn.warnings.push(message),
       showInformationMessage: async () => undefined,
       showErrorMessage: async (message: string) => void standIn.errors.push(message),
     },
@@ -46,6 +54,10 @@ export function vscodeStandIn() {
       registerTextDocumentContentProvider: () => disposable,
       onWillSaveTextDocument: () => disposable,
       asRelativePath: (p: string) => p,
+      getConfiguration: () => ({ get: () => undefined }),
+      onDidChangeConfiguration: () => disposable,
+      onDidChangeWorkspaceFolders: () => disposable,
+      createFileSystemWatcher: () => ({ onDidChange: () => disposable, onDidCreate: () => disposable, onDidDelete: () => disposable, dispose: () => undefined }),
     },
     commands: {
       registerCommand: (name: string, run: (...args: unknown[]) => Promise<unknown>) => (standIn.commands.set(name, run), disposable),
