@@ -378,7 +378,7 @@ export class ClaudeChanges implements vscode.Disposable {
   private warnRewrite(target: FileTarget, attribution: FileChange['attribution']): void {
     const name = vscode.workspace.asRelativePath(target.filePath, false);
     const who = attribution === 'certain' ? 'Claude' : 'Claude (not attributed with certainty: its Bash, or another program)';
-    const choice = vscode.window.showWarningMessage(`${who} wrote ${name} again after you undid its change.`, 'Show Change', 'Undo Again');
+    const choice = notify.warn(`${who} wrote ${name} again after you undid its change.`, 'Show Change', 'Undo Again');
     void choice.then((c) => {
       if (c === 'Show Change') return vscode.commands.executeCommand('nativeClaude.changes.open', target);
       if (c === 'Undo Again') return vscode.commands.executeCommand('nativeClaude.changes.undoAgain', target);
