@@ -10,6 +10,7 @@
  * NC_RECONNECT_DEBUG=1 prints the CLI's debug lines about the IDE connection.
  */
 import { execFile } from 'node:child_process';
+import * as fsSync from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -41,6 +42,7 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
   let captures: Array<{ connectionId: number; file: string }>;
   let debugFile: string;
   let startArgs: string[] = [];
+  let restarted: number | undefined;
 
   const capture: ChangeCapture = {
     beforeWrite: async (connectionId, filePath) => {
@@ -89,6 +91,16 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
   });
 
   afterEach(async () => {
+    // The claude restarted with --continue is not the pane's first process, which stop() waits for.
+    if (restarted) {
+      try {
+        process.kill(restarted, 'SIGKILL');
+      } catch {
+        // gone
+      }
+      await waitFor(() => !fsSync.existsSync(`/proc/${restarted}`), 5_000, 'the restarted claude to end').catch(() => undefined);
+      restarted = undefined;
+    }
     await cli?.stop();
     cli = undefined;
     await server?.stop();
@@ -178,7 +190,8 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
       throw new Error(`${e.message}; argv ${JSON.stringify(argv)}; screen:\n${await cli!.screen()}`);
     });
     await new Promise((r) => setTimeout(r, 1500));
-    return server!.sessionConnections().find((c) => c.cliPid !== old)!.cliPid!;
+    restarted = server!.sessionConnections().find((c) => c.cliPid !== old)!.cliPid!;
+    return restarted;
   }
 
   it('after Restart Server claude sends no baseline ("Not connected" on its side) but still closeAllDiffTabs; /ide and /clear do not bring the baselines back, a restart with --continue does', async () => {
@@ -241,6 +254,7 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
     await new Promise((r) => setTimeout(r, 1500));
     seen.afterIde = await edit('b');
     console.log(JSON.stringify({ version: CLAUDE_VERSION, superseded: seen }));
-    expect(seen).toEqual({ first: ['a.txt'], reconnectedByItself: false, afterIde: [] });
+    // 2.1 stays away after a 4001 until /ide; 2.0.77 came back by itself. Either way no baseline comes.
+    expect(seen).toMatchObject({ first: ['a.txt'], afterIde: [] });
   });
 });
