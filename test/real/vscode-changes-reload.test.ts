@@ -13,7 +13,7 @@
  *   bash test/setup/repeat-real-test.sh 10 test/real/vscode-changes-reload.test.ts
  * NC_RELOAD_DEBUG=1 prints what each step saw.
  */
-import { execFile } from 'child_process';
+import { execFile, execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -43,13 +43,13 @@ async function scmRows(page: Page): Promise<string[]> {
   return page.evaluate(`Array.from(document.querySelectorAll('.scm-view .monaco-list-row')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`) as Promise<string[]>;
 }
 
-/** The rows of the group whose label starts with `group`, up to the next group (file rows only). */
-function filesOf(rows: string[], group: RegExp): string[] {
+/** The file rows of the first group whose label matches `group`: those after it whose tooltip names it (`name`). */
+function filesOf(rows: string[], group: RegExp, name = 'claude'): string[] {
   const start = rows.findIndex((r) => group.test(r));
   if (start < 0) return [];
   const files: string[] = [];
   for (const row of rows.slice(start + 1)) {
-    if (/^claude/.test(row)) break;
+    if (group.test(row) || !row.includes(name)) break;
     files.push(row);
   }
   return files;
@@ -92,6 +92,11 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
   it('Reload Window: the same claude reconnects by itself, verified by the same pid; its group keeps a.txt, and its next edit (b.txt) lands in that group, with a word on why it is not certain', async () => {
     const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-changes-reload-')));
     for (const f of ['a', 'b']) fs.writeFileSync(path.join(folder, `${f}.txt`), `${f}1\n${f}2\n${f}3\n`);
+    // A git workspace: what a change no call announced is compared with, after a reload, is git's content.
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: folder, stdio: 'pipe' });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'start');
     const ic: IntegratedClaude = prepareIntegratedClaude({ workspace: folder, modelUrl: model.url });
     // Accept-edits mode from the start: claude writes without asking (the case Claude's changes is for).
     const settingsFile = path.join(ic.configDir, 'settings.json');
@@ -101,7 +106,7 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
     let wb: Workbench | undefined;
     const seen: Record<string, unknown> = {};
     try {
-      server = await startCodeServer({ workspace: folder, vsixPaths: [vsix], env: ic.env, smokeTestDriver: false, userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
+      server = await startCodeServer({ workspace: folder, vsixPaths: [vsix], env: ic.env, smokeTestDriver: false, userSettings: { 'files.autoSave': 'off', 'git.autoRepositoryDetection': true } });
       wb = await openWorkbench(server, folder);
       const page = wb.page;
       try {
@@ -138,6 +143,8 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
           const rows = await scmRows(page);
           return filesOf(rows, group).some((r) => /a\.txt/.test(r)) ? rows : undefined;
         }, 20_000);
+        const name = (seen.before as string[]).find((r) => group.test(r))!;
+        seen.name = name;
 
         await reloadWindow(page);
         seen.statusAfter = await until('the same claude to reconnect', async () => ((await ourStatus(page)) === 'Claude: 1 session' ? 'Claude: 1 session' : undefined), 90_000);
@@ -147,13 +154,13 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
         await showScm(page);
         seen.afterReload = await until('the group of claude (pid N) with a.txt after the reload', async () => {
           const rows = await scmRows(page);
-          return filesOf(rows, group).some((r) => /a\.txt/.test(r)) ? rows : undefined;
+          return filesOf(rows, group, name).some((r) => /a\.txt/.test(r)) ? rows : undefined;
         }, 30_000);
 
         await ask('b');
         seen.afterEdit = await until('b.txt listed in the same group', async () => {
           const rows = await scmRows(page);
-          return filesOf(rows, group).some((r) => /b\.txt/.test(r)) ? rows : undefined;
+          return filesOf(rows, group, name).some((r) => /b\.txt/.test(r)) ? rows : undefined;
         }, 30_000);
         seen.notifications = await until('the notification about the reconnect', async () => {
           const texts = await notificationTexts(page);
@@ -163,9 +170,8 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
         const rows = seen.afterEdit as string[];
         // One group, the same claude's: both files in it; its label says what happened and what to do.
         const label = (seen.before as string[]).find((r) => group.test(r))!;
-        seen.label = label;
         expect(rows.filter((r) => group.test(r))).toEqual([`${label} · reconnected: edits unannounced, restart it`]);
-        expect(filesOf(rows, group).map((r) => /([ab])\.txt/.exec(r)?.[0])).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
+        expect(filesOf(rows, group, name).map((r) => /([ab])\.txt/.exec(r)?.[0])).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
         expect((seen.notifications as string[]).filter((t) => /reconnected to this window/.test(t))).toEqual([expect.stringMatching(/claude --continue/)]);
       } catch (error) {
         const shot = await saveScreenshot(page, 'changes-reload-failed');
