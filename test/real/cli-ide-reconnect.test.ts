@@ -7,7 +7,7 @@
  *
  *   flock /tmp/native-claude-real.lock npx jest --selectProjects real --runInBand -- test/real/cli-ide-reconnect.test.ts
  *   NATIVE_CLAUDE_CLI_VERSION=2.0.77 … (the same on another CLI line)
- * NC_RECONNECT_DEBUG=1 prints the CLI's debug lines about the IDE connection.
+ * --forceExit: the polling of a failed step may outlive it. NC_RECONNECT_DEBUG=1 prints the CLI's debug lines about the IDE connection.
  */
 import { execFile } from 'node:child_process';
 import * as fsSync from 'node:fs';
@@ -242,15 +242,17 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
     await start();
     const seen: Record<string, unknown> = {};
     seen.first = await edit('a');
-    server!.sessionConnections()[0].close(SUPERSEDED_CLOSE_CODE, SUPERSEDED_CLOSE_REASON);
-    await waitFor(() => server!.sessionConnections().length === 0, 10_000, 'the close');
+    const closed = server!.sessionConnections()[0];
+    closed.close(SUPERSEDED_CLOSE_CODE, SUPERSEDED_CLOSE_REASON);
+    // 2.0.77 may be back on a new connection before the old one is seen gone: wait for that one only.
+    await waitFor(() => !server!.connections().includes(closed), 10_000, 'the close');
     await new Promise((r) => setTimeout(r, 3000));
     seen.reconnectedByItself = server!.sessionConnections().length > 0;
     await cli!.submit('/ide');
     const menu = await cli!.waitForScreen(/Connected to Visual Studio Code|Select IDE|Do you wish to enable auto-connect/, 15_000);
     if (/Do you wish to enable auto-connect/.test(menu)) await cli!.answer(/Do you wish to enable auto-connect/);
     if (/Select IDE/.test(await cli!.screen())) await cli!.answer(/Select IDE/);
-    await waitFor(() => server!.sessionConnections().length === 1, 30_000, 'the connection /ide made');
+    await waitFor(() => server!.sessionConnections().length >= 1, 30_000, 'a connection again');
     await new Promise((r) => setTimeout(r, 1500));
     seen.afterIde = await edit('b');
     console.log(JSON.stringify({ version: CLAUDE_VERSION, superseded: seen }));
