@@ -58,6 +58,13 @@ export interface SessionChanges {
   label: string;
   startedAt: number;
   files: FileChange[];
+  /** It made a call on this window (so claude had started a turn while connected). */
+  called?: true;
+  /**
+   * When it reconnected after such a call (Restart Server, a window reload): claude then sends no more
+   * baselines for its edits until it is restarted (docs/changes.md), so they are listed without certainty.
+   */
+  unannouncedSince?: number;
 }
 
 export interface LedgerState {
@@ -132,6 +139,20 @@ export class ChangeLedger {
   /** Any call of the session: the latest one is whom an unannounced change is attributed to. */
   noteCall(session: string, at: number): void {
     this.lastCall.set(session, at);
+    const entry = this.sessions.get(session);
+    if (entry) entry.called = true;
+  }
+
+  /**
+   * The session came back on a new connection. True when this newly means its edits are no longer
+   * announced: it had called before (claude keeps the connection it had at its first turn for its
+   * baselines, and that one is gone).
+   */
+  reconnected(session: string, at: number): boolean {
+    const entry = this.sessions.get(session);
+    if (!entry?.called || entry.unannouncedSince !== undefined) return false;
+    entry.unannouncedSince = at;
+    return true;
   }
 
   /**
@@ -140,6 +161,9 @@ export class ChangeLedger {
    */
   expectWrite(session: string, path: string, before: Image, source: CaptureSource, at: number, until: number): void {
     this.noteCall(session, at);
+    // A baseline came: this claude announces its edits again.
+    const entry = this.sessions.get(session);
+    if (source === 'baseline' && entry) delete entry.unannouncedSince;
     const list = (this.expected.get(path) ?? []).filter((e) => e.until >= at && e.session !== session);
     list.push({ session, before, source, until });
     this.expected.set(path, list);
@@ -295,9 +319,17 @@ export class ChangeLedger {
     return taken;
   }
 
+  /**
+   * Who an unannounced change goes to: the session that called last (recently enough); but a session whose
+   * edits are no longer announced goes first, as any other session's Edit or Write would have been announced.
+   */
   private lastCaller(at: number): string | undefined {
-    let best: [string, number] | undefined;
-    for (const [session, when] of this.lastCall) if (when <= at && at - when <= this.uncertainWithinMs && (!best || when > best[1])) best = [session, when];
+    let best: [string, number, boolean] | undefined;
+    for (const [session, when] of this.lastCall) {
+      if (when > at || at - when > this.uncertainWithinMs) continue;
+      const unannounced = this.sessions.get(session)?.unannouncedSince !== undefined;
+      if (!best || (unannounced && !best[2]) || (unannounced === best[2] && when > best[1])) best = [session, when, unannounced];
+    }
     return best?.[0];
   }
 

@@ -15,6 +15,8 @@ export interface TrackedSession {
   /** Stable across a reconnect of the same claude. */
   id: string;
   label: string;
+  /** The IDE connection it is on (unique for the window's life, across Restart Server): a new one is a reconnect. */
+  connection?: string;
 }
 
 export interface ChangeTrackerDeps {
@@ -73,11 +75,29 @@ export class ChangeTracker implements ChangeCapture {
   private readonly lastKnown = new Map<string, Image>();
   private readonly listeners = new Set<() => void>();
   private readonly rewriteListeners = new Set<(session: string, change: FileChange) => void>();
+  private readonly reconnectListeners = new Set<(session: TrackedSession) => void>();
+  /** Per session: the connection it was last seen on. */
+  private readonly connectionOf = new Map<string, string>();
+  /** Sessions of the saved list (before a reload): seen again on any connection, they reconnected. */
+  private readonly saved: Set<string>;
   private readonly now: () => number;
 
   constructor(private readonly deps: ChangeTrackerDeps) {
     this.now = deps.now ?? Date.now;
     this.ledger = new ChangeLedger(deps.state, undefined, deps.uncertainWithinMs ?? 120_000);
+    this.saved = new Set(this.ledger.list().map((s) => s.id));
+  }
+
+  /** A session reconnected after it had called, so its edits are no longer announced (once per session). */
+  onDidLoseAnnouncements(listener: (session: TrackedSession) => void): { dispose(): void } {
+    this.reconnectListeners.add(listener);
+    return { dispose: () => this.reconnectListeners.delete(listener) };
+  }
+
+  /** A claude session is connected (now, or still): names it, and notes a reconnect. */
+  sessionConnected(session: TrackedSession): void {
+    this.relabel(session);
+    if (this.ledger.list().some((s) => s.id === session.id)) this.noteConnection(session);
   }
 
   onDidChange(listener: () => void): { dispose(): void } {
@@ -333,7 +353,21 @@ export class ChangeTracker implements ChangeCapture {
     const session = this.deps.sessionOf(connectionId);
     if (!session) return undefined;
     if (!this.ledger.list().some((s) => s.id === session.id && s.label === session.label)) this.sessionSeen(session);
+    this.noteConnection(session);
     return session;
+  }
+
+  /** The same session on another connection than before (or than before a reload) reconnected. */
+  private noteConnection(session: TrackedSession): void {
+    if (session.connection === undefined) return;
+    const before = this.connectionOf.get(session.id);
+    if (before === session.connection) return;
+    this.connectionOf.set(session.id, session.connection);
+    if (before === undefined && !this.saved.has(session.id)) return;
+    this.sessionSeen(session); // its last call is now: its unannounced edits come next
+    if (!this.ledger.reconnected(session.id, this.now())) return;
+    this.changed();
+    for (const listener of [...this.reconnectListeners]) listener(session);
   }
 
   private listed(session: string, filePath: string): FileChange {

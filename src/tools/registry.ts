@@ -47,7 +47,7 @@ export function ideTools(hosts: ToolHosts): ToolDefinition[] {
   return [
     openDiffTool(hosts.review, hosts.recentEdits, hosts.documents, hosts.changes),
     closeTabTool(hosts.review),
-    closeAllDiffTabsTool(hosts.review),
+    closeAllDiffTabsTool(hosts.review, hosts.changes),
     ideGetDiagnosticsTool(hosts.diagnostics, hosts.recentEdits, hosts.log, hosts.changes),
     ...(hosts.notebooks ? [executeCodeTool(hosts.notebooks, hosts.codeApprover && { mode: hosts.approvalMode, approver: hosts.codeApprover }, hosts.log)] : []),
   ] as ToolDefinition[];

@@ -110,6 +110,7 @@ export class ClaudeChanges implements vscode.Disposable {
       }),
       this.tracker.onDidChange(() => this.scheduleRefresh()),
       this.tracker.onDidRewriteUndo((sessionId, change) => this.warnRewrite({ sessionId, filePath: change.path }, change.attribution)),
+      this.tracker.onDidLoseAnnouncements((session) => void notify.warn(lostAnnouncementsText(session.label))),
       vscode.workspace.onWillSaveTextDocument((e) => e.document.uri.scheme === 'file' && this.editorSaves.set(e.document.uri.fsPath, Date.now())),
       ...this.registerCommands(),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -152,7 +153,7 @@ export class ClaudeChanges implements vscode.Disposable {
     const pid = connection.cliPid && pidTrusted(connection.pidCheck) ? connection.cliPid : undefined;
     const label = this.windowSessions.labels().find((l) => l.id === connectionId);
     const name = label?.terminalName ? `claude in "${label.terminalName}"` : `claude${pid ? ` (pid ${pid})` : ` (connection ${connectionId})`}`;
-    return { id: pid ? `claude-pid-${pid}` : `claude-connection-${connectionId}`, label: name };
+    return { id: pid ? `claude-pid-${pid}` : `claude-connection-${connectionId}`, label: name, connection: `${connectionId}@${connection.connectedAt.getTime()}` };
   }
 
   /** Watches the workspace while a claude is connected; names each listed session after its terminal. */
@@ -165,7 +166,7 @@ export class ClaudeChanges implements vscode.Disposable {
     }
     for (const c of this.bridge.ideServer?.sessionConnections() ?? []) {
       const session = this.sessionOf(c.id);
-      if (session) this.tracker.relabel(session);
+      if (session) this.tracker.sessionConnected(session);
     }
   }
 
@@ -256,7 +257,7 @@ export class ClaudeChanges implements vscode.Disposable {
         group.hideWhenEmpty = true;
         this.groups.set(session.id, group);
       }
-      group.label = session.label;
+      group.label = session.unannouncedSince === undefined ? session.label : `${session.label} · reconnected: edits unannounced, restart it`;
       group.resourceStates = session.files.map((f) => this.resourceOf(session, f));
       total += session.files.length;
     }
@@ -280,7 +281,9 @@ export class ClaudeChanges implements vscode.Disposable {
     const created = !('blob' in change.before);
     const deleted = change.claudeLeft !== undefined && !('blob' in change.claudeLeft);
     const how =
-      change.attribution === 'certain'
+      change.attribution !== 'certain' && session.unannouncedSince !== undefined && change.changedAt >= session.unannouncedSince
+        ? `Not attributed with certainty: ${session.label} reconnected at ${new Date(session.unannouncedSince).toLocaleTimeString()}, and since then claude no longer names the files it is about to edit; "before" is ${SOURCE_TEXT[change.source]}. ${RESTART_HINT}`
+        : change.attribution === 'certain'
         ? `${session.label} changed this file (the content before it was taken when claude named the file: ${SOURCE_TEXT[change.source]}).`
         : `Not attributed with certainty: the file changed while ${session.label} was working, with no call naming it (claude's Bash, a formatter, or another program); "before" is ${SOURCE_TEXT[change.source]}.`;
     const what = created ? 'Created' : deleted ? 'Deleted' : 'Modified';
@@ -498,4 +501,11 @@ async function gitApi(): Promise<ReturnType<GitExtension['getAPI']> | undefined>
   const git = vscode.extensions.getExtension<GitExtension>('vscode.git');
   if (!git) return undefined;
   return (git.isActive ? git.exports : await git.activate()).getAPI(1);
+}
+
+const RESTART_HINT = 'To have its edits announced again, exit that claude and run `claude --continue` in its terminal (the conversation is kept).';
+
+/** What the user is told once when a claude reconnected after its first turn (docs/changes.md, "After a reconnect"). */
+export function lostAnnouncementsText(label: string): string {
+  return `Claude's changes: ${label} reconnected to this window, and claude no longer names the files it edits after a reconnect. Its edits are still listed, as not attributed with certainty. ${RESTART_HINT}`;
 }

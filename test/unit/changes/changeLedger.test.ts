@@ -64,7 +64,7 @@ describe('ChangeLedger', () => {
     ledger.fileChanged('/w/f', blob('f1'), 2, none);
     const again = new ChangeLedger(JSON.parse(JSON.stringify(ledger.toJSON())));
     again.sessionStarted('s1', 'one (renamed)', 5);
-    expect(again.list()).toEqual([{ id: 's1', label: 'one (renamed)', startedAt: 0, files: [expect.objectContaining({ path: '/w/f', before: blob('f0') })] }]);
+    expect(again.list()).toEqual([{ id: 's1', label: 'one (renamed)', startedAt: 0, called: true, files: [expect.objectContaining({ path: '/w/f', before: blob('f0') })] }]);
     expect(again.neededBlobs()).toEqual(new Set([blob('f0'), blob('f1')].map((i) => (i as { blob: string }).blob)));
   });
 
