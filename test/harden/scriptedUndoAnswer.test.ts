@@ -34,7 +34,7 @@ describe("hardening: a scripted answer cannot skip Claude's changes' undo questi
     on: () => undefined,
     off: () => undefined,
     status: () => ({ sessionCount: 0 }),
-    ideServer: { connections: () => [{ id: 1, route: 'ide', cliPid: 4242, pidCheck: 'verified' }], sessionConnections: () => [], ownerOf: () => undefined },
+    ideServer: { connections: () => [{ id: 1, route: 'ide', cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) }], sessionConnections: () => [], ownerOf: () => undefined },
   } as unknown as IdeBridge;
   const windowSessions = { labels: () => [], sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions;
 
