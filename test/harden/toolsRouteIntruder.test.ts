@@ -17,8 +17,8 @@ import type { Connection } from '../../src/server/ideServer';
 import type { IdeBridge } from '../../src/server/ideBridge';
 import type { WindowSessions } from '../../src/vscode/windowSessions';
 import { memoryLogger } from '../../src/util/logger';
-import { spawnClaudeLike, type ClaudeLikeProcess } from '../support/claudeLikeProcess';
-import { startTestServer, waitFor } from '../support/serverFixture';
+import { claudeLikes } from '../support/claudeLikeProcess';
+import { newestConnection, startTestServer, waitFor } from '../support/serverFixture';
 
 jest.setTimeout(30_000);
 
@@ -28,7 +28,7 @@ describeLinux("hardening: tools-route writes are put only on the claude that hol
   let fixture: Awaited<ReturnType<typeof startTestServer>>;
   let root: string;
   let changes: ClaudeChanges;
-  const processes: ClaudeLikeProcess[] = [];
+  const claudes = claudeLikes(() => fixture.url);
 
   beforeEach(async () => {
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-harden-tools-owner-')));
@@ -40,20 +40,13 @@ describeLinux("hardening: tools-route writes are put only on the claude that hol
   });
   afterEach(async () => {
     changes.dispose();
-    processes.splice(0).forEach((p) => p.stop());
+    claudes.stopAll();
     await fixture.server.stop();
     await fs.rm(root, { recursive: true, force: true });
   });
 
-  const start = async () => {
-    const p = await spawnClaudeLike(fixture.url);
-    processes.push(p);
-    return p;
-  };
-  const newest = async (route: 'ide' | 'tools', count: number): Promise<Connection> => {
-    await waitFor(() => fixture.server.connections().filter((c) => c.route === route).length === count, 10_000, `${count} ${route} connection(s)`);
-    return fixture.server.connections().filter((c) => c.route === route).at(-1)!;
-  };
+  const start = claudes.start;
+  const newest = (route: 'ide' | 'tools', count: number) => newestConnection(fixture.server, route, count);
   /** Gives the server time to look for owners (on code that does not, this just waits). */
   const settle = (connections: Connection[]) =>
     waitFor(() => connections.every((c) => c.owner !== undefined && c.owner.check !== 'pending'), 1500, 'the owners').catch(() => undefined);

@@ -1,7 +1,7 @@
 import { peerPidCheckFor, type PeerPidCheck } from '../../src/server/peerProcess';
 import type { Connection } from '../../src/server/ideServer';
-import { spawnClaudeLike, type ClaudeLikeProcess } from '../support/claudeLikeProcess';
-import { startTestServer, waitFor } from '../support/serverFixture';
+import { claudeLikes, spawnClaudeLike, type ClaudeLikeProcess } from '../support/claudeLikeProcess';
+import { newestConnection, startTestServer, waitFor } from '../support/serverFixture';
 
 // A tools-route connection announces no pid: the server finds which claude owns it by checking which of
 // the IDE sessions' verified pids holds its socket (src/server/peerProcess.ts, Linux /proc). Real
@@ -13,7 +13,7 @@ const describeLinux = process.platform === 'linux' ? describe : describe.skip;
 
 describeLinux('which claude owns a tools-route connection', () => {
   let fixture: Awaited<ReturnType<typeof startTestServer>>;
-  const processes: ClaudeLikeProcess[] = [];
+  const claudes = claudeLikes(() => fixture.url);
   /** Every pid the server checked, in order (the real /proc check underneath). */
   let checked: number[];
 
@@ -24,19 +24,12 @@ describeLinux('which claude owns a tools-route connection', () => {
     fixture = await startTestServer({ checkPeerPid: counting });
   });
   afterEach(async () => {
-    processes.splice(0).forEach((p) => p.stop());
+    claudes.stopAll();
     await fixture.server.stop();
   });
 
-  const start = async () => {
-    const p = await spawnClaudeLike(fixture.url);
-    processes.push(p);
-    return p;
-  };
-  const newest = async (route: 'ide' | 'tools', count: number): Promise<Connection> => {
-    await waitFor(() => fixture.server.connections().filter((c) => c.route === route).length === count, 10_000, `${count} ${route} connection(s)`);
-    return fixture.server.connections().filter((c) => c.route === route).at(-1)!;
-  };
+  const start = claudes.start;
+  const newest = (route: 'ide' | 'tools', count: number) => newestConnection(fixture.server, route, count);
   const ownerSettled = (c: Connection) => waitFor(() => c.owner !== undefined && c.owner.check !== 'pending', 10_000, `connection #${c.id}'s owner`);
   const verified = (c: Connection) => waitFor(() => c.pidCheck === 'verified', 10_000, `connection #${c.id}'s pid verified`);
 

@@ -14,7 +14,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
+import { codeServerAvailable, compileInnerSuites } from './harness/codeServer';
 import { freshMessages, startFakeModel, textOf, type MessagesRequest, type Reply } from './harness/fakeModel';
 import { prepareIntegratedClaude } from './harness/integratedClaude';
 import { expectInnerPassed, type InnerResult } from './harness/innerResults';
@@ -60,38 +61,13 @@ describe('vscode-changes-tools: tools-route writes of two real claudes, each in 
       settings: { permissions: { allow: [`mcp__${TOOLS_SERVER_NAME}`] } },
     });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath }));
-    let server: CodeServer | undefined;
-    let suite: SuiteResult | undefined;
-    let suiteError: Error | undefined;
-    let inner: InnerResult | undefined;
-    let extensionLog = '';
-    try {
-      server = await startCodeServer({
-        workspace,
-        vsixPaths: [vsix],
-        env: ic.env,
-        userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off', 'git.enabled': false, 'nativeClaude.approvalMode': 'never' },
-      });
-      suite = await runSuiteInVsCode({
-        server,
-        folder: workspace,
-        suite: INNER_SUITES.product,
-        developmentPath: DRIVER_EXTENSION_PATH,
-        files: ['changes-tools-route'],
-        timeout: 180_000,
-        timeoutMs: 300_000,
-        name: 'changes-tools-route',
-      });
-    } catch (e) {
-      suiteError = e as Error;
-    } finally {
-      if (fs.existsSync(resultsPath)) inner = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-      if (server) extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-      await ic.killTmux();
-      await server?.stop();
-      await model.close();
-      await ic.cleanup();
-    }
+    const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<InnerResult>({
+      ic,
+      model,
+      server: { workspace, vsixPaths: [vsix], userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off', 'git.enabled': false, 'nativeClaude.approvalMode': 'never' } },
+      run: { files: ['changes-tools-route'], timeout: 180_000, timeoutMs: 300_000, name: 'changes-tools-route' },
+      resultsPath,
+    });
     if (process.env.NC_CHANGES_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-8000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
     try {
       const ownerLines = extensionLog.split('\n').filter((l) => /\(tools\)/.test(l));

@@ -14,11 +14,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { Page } from 'playwright-core';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
+import { codeServerAvailable, compileInnerSuites } from './harness/codeServer';
 import { freshMessages, startFakeModel, textOf, type MessagesRequest, type Reply } from './harness/fakeModel';
 import { prepareIntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
+import { notificationProbe } from './harness/workbenchUi';
 
 const ORIGINAL = 'one\r\ntwo\r\nthree';
 
@@ -66,58 +67,20 @@ describe("vscode-changes-undo: claude's write over the user's undo, and the edit
     const resultsPath = `${specPath}.results.json`;
     const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_UNDOGUARD_SPEC: specPath } });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath }));
-    let server: CodeServer | undefined;
-    let suite: SuiteResult | undefined;
-    let suiteError: Error | undefined;
-    let inner: Inner | undefined;
-    let extensionLog = '';
-    try {
-      server = await startCodeServer({ workspace, vsixPaths: [vsix], env: ic.env, userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off' } });
-      suite = await runSuiteInVsCode({
-        server,
-        folder: workspace,
-        suite: INNER_SUITES.product,
-        developmentPath: DRIVER_EXTENSION_PATH,
+    const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<Inner>({
+      ic,
+      model,
+      server: { workspace, vsixPaths: [vsix], userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off' } },
+      run: {
         files: ['changes-undo-claude'],
         timeout: 180_000,
         timeoutMs: 300_000,
         name: 'changes-undo-claude',
         probeDir: ic.probeDir,
-        probes: {
-          /** Clicks `button` on the notification containing `contains` (a toast, else in the notification centre); answers its text and buttons. */
-          notification: async (page: Page, arg: unknown) => {
-            const { button, contains } = arg as { button: string; contains: string };
-            let item = page.locator('.notifications-toasts .notification-toast', { hasText: contains }).first();
-            const deadline = Date.now() + 50_000;
-            for (;;) {
-              if (await item.isVisible().catch(() => false)) break;
-              const listed = page.locator('.notifications-center .notification-list-item', { hasText: contains }).first();
-              if (await listed.isVisible().catch(() => false)) {
-                item = listed;
-                break;
-              }
-              if (!(await page.locator('.notifications-center').isVisible().catch(() => false))) await page.locator('.statusbar-item[id="status.notifications"] a, .statusbar-item[id="status.notifications"]').first().click({ timeout: 2_000 }).catch(() => undefined);
-              if (Date.now() > deadline) throw new Error(`no notification containing ${JSON.stringify(contains)} within 50 s`);
-              await page.waitForTimeout(250);
-            }
-            await page.waitForTimeout(300);
-            const message = ((await item.locator('.notification-list-item-message').first().textContent()) ?? '').trim();
-            const buttons = (await item.locator('.monaco-button').allTextContents()).map((b) => b.trim()).filter(Boolean);
-            await item.locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).first().click({ timeout: 5_000 });
-            return { message, buttons };
-          },
-        },
-      });
-    } catch (e) {
-      suiteError = e as Error;
-    } finally {
-      if (fs.existsSync(resultsPath)) inner = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-      if (server) extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-      await ic.killTmux();
-      await server?.stop();
-      await model.close();
-      await ic.cleanup();
-    }
+        probes: { notification: notificationProbe },
+      },
+      resultsPath,
+    });
     if (process.env.NC_CHANGES_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-6000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
     try {
       console.log(JSON.stringify({ editor: { dirtyAfterReload: inner?.data.dirtyAfterReload, undo: inner?.data.editorUndo, redo: inner?.data.editorRedo }, notification: inner?.data.notification, flagged: inner?.data.flagged }));

@@ -19,7 +19,8 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
+import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, INNER_SUITES, runSuiteInVsCode, type SuiteResult } from './harness/codeServer';
 import { freshMessages, startFakeModel, textOf, type MessagesRequest, type Reply } from './harness/fakeModel';
 import { prepareIntegratedClaude } from './harness/integratedClaude';
 import { expectInnerPassed, type InnerResult } from './harness/innerResults';
@@ -98,27 +99,18 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
     // answers "Undo anyway?" by a scripted argument (SCRIPTED_ANSWERS_VARIABLE, src/vscode/claudeChanges.ts).
     const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_CHANGES_SPEC: specPath, NATIVE_CLAUDE_TEST_SCRIPTED_ANSWERS: '1' } });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, shots }));
-    let server: CodeServer | undefined;
-    let suite: SuiteResult | undefined;
-    let suiteError: Error | undefined;
-    let inner: InnerResult | undefined;
-    let reloaded: InnerResult | undefined;
     let reloadSuite: SuiteResult | undefined;
-    let extensionLog = '';
-    try {
-      server = await startCodeServer({
+    const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<InnerResult>({
+      ic,
+      model,
+      server: {
         workspace,
         vsixPaths: [vsix],
-        env: ic.env,
         userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off', 'git.autoRepositoryDetection': true },
         // The first window's extension host ends 5 s after its browser left, so the second one is a reload.
         extraArgs: ['--reconnection-grace-time', '5'],
-      });
-      suite = await runSuiteInVsCode({
-        server,
-        folder: workspace,
-        suite: INNER_SUITES.product,
-        developmentPath: DRIVER_EXTENSION_PATH,
+      },
+      run: {
         files: ['changes-claude'],
         timeout: 180_000,
         timeoutMs: 300_000,
@@ -153,9 +145,10 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
             return file;
           },
         },
-      });
-      if (fs.existsSync(resultsPath)) inner = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-      if (inner?.state === 'passed') {
+      },
+      resultsPath,
+      after: async (server, first) => {
+        if (first?.state !== 'passed') return;
         // A window reload: a new window (new extension host) on the same workspace, claude still running.
         await new Promise((r) => setTimeout(r, 8_000));
         fs.writeFileSync(specPath, JSON.stringify({ workspace, results: `${resultsPath}.reload`, shots, phase: 'reload' }));
@@ -169,18 +162,9 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
           timeoutMs: 200_000,
           name: 'changes-claude-reload',
         });
-      }
-    } catch (e) {
-      suiteError = e as Error;
-    } finally {
-      if (fs.existsSync(resultsPath)) inner = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-      if (fs.existsSync(`${resultsPath}.reload`)) reloaded = JSON.parse(fs.readFileSync(`${resultsPath}.reload`, 'utf8'));
-      if (server) extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-      await ic.killTmux();
-      await server?.stop();
-      await model.close();
-      await ic.cleanup();
-    }
+      },
+    });
+    const reloaded: InnerResult | undefined = fs.existsSync(`${resultsPath}.reload`) ? JSON.parse(fs.readFileSync(`${resultsPath}.reload`, 'utf8')) : undefined;
     if (process.env.NC_CHANGES_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-6000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
     try {
       expectInnerPassed('changes', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-40) }));

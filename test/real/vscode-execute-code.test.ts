@@ -26,6 +26,7 @@ import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integr
 import { CLAUDE_VERSION, cliAtLeast } from './harness/claudeCli';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 import { ensureVsix } from './harness/vsix';
+import { clickNotificationButton, findNotification, notificationContent } from './harness/workbenchUi';
 
 const NOTEBOOK_JSON = {
   cells: [
@@ -75,26 +76,10 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
   const PROBES: Probes = {
     notification: async (page: Page, arg: unknown) => {
       const { button, contains } = arg as { button: string; contains: string };
-      // A toast; in a window running extension tests toasts may stay hidden (the bell shows a dot), so
-      // the notification centre (the bell) is opened when no toast shows.
-      let toast = page.locator('.notifications-toasts .notification-toast', { hasText: contains }).first();
-      const deadline = Date.now() + 50_000;
-      for (;;) {
-        if (await toast.isVisible().catch(() => false)) break;
-        const listed = page.locator('.notifications-center .notification-list-item', { hasText: contains }).first();
-        if (await listed.isVisible().catch(() => false)) {
-          toast = listed;
-          break;
-        }
-        if (!(await page.locator('.notifications-center').isVisible().catch(() => false))) await page.locator('.statusbar-item[id="status.notifications"] a, .statusbar-item[id="status.notifications"]').first().click({ timeout: 2_000 }).catch(() => undefined);
-        if (Date.now() > deadline) throw new Error(`no notification containing ${JSON.stringify(contains)} within 50 s`);
-        await page.waitForTimeout(250);
-      }
-      await page.waitForTimeout(300);
-      const message = ((await toast.locator('.notification-list-item-message').first().textContent()) ?? '').trim();
-      const buttons = (await toast.locator('.monaco-button').allTextContents()).map((b) => b.trim()).filter(Boolean);
+      const toast = await findNotification(page, contains);
+      const { message, buttons } = await notificationContent(toast);
       if (shots && contains === 'display_png(png_bytes())') await page.screenshot({ path: path.join(shots, 'execute-code-question.png') });
-      await toast.locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).first().click({ timeout: 5_000 });
+      await clickNotificationButton(toast, button);
       await toast.waitFor({ state: 'hidden', timeout: 10_000 });
       if (shots && contains === 'time.sleep(60)') {
         await page.waitForTimeout(500);

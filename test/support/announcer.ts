@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { AUTH_HEADER } from '../../src/server/auth';
-import { TEST_TOKEN } from './serverFixture';
+import type { ChildProcess } from 'node:child_process';
+import { spawnScriptClient, stopChild } from './scriptClient';
 
 export interface Announcer {
   child: ChildProcess;
@@ -30,20 +29,9 @@ export function spawnAnnouncer(url: string, pid?: number): Promise<Announcer> {
     ws.on('close', () => process.exit(0));
     process.stdin.on('end', () => process.exit(0));
     process.stdin.resume();`;
-  const child = spawn(process.execPath, ['-e', script, url, AUTH_HEADER, TEST_TOKEN, String(pid ?? 0)], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
   const received: string[] = [];
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`announcer exited early (${code})`)));
-    let buffered = '';
-    child.stdout!.on('data', (data: Buffer) => {
-      buffered += String(data);
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        if (line === 'announced') resolve({ child, pid: child.pid!, received, stop: () => void (child.exitCode === null && child.kill()) });
-        else if (line.startsWith('got ')) received.push(line.slice(4));
-      }
-    });
+  return spawnScriptClient<Announcer>('announcer', script, url, [String(pid ?? 0)], (line, child, resolve) => {
+    if (line === 'announced') resolve({ child, pid: child.pid!, received, stop: () => stopChild(child) });
+    else if (line.startsWith('got ')) received.push(line.slice(4));
   });
 }

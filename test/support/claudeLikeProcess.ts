@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { AUTH_HEADER } from '../../src/server/auth';
-import { TEST_TOKEN } from './serverFixture';
+import type { ChildProcess } from 'node:child_process';
+import { spawnScriptClient, stopChild } from './scriptClient';
 
 /** A separate node process holding connections of its own, as one claude holds its IDE route and its tools route. */
 export interface ClaudeLikeProcess {
@@ -43,33 +42,35 @@ const SCRIPT = `
 
 /** Starts the process; it opens its connections when told to (`openIde`, `openTools`), in any order. */
 export function spawnClaudeLike(url: string): Promise<ClaudeLikeProcess> {
-  const child = spawn(process.execPath, ['-e', SCRIPT, url, AUTH_HEADER, TEST_TOKEN], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
   const waiting = new Map<string, () => void>();
-  const request = (what: string, line: string) =>
+  const request = (child: ChildProcess, what: string, line: string) =>
     new Promise<void>((resolve) => {
       waiting.set(what, resolve);
       child.stdin!.write(`${line}\n`);
     });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`claude-like process exited early (${code})`)));
-    let buffered = '';
-    child.stdout!.on('data', (data: Buffer) => {
-      buffered += String(data);
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        if (line === 'ready')
-          resolve({
-            child,
-            pid: child.pid!,
-            openIde: (pid) => request('ide', `ide ${pid ?? 0}`),
-            openTools: () => request('tools', 'tools'),
-            stop: () => void (child.exitCode === null && child.kill()),
-          });
-        else if (line.startsWith('error ')) reject(new Error(line));
-        else waiting.get(line.split(' ')[0])?.();
-      }
-    });
+  return spawnScriptClient<ClaudeLikeProcess>('claude-like process', SCRIPT, url, [], (line, child, resolve, reject) => {
+    if (line === 'ready')
+      resolve({
+        child,
+        pid: child.pid!,
+        openIde: (pid) => request(child, 'ide', `ide ${pid ?? 0}`),
+        openTools: () => request(child, 'tools', 'tools'),
+        stop: () => stopChild(child),
+      });
+    else if (line.startsWith('error ')) reject(new Error(line));
+    else waiting.get(line.split(' ')[0])?.();
   });
+}
+
+/** Claude-like processes against the server at `url()`: `start` one, `stopAll` of them (in afterEach). */
+export function claudeLikes(url: () => string) {
+  const processes: ClaudeLikeProcess[] = [];
+  return {
+    start: async () => {
+      const p = await spawnClaudeLike(url());
+      processes.push(p);
+      return p;
+    },
+    stopAll: () => processes.splice(0).forEach((p) => p.stop()),
+  };
 }

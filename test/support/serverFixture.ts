@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { IdeServer, type IdeServerOptions } from '../../src/server/ideServer';
+import { IdeServer, type Connection, type IdeServerOptions } from '../../src/server/ideServer';
 import { createSessionFactory } from '../../src/server/mcpSession';
 import { AUTH_HEADER } from '../../src/server/auth';
 import type { ToolDefinition } from '../../src/tools/toolDefinition';
@@ -44,4 +44,10 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 3000, what =
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Waits until the server has `count` connections on `route`; answers the newest. */
+export async function newestConnection(server: IdeServer, route: 'ide' | 'tools', count: number): Promise<Connection> {
+  await waitFor(() => server.connections().filter((c) => c.route === route).length === count, 10_000, `${count} ${route} connection(s)`);
+  return server.connections().filter((c) => c.route === route).at(-1)!;
 }

@@ -2,7 +2,7 @@
  * Driving the workbench as a user would, with Playwright keys and clicks, for real tests that cannot use
  * VS Code's extension test runner (a window reload or an extension-host restart would end it).
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { statusBarEntries } from './integratedClaude';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -73,4 +73,43 @@ export async function editorErrors(page: Page): Promise<string[]> {
 /** Native Claude's status bar item: `Claude :<port>`, `Claude: 1 session`, `Claude: off`. */
 export async function ourStatus(page: Page): Promise<string | undefined> {
   return (await statusBarEntries(page)).find((e) => e.id.includes('nativeClaude.status'))?.text.replace(/^\s+/, '');
+}
+
+/**
+ * The notification containing `contains`: its toast, else its item in the notification centre (in a window
+ * running extension tests toasts may stay hidden, the bell shows a dot; the centre is opened then).
+ */
+export async function findNotification(page: Page, contains: string, timeoutMs = 50_000): Promise<Locator> {
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: contains }).first();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await toast.isVisible().catch(() => false)) return toast;
+    const listed = page.locator('.notifications-center .notification-list-item', { hasText: contains }).first();
+    if (await listed.isVisible().catch(() => false)) return listed;
+    if (!(await page.locator('.notifications-center').isVisible().catch(() => false))) await page.locator('.statusbar-item[id="status.notifications"] a, .statusbar-item[id="status.notifications"]').first().click({ timeout: 2_000 }).catch(() => undefined);
+    if (Date.now() > deadline) throw new Error(`no notification containing ${JSON.stringify(contains)} within ${timeoutMs / 1000} s`);
+    await page.waitForTimeout(250);
+  }
+}
+
+/** A notification's message and button labels (after a moment for it to render whole). */
+export async function notificationContent(item: Locator): Promise<{ message: string; buttons: string[] }> {
+  await item.page().waitForTimeout(300);
+  const message = ((await item.locator('.notification-list-item-message').first().textContent()) ?? '').trim();
+  const buttons = (await item.locator('.monaco-button').allTextContents()).map((b) => b.trim()).filter(Boolean);
+  return { message, buttons };
+}
+
+/** Clicks the button labelled exactly `button` on a notification. */
+export async function clickNotificationButton(item: Locator, button: string): Promise<void> {
+  await item.locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).first().click({ timeout: 5_000 });
+}
+
+/** Probe: clicks `button` on the notification containing `contains`; answers its message and buttons. */
+export async function notificationProbe(page: Page, arg: unknown): Promise<{ message: string; buttons: string[] }> {
+  const { button, contains } = arg as { button: string; contains: string };
+  const item = await findNotification(page, contains);
+  const content = await notificationContent(item);
+  await clickNotificationButton(item, button);
+  return content;
 }
