@@ -188,7 +188,7 @@ export class ClaudeChanges implements vscode.Disposable {
   private createFilter(): WatchFilter {
     const files = vscode.workspace.getConfiguration('files');
     return new WatchFilter({
-      excludes: [files.get<Record<string, unknown>>('watcherExclude') ?? {}, files.get<Record<string, unknown>>('exclude') ?? {}],
+      excludes: [usersExcludes(files, 'watcherExclude'), usersExcludes(files, 'exclude')],
       folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       checkIgnored: (paths) => this.gitIgnored(paths),
     });
@@ -463,6 +463,16 @@ const SOURCE_TEXT: Record<FileChange['source'], string> = {
   git: "git's staged content (else the last commit's)",
   'last-known': 'the content VS Code last knew',
 };
+
+/**
+ * The user's own value of a `files.*` exclude setting, else VS Code's default. A workspace's or folder's
+ * value is not used: a repository's `.vscode/settings.json` could otherwise hide from Claude's changes
+ * whatever claude's shell commands change in it (docs/security.md).
+ */
+function usersExcludes(files: vscode.WorkspaceConfiguration, key: 'watcherExclude' | 'exclude'): Record<string, unknown> {
+  const inspected = files.inspect<Record<string, unknown>>(key);
+  return inspected?.globalValue ?? inspected?.defaultValue ?? {};
+}
 
 /** The before-image of a change as a read-only document. */
 function beforeUri(change: Pick<FileChange, 'path' | 'before'>): vscode.Uri {

@@ -11,6 +11,8 @@ export const standIn = {
   errors: [] as string[],
   /** The (non-modal) warnings shown. */
   warnings: [] as string[],
+  /** Settings as `inspect()` reports them, by `section.key` (e.g. `files.exclude`). */
+  settings: {} as Record<string, { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown } | undefined>,
   /** What the dialog answers: undefined is the user closing it (Cancel). */
   dialogAnswer: undefined as string | undefined,
   reset(): void {
@@ -18,6 +20,7 @@ export const standIn = {
     this.questions.length = 0;
     this.errors.length = 0;
     this.warnings.length = 0;
+    this.settings = {};
     this.dialogAnswer = undefined;
   },
 };
@@ -54,7 +57,13 @@ export function vscodeStandIn() {
       registerTextDocumentContentProvider: () => disposable,
       onWillSaveTextDocument: () => disposable,
       asRelativePath: (p: string) => p,
-      getConfiguration: () => ({ get: () => undefined }),
+      getConfiguration: (section?: string) => ({
+        get: (key: string) => {
+          const i = standIn.settings[`${section}.${key}`];
+          return i?.workspaceValue ?? i?.globalValue ?? i?.defaultValue;
+        },
+        inspect: (key: string) => standIn.settings[`${section}.${key}`],
+      }),
       onDidChangeConfiguration: () => disposable,
       onDidChangeWorkspaceFolders: () => disposable,
       createFileSystemWatcher: () => ({ onDidChange: () => disposable, onDidCreate: () => disposable, onDidDelete: () => disposable, dispose: () => undefined }),
