@@ -13,10 +13,8 @@ jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeSt
 
 import * as vscode from 'vscode';
 import { ClaudeChanges, SCRIPTED_ANSWERS_VARIABLE, scriptedAnswersAllowed } from '../../src/vscode/claudeChanges';
-import type { IdeBridge } from '../../src/server/ideBridge';
-import type { WindowSessions } from '../../src/vscode/windowSessions';
 import { memoryLogger } from '../../src/util/logger';
-import { standIn } from './support/vscodeStandIn';
+import { oneClaude, standIn } from './support/vscodeStandIn';
 
 const { commands, questions, errors } = standIn;
 
@@ -27,16 +25,7 @@ describe("hardening: a scripted answer cannot skip Claude's changes' undo questi
   let file: string;
   let changes: ClaudeChanges;
   let log: string[];
-  const session = 'claude-pid-4242';
-
-  /** One claude session (connection #1, verified pid 4242) as the bridge reports it. */
-  const bridge = {
-    on: () => undefined,
-    off: () => undefined,
-    status: () => ({ sessionCount: 0 }),
-    ideServer: { connections: () => [{ id: 1, route: 'ide', cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) }], sessionConnections: () => [], ownerOf: () => undefined },
-  } as unknown as IdeBridge;
-  const windowSessions = { labels: () => [], sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions;
+  const { session, bridge, windowSessions } = oneClaude;
 
   async function start(acceptScriptedAnswers?: boolean) {
     changes = new ClaudeChanges(path.join(root, 'storage'), bridge, windowSessions, () => false, memoryLogger(log), acceptScriptedAnswers);

@@ -11,23 +11,15 @@ jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeSt
 
 import * as vscode from 'vscode';
 import { ClaudeChanges } from '../../src/vscode/claudeChanges';
-import type { IdeBridge } from '../../src/server/ideBridge';
-import type { WindowSessions } from '../../src/vscode/windowSessions';
 import { memoryLogger } from '../../src/util/logger';
-import { standIn } from './support/vscodeStandIn';
+import { oneClaude, standIn } from './support/vscodeStandIn';
 
 jest.setTimeout(30_000);
 
 describe("hardening: a workspace's exclude settings cannot hide Claude's changes", () => {
   let root: string;
   let changes: ClaudeChanges | undefined;
-  const bridge = {
-    on: () => undefined,
-    off: () => undefined,
-    status: () => ({ sessionCount: 0 }),
-    ideServer: { connections: () => [{ id: 1, route: 'ide', cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) }], sessionConnections: () => [], ownerOf: () => undefined },
-  } as unknown as IdeBridge;
-  const windowSessions = { labels: () => [], sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions;
+  const { bridge, windowSessions } = oneClaude;
 
   beforeEach(async () => {
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-harden-excludes-')));

@@ -1,3 +1,6 @@
+import type { IdeBridge } from '../../../src/server/ideBridge';
+import type { WindowSessions } from '../../../src/vscode/windowSessions';
+
 /**
  * The part of the `vscode` module that src/vscode/claudeChanges.ts touches, for harden tests that run
  * its real commands in Node (`jest.mock('vscode', () => vscodeStandIn(), { virtual: true })`). What the
@@ -75,3 +78,18 @@ export function vscodeStandIn() {
     extensions: { getExtension: () => undefined },
   };
 }
+
+/**
+ * What ClaudeChanges needs of the IDE bridge and the window's sessions, with one claude connected
+ * (connection #1, verified pid 4242: session `claude-pid-4242`) and no terminal names.
+ */
+export const oneClaude = {
+  session: 'claude-pid-4242',
+  bridge: {
+    on: () => undefined,
+    off: () => undefined,
+    status: () => ({ sessionCount: 0 }),
+    ideServer: { connections: () => [{ id: 1, route: 'ide', cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) }], sessionConnections: () => [], ownerOf: () => undefined },
+  } as unknown as IdeBridge,
+  windowSessions: { labels: () => [], sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions,
+};
