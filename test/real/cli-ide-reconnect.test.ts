@@ -249,9 +249,12 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
     await new Promise((r) => setTimeout(r, 3000));
     seen.reconnectedByItself = server!.sessionConnections().length > 0;
     await cli!.submit('/ide');
-    const menu = await cli!.waitForScreen(/Connected to Visual Studio Code|Select IDE|Do you wish to enable auto-connect/, 15_000);
+    // 2.1.328 shows its picker ("Connect to an IDE", VS Code ticked and highlighted) instead of connecting at
+    // once when it still holds VS Code as its chosen IDE: seen in 2 of 3 runs on a loaded machine.
+    const menu = await cli!.waitForScreen(/Connected to Visual Studio Code|Select IDE|Connect to an IDE|Do you wish to enable auto-connect/, 15_000);
     if (/Do you wish to enable auto-connect/.test(menu)) await cli!.answer(/Do you wish to enable auto-connect/);
     if (/Select IDE/.test(await cli!.screen())) await cli!.answer(/Select IDE/);
+    if (/Connect to an IDE/.test(await cli!.screen())) await cli!.answer(/Connect to an IDE/);
     await waitFor(() => server!.sessionConnections().length >= 1, 30_000, 'a connection again');
     await new Promise((r) => setTimeout(r, 1500));
     seen.afterIde = await edit('b');
