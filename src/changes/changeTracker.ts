@@ -5,7 +5,7 @@ import type { CaptureMoment, ChangeCapture } from '../host/changeCapture';
 import { writeWithoutFollowing, assertNoLinkSwappedIn } from '../workspace/noFollowWrite';
 import { looksBinary } from '../workspace/binaryDetection';
 import { encodingByBom } from '../workspace/encodings';
-import { MAX_TEXT_FILE_BYTES, openRegularFile } from '../workspace/readTextIfExists';
+import { openRegularFile, readOpenedFile } from '../workspace/readTextIfExists';
 import type { BeforeImageStore } from './beforeImageStore';
 import { changeHunks, hunkAtLines, hunksEditedSince, keepHunk, undoHunk } from './changeHunks';
 import { ChangeLedger, sameImage, type CaptureSource, type FileChange, type Image, type LedgerState, type UndoRecord } from './changeLedger';
@@ -31,6 +31,12 @@ export interface ChangeTrackerDeps {
   isDirty?(filePath: string): boolean;
   /** Whether a change no call announced, of a file not listed, is to be left alone unread (a build's output: src/changes/watchFilter.ts). */
   skipsUnannounced?(filePath: string): Promise<boolean>;
+  /**
+   * Whether a file's content may be kept at all: inside the workspace folders once links are resolved
+   * (src/vscode/claudeChanges.ts), so no file outside (`~/.ssh`, `/proc/<pid>/environ`) reaches the store,
+   * whichever path a peer names or a link leads to. Absent: every file.
+   */
+  mayKeep?(filePath: string): Promise<boolean>;
   state?: LedgerState;
   now?: () => number;
   /** How long after a baseline or a tools-route capture its write is expected (10 s). */
@@ -121,7 +127,10 @@ export class ChangeTracker implements ChangeCapture {
     if (!session) return Promise.resolve();
     const at = this.now();
     const until = at + (moment === 'openDiff' ? REVIEW_OPEN_MS : (this.deps.expectWithinMs ?? 10_000));
-    const read = known ? Promise.resolve({ bytes: known.bytes, mode: undefined }) : readFileIfExists(filePath);
+    const read = this.mayKeep(filePath).then((keep): Promise<{ bytes: Uint8Array | undefined; mode?: number }> => {
+      if (!keep) throw new Error(`${filePath} is outside the workspace: not kept`);
+      return known ? Promise.resolve({ bytes: known.bytes }) : readFileIfExists(filePath);
+    });
     const answered = read.then(
       () => undefined,
       () => undefined,
@@ -156,6 +165,10 @@ export class ChangeTracker implements ChangeCapture {
       // Asked in the path's queue, so a capture taken just before (its expectation) is seen.
       if (this.deps.skipsUnannounced && !this.ledger.isExpected(filePath, at) && !this.ledger.isListed(filePath) && (await this.deps.skipsUnannounced(filePath))) {
         this.ownWrites.delete(filePath);
+        return undefined;
+      }
+      if (!(await this.mayKeep(filePath))) {
+        this.lastKnown.delete(filePath);
         return undefined;
       }
       const { bytes, mode } = await readFileIfExists(filePath);
@@ -347,6 +360,10 @@ export class ChangeTracker implements ChangeCapture {
 
   sessionSeen(session: TrackedSession): void {
     this.ledger.sessionStarted(session.id, session.label, this.now());
+  }
+
+  private mayKeep(filePath: string): Promise<boolean> {
+    return this.deps.mayKeep ? this.deps.mayKeep(filePath).catch(() => false) : Promise.resolve(true);
   }
 
   private session(connectionId: number): TrackedSession | undefined {
@@ -541,8 +558,9 @@ function looksLikeLineText(bytes: Buffer): boolean {
 }
 
 /**
- * The file's bytes and mode; undefined bytes when it does not exist. Opened as the tools open files (a
- * pipe or device is refused, never read; 32 MiB at most), so a capture can neither block nor balloon.
+ * The file's bytes and mode; undefined bytes when it does not exist. Opened and read as the tools read
+ * files (a pipe, a device or a procfs file is refused, never read; 32 MiB at most), so a capture can
+ * neither block nor balloon.
  */
 export async function readFileIfExists(filePath: string): Promise<{ bytes: Buffer | undefined; mode?: number }> {
   let handle: FileHandle;
@@ -556,16 +574,15 @@ export async function readFileIfExists(filePath: string): Promise<{ bytes: Buffe
   let mode: number;
   try {
     mode = (await handle.stat()).mode & 0o7777;
-    // One read to the end (the size was checked on open): readToEnd's chunked reads tripled the p99 of a
-    // 1 MB capture (bench/changeCapture.bench.ts); a file that grew past the cap meanwhile is still refused.
-    bytes = await handle.readFile();
+    // One read of the size checked on open (readToEnd's chunked reads tripled the p99 of a 1 MB
+    // capture, bench/changeCapture.bench.ts); a file that grew past the cap meanwhile is refused.
+    bytes = await readOpenedFile(handle, filePath);
   } catch (error) {
     await handle.close();
     throw error;
   }
   // Closed behind the caller: the bytes are what it waits for.
   void handle.close().catch(() => undefined);
-  if (bytes.byteLength > MAX_TEXT_FILE_BYTES) throw new Error(`${filePath} grew past ${MAX_TEXT_FILE_BYTES} bytes while it was read: not kept`);
   return { bytes, mode };
 }
 

@@ -7,6 +7,7 @@ import { ChangeTracker, type Confirm, type HunkSelector, type TrackedSession } f
 import { WatchFilter } from '../changes/watchFilter';
 import type { IdeBridge } from '../server/ideBridge';
 import { pidTrusted } from '../server/peerProcess';
+import { resolveInWorkspace } from '../workspace/workspacePaths';
 import type { Logger } from '../util/logger';
 import type { WindowSessions } from './windowSessions';
 import { notify } from './notify';
@@ -87,6 +88,7 @@ export class ClaudeChanges implements vscode.Disposable {
       fallback: (filePath) => this.gitFallback(filePath),
       isDirty,
       skipsUnannounced: (filePath) => this.filter.skips(filePath),
+      mayKeep: (filePath) => insideWorkspace(filePath),
     });
     // Blobs no entry needs (an entry kept or undone before a crash): swept once, before any capture.
     void this.tracker.sweep().catch((error: Error) => log.warn(`Claude's changes: ${error.message}`));
@@ -472,6 +474,15 @@ const SOURCE_TEXT: Record<FileChange['source'], string> = {
 function usersExcludes(files: vscode.WorkspaceConfiguration, key: 'watcherExclude' | 'exclude'): Record<string, unknown> {
   const inspected = files.inspect<Record<string, unknown>>(key);
   return inspected?.globalValue ?? inspected?.defaultValue ?? {};
+}
+
+/** Inside a workspace folder once links are resolved: the only files whose content Claude's changes keep (docs/security.md). */
+async function insideWorkspace(filePath: string): Promise<boolean> {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  return resolveInWorkspace(filePath, folders).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The before-image of a change as a read-only document. */
