@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -8,7 +9,7 @@ import { encodingByBom } from '../workspace/encodings';
 import { openRegularFile, readOpenedFile } from '../workspace/readTextIfExists';
 import type { BeforeImageStore } from './beforeImageStore';
 import { changeHunks, hunkAtLines, hunksEditedSince, keepHunk, undoHunk } from './changeHunks';
-import { ChangeLedger, sameImage, type CaptureSource, type FileChange, type Image, type LedgerState, type UndoRecord } from './changeLedger';
+import { ChangeLedger, sameImage, type CaptureSource, type FileChange, type Image, type LedgerBound, type LedgerState, type UndoRecord } from './changeLedger';
 
 /** Who a connection is, as the list names it; undefined: not a claude session this window lists. */
 export interface TrackedSession {
@@ -38,6 +39,8 @@ export interface ChangeTrackerDeps {
    */
   mayKeep?(filePath: string): Promise<boolean>;
   state?: LedgerState;
+  /** The list's bound, which is also the bound of the store on disk (256 MiB, 5,000 files). */
+  bound?: LedgerBound;
   now?: () => number;
   /** How long after a baseline or a tools-route capture its write is expected (10 s). */
   expectWithinMs?: number;
@@ -87,11 +90,30 @@ export class ChangeTracker implements ChangeCapture {
   /** Sessions of the saved list (before a reload): seen again on any connection, they reconnected. */
   private readonly saved: Set<string>;
   private readonly now: () => number;
+  /** The blobs each running piece of work has stored (not referenced yet: never collected under it). */
+  private readonly stored = new AsyncLocalStorage<Set<string>>();
+  private readonly running = new Set<Set<string>>();
+  private collecting: Promise<void> = Promise.resolve();
+  /** Bumped by every change of the list: a piece of work that changed it collects what it no longer needs. */
+  private version = 0;
+  private readonly droppedAtStart: number;
+  private toldDropped = false;
+  private readonly dropListeners = new Set<() => void>();
 
   constructor(private readonly deps: ChangeTrackerDeps) {
     this.now = deps.now ?? Date.now;
-    this.ledger = new ChangeLedger(deps.state, undefined, deps.uncertainWithinMs ?? 120_000);
+    this.ledger = new ChangeLedger(deps.state, deps.bound, deps.uncertainWithinMs ?? 120_000);
     this.saved = new Set(this.ledger.list().map((s) => s.id));
+    this.droppedAtStart = this.ledger.droppedNote()?.files ?? 0;
+  }
+
+  /**
+   * Changes were dropped from the list, or contents last seen forgotten, to keep the store within its
+   * bound on disk: the user is to be told (once per window; the status bar's tooltip keeps the count).
+   */
+  onDidDropOldest(listener: () => void): { dispose(): void } {
+    this.dropListeners.add(listener);
+    return { dispose: () => this.dropListeners.delete(listener) };
   }
 
   /** A session reconnected after it had called, so its edits are no longer announced (once per session). */
@@ -143,7 +165,7 @@ export class ChangeTracker implements ChangeCapture {
       await new Promise((resolve) => setImmediate(resolve));
       const { bytes, mode } = await read;
       const before = await this.imageOf(bytes, mode ?? (bytes ? await modeOf(filePath) : undefined));
-      this.lastKnown.set(filePath, before);
+      this.remember(filePath, before);
       this.ledger.expectWrite(session.id, filePath, before, moment, at, until);
     });
     return answered;
@@ -179,7 +201,7 @@ export class ChangeTracker implements ChangeCapture {
       }
       const known = this.lastKnown.get(filePath);
       const now = await this.imageOf(bytes, mode);
-      this.lastKnown.set(filePath, now);
+      this.remember(filePath, now);
       if (options.byEditor && !this.ledger.isExpected(filePath, at)) {
         if (this.takenBackInEditor(filePath, now) || this.undoneInEditor(filePath, now)) this.changed();
         return undefined;
@@ -198,7 +220,7 @@ export class ChangeTracker implements ChangeCapture {
     return this.enqueue(filePath, async () => {
       this.listed(session, filePath);
       const current = await readFileIfExists(filePath);
-      this.lastKnown.set(filePath, await this.imageOf(current.bytes, current.mode));
+      this.remember(filePath, await this.imageOf(current.bytes, current.mode));
       this.ledger.settled(session, filePath);
       this.ledger.forgetUndo(filePath);
       this.changed();
@@ -362,6 +384,12 @@ export class ChangeTracker implements ChangeCapture {
     this.ledger.sessionStarted(session.id, session.label, this.now());
   }
 
+  /** The content last seen on disk of a file, kept newest last (the oldest are forgotten first when over the bound). */
+  private remember(filePath: string, image: Image): void {
+    this.lastKnown.delete(filePath);
+    this.lastKnown.set(filePath, image);
+  }
+
   private mayKeep(filePath: string): Promise<boolean> {
     return this.deps.mayKeep ? this.deps.mayKeep(filePath).catch(() => false) : Promise.resolve(true);
   }
@@ -414,7 +442,7 @@ export class ChangeTracker implements ChangeCapture {
 
   private async write(filePath: string, bytes: Buffer, mode?: number): Promise<void> {
     this.ownWrites.set(filePath, hashOf(bytes));
-    this.lastKnown.set(filePath, await this.imageOf(bytes, mode));
+    this.remember(filePath, await this.imageOf(bytes, mode));
     const how = await writeWithoutFollowing(filePath, bytes);
     if (how === 'created' && mode !== undefined) await fs.chmod(filePath, mode & 0o7777);
   }
@@ -422,7 +450,7 @@ export class ChangeTracker implements ChangeCapture {
   private async remove(filePath: string): Promise<void> {
     if (!(await assertNoLinkSwappedIn(filePath))) return;
     this.ownWrites.set(filePath, hashOf(undefined));
-    this.lastKnown.set(filePath, { absent: true });
+    this.remember(filePath, { absent: true });
     await fs.rm(filePath);
   }
 
@@ -490,6 +518,7 @@ export class ChangeTracker implements ChangeCapture {
   private async imageOf(bytes: Uint8Array | undefined, mode?: number): Promise<Image> {
     if (bytes === undefined) return { absent: true };
     const blob = await this.deps.store.put(bytes);
+    this.stored.getStore()?.add(blob);
     return mode === undefined ? { blob, size: bytes.byteLength } : { blob, size: bytes.byteLength, mode };
   }
 
@@ -508,14 +537,65 @@ export class ChangeTracker implements ChangeCapture {
     if (this.redoStack.length > MAX_REDO) this.redoStack.shift();
   }
 
+  /**
+   * Keeps the store on disk within the bound after every piece of work that stored a blob or changed the
+   * list: deletes the blobs nothing refers to any more (a file rewritten 40 times leaves its first and last
+   * contents, not 41), then, while still over, forgets the oldest contents last seen that no entry needs
+   * (they only serve as "before" of a later unannounced change; git's content does then). The list itself
+   * stays within the same bound (ChangeLedger). Serialised; never touches a blob a running piece of work stored.
+   */
+  private collect(): Promise<void> {
+    this.collecting = this.collecting.then(async () => {
+      const inUse = this.ledger.neededBlobs();
+      for (const puts of this.running) for (const blob of puts) inUse.add(blob);
+      const referenced = new Map<string, number>();
+      for (const image of this.lastKnown.values()) if ('blob' in image) referenced.set(image.blob, (referenced.get(image.blob) ?? 0) + 1);
+      const sizes = new Map<string, number>();
+      for (const blob of [...inUse, ...referenced.keys()]) sizes.set(blob, this.deps.store.sizeOf(blob) ?? 0);
+      let bytes = [...sizes.values()].reduce((sum, size) => sum + size, 0);
+      const max = this.ledger.limits().maxBytes;
+      let forgot = false;
+      for (const [filePath, image] of this.lastKnown) {
+        if (bytes <= max) break;
+        if (!('blob' in image) || inUse.has(image.blob)) continue;
+        this.lastKnown.delete(filePath);
+        forgot = true;
+        const left = referenced.get(image.blob)! - 1;
+        referenced.set(image.blob, left);
+        if (left === 0) bytes -= sizes.get(image.blob)!;
+      }
+      for (const [blob, count] of referenced) if (count > 0) inUse.add(blob);
+      await this.deps.store.collect(inUse);
+      if (forgot || (this.ledger.droppedNote()?.files ?? 0) > this.droppedAtStart) this.tellDropped();
+    });
+    return this.collecting.catch(() => undefined);
+  }
+
+  private tellDropped(): void {
+    if (this.toldDropped) return;
+    this.toldDropped = true;
+    for (const listener of [...this.dropListeners]) listener();
+  }
+
   private changed(): void {
+    this.version++;
     this.deps.save(this.ledger.toJSON());
     for (const listener of [...this.listeners]) listener();
   }
 
   private enqueue<T>(filePath: string, work: () => Promise<T>): Promise<T> {
     const previous = this.queues.get(filePath) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(work);
+    const next = previous
+      .catch(() => undefined)
+      .then(() => {
+        const puts = new Set<string>();
+        const version = this.version;
+        this.running.add(puts);
+        return this.stored.run(puts, work).finally(async () => {
+          this.running.delete(puts);
+          if (puts.size > 0 || this.version !== version) await this.collect();
+        });
+      });
     const tail = next.catch(() => undefined);
     this.queues.set(filePath, tail);
     void tail.then(() => {

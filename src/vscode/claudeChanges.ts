@@ -113,6 +113,7 @@ export class ClaudeChanges implements vscode.Disposable {
       this.tracker.onDidChange(() => this.scheduleRefresh()),
       this.tracker.onDidRewriteUndo((sessionId, change) => this.warnRewrite({ sessionId, filePath: change.path }, change.attribution)),
       this.tracker.onDidLoseAnnouncements((session) => void notify.warn(lostAnnouncementsText(session.label))),
+      this.tracker.onDidDropOldest(() => void notify.warn(DROPPED_TEXT)),
       vscode.workspace.onWillSaveTextDocument((e) => e.document.uri.scheme === 'file' && this.editorSaves.set(e.document.uri.fsPath, Date.now())),
       ...this.registerCommands(),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -455,6 +456,10 @@ export class ClaudeChanges implements vscode.Disposable {
     for (const s of this.subscriptions) s.dispose();
   }
 }
+
+/** Told once per window when the store reached its bound on disk (the status bar's tooltip keeps the count). */
+export const DROPPED_TEXT =
+  "Claude's changes: the contents kept from before Claude's changes reached their bound (256 MiB, 5,000 files): the oldest were dropped, so the oldest changes are no longer listed. Keep or undo listed changes to make room.";
 
 const REWROTE_TEXT = 'Claude wrote this again after you undid it ("Undo Again" restores what your undo left).';
 
