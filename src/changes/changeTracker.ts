@@ -58,6 +58,8 @@ interface Undone {
   /** The file as it was just before the undo (undefined: did not exist). */
   replaced: Buffer | undefined;
   mode?: number;
+  /** What the undo left in the file (its hash, `absent` for no file): Redo writes only over that. */
+  left: string;
 }
 
 const REVIEW_OPEN_MS = 60 * 60 * 1000;
@@ -240,9 +242,10 @@ export class ChangeTracker implements ChangeCapture {
       if (change.claudeLeft && !(await this.sameContent(change.claudeLeft, current.bytes))) {
         const question = `${filePath} was changed after Claude's change (by you or another program). Undo Claude's change anyway? Those later changes are lost too (Redo Claude's change brings them back).`;
         if (!(await confirm(question))) return false;
+        await this.refuseIfChangedSince(filePath, current.bytes);
       }
       await this.restore(filePath, change.before);
-      this.pushRedo({ session, change: { ...change }, replaced: current.bytes, mode: current.mode });
+      this.pushRedo({ session, change: { ...change }, replaced: current.bytes, mode: current.mode, left: imageHash(change.before) });
       this.ledger.noteUndo({ path: filePath, left: change.before, undid: await this.imageOf(current.bytes, current.mode), whole: true, at: this.now() });
       this.ledger.settled(session, filePath);
       this.changed();
@@ -270,12 +273,13 @@ export class ChangeTracker implements ChangeCapture {
         if (!touched || touched.has(index)) {
           const question = `Lines of ${filePath} in this change were edited after Claude's change (by you or another program). Undo it anyway? Those edits are lost too (Redo Claude's change brings them back).`;
           if (!(await confirm(question))) return false;
+          await this.refuseIfChangedSince(filePath, Buffer.from(current, 'latin1'));
         }
       }
       const next = undoHunk(before, current, index);
       const currentBytes = Buffer.from(current, 'latin1');
       await this.write(filePath, Buffer.from(next, 'latin1'));
-      this.pushRedo({ session, change: { ...change }, replaced: currentBytes, mode });
+      this.pushRedo({ session, change: { ...change }, replaced: currentBytes, mode, left: hashOf(Buffer.from(next, 'latin1')) });
       const left = await this.imageOf(Buffer.from(next, 'latin1'), mode);
       this.noteHunkUndo(filePath, await this.imageOf(currentBytes, mode), left);
       if (next === before) this.ledger.settled(session, filePath);
@@ -315,7 +319,16 @@ export class ChangeTracker implements ChangeCapture {
     if (!last) return undefined;
     const filePath = last.change.path;
     await this.enqueue(filePath, async () => {
-      this.refuseIfDirty(filePath);
+      try {
+        this.refuseIfDirty(filePath);
+        // Only over what the undo left: a later write (yours, another program's) is not overwritten.
+        if (hashOf((await readFileIfExists(filePath)).bytes) !== last.left) {
+          throw new Error(`${filePath} changed after the undo (by you or another program): Redo would overwrite that change, so nothing was done. Undo your later change first, or edit the file by hand.`);
+        }
+      } catch (error) {
+        this.redoStack.push(last);
+        throw error;
+      }
       if (last.replaced === undefined) await this.remove(filePath);
       else await this.write(filePath, last.replaced, last.mode);
       this.ledger.forgetUndo(filePath);
@@ -340,9 +353,10 @@ export class ChangeTracker implements ChangeCapture {
       if (change.claudeLeft && !(await this.sameContent(change.claudeLeft, current.bytes))) {
         const question = `${filePath} was changed after Claude wrote it again (by you or another program). Undo again anyway? Those later changes are lost too (Redo Claude's change brings them back).`;
         if (!(await confirm(question))) return false;
+        await this.refuseIfChangedSince(filePath, current.bytes);
       }
       await this.restore(filePath, flag.left);
-      this.pushRedo({ session, change: { ...change }, replaced: current.bytes, mode: current.mode });
+      this.pushRedo({ session, change: { ...change }, replaced: current.bytes, mode: current.mode, left: imageHash(flag.left) });
       const whole = this.ledger.undoOf(filePath)?.whole ?? true;
       this.ledger.noteUndo({ path: filePath, left: flag.left, undid: await this.imageOf(current.bytes, current.mode), whole, at: this.now() });
       if (sameImage(change.before, flag.left)) this.ledger.settled(session, filePath);
@@ -419,6 +433,18 @@ export class ChangeTracker implements ChangeCapture {
     const change = this.ledger.list().find((s) => s.id === session)?.files.find((f) => f.path === filePath);
     if (!change) throw new Error(`${filePath} is not in the list of Claude's changes any more.`);
     return change;
+  }
+
+  /**
+   * After a question: the file must still hold what was read before it (another program, or the user in
+   * an editor, may have written it meanwhile), else nothing is written, so that write is not lost and
+   * what the question promised (Redo brings back what the undo replaced) holds.
+   */
+  private async refuseIfChangedSince(filePath: string, read: Buffer | undefined): Promise<void> {
+    this.refuseIfDirty(filePath);
+    if (hashOf((await readFileIfExists(filePath)).bytes) !== hashOf(read)) {
+      throw new Error(`${filePath} changed while you were asked (by you or another program): nothing was undone, so that change is kept. Look at the file again, then undo.`);
+    }
   }
 
   private refuseIfDirty(filePath: string): void {
@@ -615,6 +641,11 @@ export function isWritersTempFile(filePath: string): boolean {
 }
 
 export type HunkSelector = { index: number } | { startLine: number; endLine: number };
+
+/** An image's content hash as {@link hashOf} gives it (a blob is named by its SHA-256). */
+function imageHash(image: Image): string {
+  return 'blob' in image ? image.blob : hashOf(undefined);
+}
 
 function hashOf(bytes: Uint8Array | undefined): string {
   return bytes === undefined ? 'absent' : createHash('sha256').update(bytes).digest('hex');
