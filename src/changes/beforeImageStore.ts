@@ -11,8 +11,37 @@ import * as path from 'node:path';
  */
 export class BeforeImageStore {
   private ready?: Promise<void>;
+  /** The blobs on disk and their sizes (read once when the folder is opened, then kept up to date). */
+  private readonly blobs = new Map<string, number>();
 
   constructor(readonly dir: string) {}
+
+  /** Bytes of all blobs on disk. */
+  storedBytes(): number {
+    let total = 0;
+    for (const size of this.blobs.values()) total += size;
+    return total;
+  }
+
+  /** The size of a stored blob (undefined: not stored). */
+  sizeOf(id: string): number | undefined {
+    return this.blobs.get(id);
+  }
+
+  /** How many blobs are on disk. */
+  storedCount(): number {
+    return this.blobs.size;
+  }
+
+  /** Deletes every blob not in `needed`, from what is known to be stored (no listing of the folder). */
+  async collect(needed: ReadonlySet<string>): Promise<void> {
+    await this.open();
+    for (const id of [...this.blobs.keys()]) {
+      if (needed.has(id)) continue;
+      this.blobs.delete(id);
+      await fs.rm(path.join(this.dir, id), { force: true });
+    }
+  }
 
   /** Stores `bytes` (if not stored yet) and returns its id. */
   async put(bytes: Uint8Array): Promise<string> {
@@ -20,7 +49,10 @@ export class BeforeImageStore {
     const id = createHash('sha256').update(bytes).digest('hex');
     const file = path.join(this.dir, id);
     // Stored already (a blob cut short, e.g. by a full disk, is written again).
-    if ((await sizeOf(file)) === bytes.byteLength) return id;
+    if ((await sizeOf(file)) === bytes.byteLength) {
+      this.blobs.set(id, bytes.byteLength);
+      return id;
+    }
     // Written under a random name first, so a reader never sees half a blob under its id.
     const temp = path.join(this.dir, `.${id}.${randomBytes(6).toString('hex')}.tmp`);
     const handle = await fs.open(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
@@ -30,6 +62,7 @@ export class BeforeImageStore {
       await handle.close();
     }
     await fs.rename(temp, file);
+    this.blobs.set(id, bytes.byteLength);
     return id;
   }
 
@@ -50,8 +83,15 @@ export class BeforeImageStore {
   async sweep(needed: ReadonlySet<string>): Promise<void> {
     await this.open();
     for (const name of await fs.readdir(this.dir)) {
-      if (needed.has(name)) continue;
-      if (/^[0-9a-f]{64}$/.test(name) || /^\.[0-9a-f]{64}\.[0-9a-f]{12}\.tmp$/.test(name)) await fs.rm(path.join(this.dir, name), { force: true });
+      if (needed.has(name)) {
+        const size = await sizeOf(path.join(this.dir, name));
+        if (size !== undefined) this.blobs.set(name, size);
+        continue;
+      }
+      if (/^[0-9a-f]{64}$/.test(name) || /^\.[0-9a-f]{64}\.[0-9a-f]{12}\.tmp$/.test(name)) {
+        this.blobs.delete(name);
+        await fs.rm(path.join(this.dir, name), { force: true });
+      }
     }
   }
 

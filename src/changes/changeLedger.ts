@@ -293,10 +293,21 @@ export class ChangeLedger {
   /** Every blob an entry still needs (the store may delete the others). */
   neededBlobs(): Set<string> {
     const needed = new Set<string>();
-    for (const session of this.sessions.values()) for (const file of session.files) for (const image of imagesOf(file)) needed.add(image.blob);
+    for (const session of this.sessions.values()) {
+      for (const file of session.files) {
+        for (const image of imagesOf(file)) needed.add(image.blob);
+        // Undo Again restores it, also once the undo itself was forgotten.
+        if (file.rewroteUndo && 'blob' in file.rewroteUndo.left) needed.add(file.rewroteUndo.left.blob);
+      }
+    }
     for (const list of this.expected.values()) for (const e of list) if ('blob' in e.before) needed.add(e.before.blob);
     for (const undo of this.undos.values()) for (const image of [undo.left, undo.undid]) if ('blob' in image) needed.add(image.blob);
     return needed;
+  }
+
+  /** The bound the list is kept within. */
+  limits(): LedgerBound {
+    return this.bound;
   }
 
   droppedNote(): LedgerState['dropped'] {

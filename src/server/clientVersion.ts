@@ -3,7 +3,7 @@
 // `clientInfo` + `protocolVersion` in MCP `initialize` (docs/compatibility.md has the frames).
 // The version numbers and the supported range are read in src/util/cliVersion.ts.
 
-import { cliVersionSupport, SUPPORTED_CLI_RANGE, SUPPORTED_CLI_RANGE_TEXT } from '../util/cliVersion';
+import { cliVersionSupport, shownVersion, SUPPORTED_CLI_RANGE, SUPPORTED_CLI_RANGE_TEXT } from '../util/cliVersion';
 
 /** The name every claude CLI line sends in `clientInfo` and its User-Agent. */
 const CLAUDE_CODE_CLIENT_NAME = 'claude-code';
@@ -55,7 +55,7 @@ export function cliSupport(version: string): CliSupport {
       supported: false,
       reason: 'too-old',
       message:
-        `Claude Code ${version} is older than the oldest version Native Claude supports (${SUPPORTED_CLI_RANGE.oldest}). ` +
+        `Claude Code ${shownVersion(version)} is older than the oldest version Native Claude supports (${SUPPORTED_CLI_RANGE.oldest}). ` +
         'Reviewing its edits in VS Code, sharing your selection and diagnostics may not work. ' +
         'Update it with `claude update` (or `npm install -g @anthropic-ai/claude-code@latest`), then start claude again.',
     };
@@ -65,7 +65,7 @@ export function cliSupport(version: string): CliSupport {
       supported: false,
       reason: 'too-new',
       message:
-        `Claude Code ${version} is newer than the versions Native Claude was tested with (${SUPPORTED_CLI_RANGE_TEXT}). ` +
+        `Claude Code ${shownVersion(version)} is newer than the versions Native Claude was tested with (${SUPPORTED_CLI_RANGE_TEXT}). ` +
         'Reviews, selection sharing and diagnostics may not work if the CLI changed how it talks to the editor. ' +
         'Update the Native Claude extension; if that does not help, install a supported CLI (`npm install -g @anthropic-ai/claude-code@2`).',
     };

@@ -6,7 +6,7 @@ import { checkUpgradeRequest, type Route } from './auth';
 import { WebSocketServerTransport } from './webSocketTransport';
 import { cappedLogger, rateLimitedLog, type Logger } from '../util/logger';
 import { clientFromUserAgent, CompatibilityNotices, describeClient, type ClientInfo } from './clientVersion';
-import { checkPeerPid, peerPidCheckFor, pidTrusted, type PeerPidCheck, type PidCheck } from './peerProcess';
+import { peerPidCheckFor, startPeerPidCheck, pidTrusted, type PeerPidCheck, type PidCheck } from './peerProcess';
 
 /** The close code and reason the CLI reads as "superseded, do not reconnect" (docs/protocol.md#reconnects-and-the-4001-close). */
 export const SUPERSEDED_CLOSE_CODE = 4001;
@@ -116,7 +116,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   /** Connections whose announced pid is being checked now. */
   private readonly checkingPid = new Set<number>();
   /** Per tools-route connection: its peer's port (read at accept) and the pids already tried as its owner. */
-  private readonly toolsPeers = new Map<number, { peerPort: number | undefined; tried: Set<number> }>();
+  private readonly toolsPeers = new Map<number, { peerHost: string | undefined; peerPort: number | undefined; tried: Set<number> }>();
   /** Owner searches run one at a time for the whole server: a burst of connections cannot fan out /proc reads. */
   private ownerSearch: Promise<void> = Promise.resolve();
 
@@ -257,7 +257,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     this.safeEmit('change');
     if (route === 'tools') {
       // Read now: once the socket closes its remote port is gone.
-      this.toolsPeers.set(id, { peerPort: socket.remotePort, tried: new Set() });
+      this.toolsPeers.set(id, { peerHost: socket.remoteAddress, peerPort: socket.remotePort, tried: new Set() });
       this.findOwners([connection]);
     }
 
@@ -337,27 +337,27 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
    * Any token holder can send `ide_connected` with another claude's pid; until the pid is shown to hold
    * this connection's socket, the session is not placed in that claude's terminal (sessionSource.ts).
    * Runs after the announcement, never on the handshake, and one at a time per connection (a peer that
-   * keeps announcing cannot fill the thread pool with /proc reads): a pid announced meanwhile is checked
-   * when the running check ends.
+   * keeps announcing cannot fill the thread pool with /proc reads), also past a time-out: the next check
+   * starts only once the running one's work ended, for the pid announced last if it is still undecided.
    */
   private async checkPid(connection: Connection, pid: number, socket: Socket): Promise<void> {
     const peerPort = socket.remotePort;
+    const peerHost = socket.remoteAddress;
     const started = performance.now();
     this.checkingPid.add(connection.id);
-    let outcome;
-    try {
-      outcome =
-        peerPort === undefined
-          ? { result: 'unverified' as const, reason: 'the socket closed' }
-          : await checkPeerPid(this.peerPidCheck, { serverPort: this.boundPort, peerPort }, pid);
-    } finally {
-      this.checkingPid.delete(connection.id);
-    }
-    if (!this.live.has(connection.id) || connection.pidCheck !== 'pending') return;
-    if (connection.cliPid !== pid) {
-      if (connection.cliPid) void this.checkPid(connection, connection.cliPid, socket);
-      return;
-    }
+    const run =
+      peerPort === undefined || peerHost === undefined
+        ? { outcome: Promise.resolve({ result: 'unverified' as const, reason: 'the socket closed' }), finished: Promise.resolve() }
+        : startPeerPidCheck(this.peerPidCheck, { serverPort: this.boundPort, peerHost, peerPort }, pid);
+    const outcome = await run.outcome;
+    if (this.live.has(connection.id) && connection.pidCheck === 'pending' && connection.cliPid === pid) this.decidePid(connection, pid, outcome, started);
+    await run.finished;
+    this.checkingPid.delete(connection.id);
+    // Announced again while this check ran (or overran its time limit): the pid announced last, now.
+    if (this.live.has(connection.id) && connection.pidCheck === 'pending' && connection.cliPid) void this.checkPid(connection, connection.cliPid, socket);
+  }
+
+  private decidePid(connection: Connection, pid: number, outcome: { result: Exclude<PidCheck, 'pending'>; reason?: string }, started: number): void {
     connection.pidCheck = outcome.result;
     const took = `${(performance.now() - started).toFixed(1)} ms`;
     if (outcome.result === 'unverified') {
@@ -408,10 +408,13 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     const started = performance.now();
     for (const pid of candidates) {
       peer.tried.add(pid);
-      const result =
-        peer.peerPort === undefined
-          ? { result: 'unverified' as const }
-          : await checkPeerPid(this.peerPidCheck, { serverPort: this.boundPort, peerPort: peer.peerPort }, pid);
+      let result: { result: Exclude<PidCheck, 'pending'> } = { result: 'unverified' };
+      if (peer.peerPort !== undefined && peer.peerHost !== undefined) {
+        const run = startPeerPidCheck(this.peerPidCheck, { serverPort: this.boundPort, peerHost: peer.peerHost, peerPort: peer.peerPort }, pid);
+        result = await run.outcome;
+        // One search at a time holds past a time-out too: the next check waits for this one's work.
+        await run.finished;
+      }
       if (result.result === 'verified') {
         outcome = { check: 'verified', pid };
         break;

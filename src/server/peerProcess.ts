@@ -15,9 +15,15 @@ export function pidTrusted(check: PidCheck | undefined): boolean {
   return check === 'verified' || check === 'unchecked';
 }
 
-/** One loopback connection as the server sees it: its own port and the peer's (ephemeral) port. */
+/**
+ * One loopback connection as the server sees it: its own port, and the peer's address and (ephemeral)
+ * port. Both of the peer's count: any local process can connect from another loopback address
+ * (127.0.0.2…) with the same source port as a claude's connection.
+ */
 export interface PeerAddress {
   serverPort: number;
+  /** `socket.remoteAddress`: `127.0.0.N` (or `::ffff:127.0.0.N`). */
+  peerHost: string;
   peerPort: number;
 }
 
@@ -46,7 +52,7 @@ const MAX_FDS_SEARCHED = 16384;
 function procPeerPidCheck(procRoot = '/proc'): PeerPidCheck {
   return async (peer, claimedPid) => {
     const inode = await peerSocketInode(peer, procRoot);
-    if (inode === undefined) return { result: 'unverified', reason: `no TCP socket from port ${peer.peerPort} to ${peer.serverPort} in ${procRoot}/net` };
+    if (inode === undefined) return { result: 'unverified', reason: `no TCP socket from ${peer.peerHost}:${peer.peerPort} to ${peer.serverPort} in ${procRoot}/net` };
     let fds: string[];
     try {
       fds = await readdir(`${procRoot}/${claimedPid}/fd`);
@@ -74,17 +80,19 @@ async function peerSocketInode(peer: PeerAddress, procRoot: string): Promise<str
 }
 
 /**
- * The inode of the row of a `/proc/net/tcp{,6}` table whose local port is the peer's and whose remote
- * end is 127.0.0.1 (or `::ffff:127.0.0.1`) on the server's port. Addresses are hex words in the
- * kernel's byte order, ports hex in network order; the inode is the 10th field.
+ * The inode of the row of a `/proc/net/tcp{,6}` table whose local end is the peer's address and port and
+ * whose remote end is 127.0.0.1 (or `::ffff:127.0.0.1`) on the server's port. Addresses are hex words in
+ * the kernel's byte order, ports hex in network order; the inode is the 10th field.
  */
 export function findSocketInode(table: string, peer: PeerAddress, littleEndian = endianness() === 'LE'): string | undefined {
   const local = `:${hexPort(peer.peerPort)}`;
   const remote = `:${hexPort(peer.serverPort)}`;
+  const peerHost = peer.peerHost.replace(/^::ffff:/i, '');
   for (const line of table.split('\n')) {
     const fields = line.trim().split(/\s+/);
     if (fields.length < 10 || !fields[1].endsWith(local) || !fields[2].endsWith(remote)) continue;
-    if (!isLoopbackV4(fields[2].slice(0, -5), littleEndian)) continue;
+    if (ipv4Of(fields[2].slice(0, -5), littleEndian) !== '127.0.0.1') continue;
+    if (ipv4Of(fields[1].slice(0, -5), littleEndian) !== peerHost) continue;
     if (fields[9] !== '0') return fields[9];
   }
   return undefined;
@@ -94,15 +102,15 @@ function hexPort(port: number): string {
   return port.toString(16).toUpperCase().padStart(4, '0');
 }
 
-/** 127.0.0.1 as `/proc/net/tcp` prints it (one word), or as `tcp6` prints `::ffff:127.0.0.1` (four). */
-function isLoopbackV4(hex: string, littleEndian: boolean): boolean {
+/** An IPv4 address as `/proc/net/tcp` prints it (one word), or as `tcp6` prints `::ffff:a.b.c.d` (four); undefined for another IPv6 address. */
+function ipv4Of(hex: string, littleEndian: boolean): string | undefined {
   const words = hex.match(/.{8}/g) ?? [];
   const bytes = words.flatMap((word) => {
     const b = (word.match(/.{2}/g) ?? []).map((h) => parseInt(h, 16));
     return littleEndian ? b.reverse() : b;
   });
-  const v4 = bytes.length === 4 ? bytes : bytes.length === 16 && bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff ? bytes.slice(12) : [];
-  return v4.join('.') === '127.0.0.1';
+  const v4 = bytes.length === 4 ? bytes : bytes.length === 16 && bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff ? bytes.slice(12) : undefined;
+  return v4?.join('.');
 }
 
 /** Without `/proc` (macOS, the BSDs, Windows) nothing is checked: the claim is taken as sent (docs/security.md). */
@@ -112,16 +120,28 @@ export function peerPidCheckFor(platform: NodeJS.Platform = process.platform): P
   return platform === 'linux' ? procPeerPidCheck() : uncheckedPeerPid;
 }
 
-/** Runs a check with a time limit; a check that throws or overruns leaves the claim unverified. */
-export async function checkPeerPid(check: PeerPidCheck, peer: PeerAddress, claimedPid: number, timeoutMs = PEER_CHECK_TIMEOUT_MS): Promise<PeerPidOutcome> {
+/**
+ * Runs a check with a time limit; a check that throws or overruns leaves the claim unverified. `finished`
+ * settles when the check's own work ends, which may be after the outcome (a time-out does not stop a
+ * scan of /proc already under way): a caller allowing one check at a time waits for it.
+ */
+export function startPeerPidCheck(
+  check: PeerPidCheck,
+  peer: PeerAddress,
+  claimedPid: number,
+  timeoutMs = PEER_CHECK_TIMEOUT_MS,
+): { outcome: Promise<PeerPidOutcome>; finished: Promise<void> } {
+  const work = check(peer, claimedPid).catch((error: Error) => ({ result: 'unverified' as const, reason: error.message }));
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<PeerPidOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ result: 'unverified', reason: `the check took longer than ${timeoutMs} ms` }), timeoutMs);
     timer.unref();
   });
-  try {
-    return await Promise.race([check(peer, claimedPid).catch((error: Error) => ({ result: 'unverified' as const, reason: error.message })), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const outcome = Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  return { outcome, finished: work.then(() => undefined) };
+}
+
+/** {@link startPeerPidCheck}'s outcome alone. */
+export function checkPeerPid(check: PeerPidCheck, peer: PeerAddress, claimedPid: number, timeoutMs = PEER_CHECK_TIMEOUT_MS): Promise<PeerPidOutcome> {
+  return startPeerPidCheck(check, peer, claimedPid, timeoutMs).outcome;
 }

@@ -122,8 +122,10 @@ export function executeCodeTool(kernels: NotebookKernelHost, approval?: CodeAppr
         progressEveryMs: EXECUTE_CODE_PROGRESS_MS,
         onProgress: context.progress && ((elapsed) => context.progress!(`Running in ${target.label}: ${seconds(elapsed)}`)),
       });
-      const content = outputsToContent(outcome.outputs);
-      content.push({ type: 'text', text: describeRun(outcome, target.label, EXECUTE_CODE_MAX_MS) });
+      // The stated bound is on the whole answer's text: the closing sentence's room is taken from the outputs'.
+      const closing = describeRun(outcome, target.label, EXECUTE_CODE_MAX_MS);
+      const content = outputsToContent(outcome.outputs, { ...OUTPUT_BOUNDS, maxTextChars: OUTPUT_BOUNDS.maxTextChars - closing.length });
+      content.push({ type: 'text', text: closing });
       const answered = performance.now();
       if (log && outcome.timing) log.info(`executeCode in ${where(outcome, target.label)}: ${outcome.end}${outcome.success === false ? ' (failed)' : ''}; ${overheadFigures(outcome.timing, asked ? approved : arrived, answered)}`);
       const failed = outcome.end === 'no-kernel' || outcome.end === 'notebook-closed';

@@ -116,10 +116,26 @@ export function outputsToContent(outputs: readonly CellOutput[], bounds: OutputB
       runs.push(piece);
     }
   }
-  const totalText = runs.reduce((n, r) => n + (r.kind === 'text' ? r.text.length : 0), 0);
-  return runs.map((run): Content => {
+  const shares = textShares(runs.map((r) => (r.kind === 'text' ? r.text.length : 0)), bounds.maxTextChars);
+  return runs.map((run, i): Content => {
     if (run.kind === 'image') return { type: 'image', data: Buffer.from(run.data.buffer, run.data.byteOffset, run.data.byteLength).toString('base64'), mimeType: run.mime };
-    const share = totalText > bounds.maxTextChars ? Math.max(200, Math.floor((bounds.maxTextChars * run.text.length) / totalText)) : run.text.length;
-    return { type: 'text', text: capOutput(run.text, share) };
+    return { type: 'text', text: capOutput(run.text, shares[i]) };
   });
+}
+
+/**
+ * How many characters each text run may keep so that all of them together stay within `max`: runs
+ * shorter than an equal share of what is left keep all of their text, the longer ones split the rest
+ * equally (a floor per run, as before, let five runs pass the bound by up to 800 characters).
+ */
+function textShares(lengths: readonly number[], max: number): number[] {
+  if (lengths.reduce((a, b) => a + b, 0) <= max) return [...lengths];
+  const shares = new Array<number>(lengths.length).fill(0);
+  const order = lengths.map((_, i) => i).filter((i) => lengths[i] > 0).sort((a, b) => lengths[a] - lengths[b]);
+  let left = max;
+  order.forEach((index, k) => {
+    shares[index] = Math.min(lengths[index], Math.floor(left / (order.length - k)));
+    left -= shares[index];
+  });
+  return shares;
 }

@@ -27,6 +27,17 @@ export function parseVersion(text: string): VersionTriple | undefined {
   return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
 }
 
+/**
+ * A version as it may be shown to the user (a tooltip, a notification): `x.y.z` and a pre-release or
+ * build suffix of letters, digits, dots and dashes (at most 30), nothing after it. A peer's version
+ * text can hold anything after the digits (50 characters, line breaks included: fake tooltip lines).
+ * Undefined when the text is not a version.
+ */
+export function shownVersion(text: string): string | undefined {
+  if (!parseVersion(text)) return undefined;
+  return /^\s*(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]{1,30})?)/.exec(text)?.[1];
+}
+
 /** Negative when a < b, 0 when equal, positive when a > b. Both must parse. */
 export function compareVersions(a: string | VersionTriple, b: string | VersionTriple): number {
   const x = typeof a === 'string' ? parseVersion(a) : a;

@@ -7,6 +7,7 @@ import { ChangeTracker, type Confirm, type HunkSelector, type TrackedSession } f
 import { WatchFilter } from '../changes/watchFilter';
 import type { IdeBridge } from '../server/ideBridge';
 import { pidTrusted } from '../server/peerProcess';
+import { resolveInWorkspace } from '../workspace/workspacePaths';
 import type { Logger } from '../util/logger';
 import type { WindowSessions } from './windowSessions';
 import { notify } from './notify';
@@ -87,6 +88,7 @@ export class ClaudeChanges implements vscode.Disposable {
       fallback: (filePath) => this.gitFallback(filePath),
       isDirty,
       skipsUnannounced: (filePath) => this.filter.skips(filePath),
+      mayKeep: (filePath) => insideWorkspace(filePath),
     });
     // Blobs no entry needs (an entry kept or undone before a crash): swept once, before any capture.
     void this.tracker.sweep().catch((error: Error) => log.warn(`Claude's changes: ${error.message}`));
@@ -111,6 +113,7 @@ export class ClaudeChanges implements vscode.Disposable {
       this.tracker.onDidChange(() => this.scheduleRefresh()),
       this.tracker.onDidRewriteUndo((sessionId, change) => this.warnRewrite({ sessionId, filePath: change.path }, change.attribution)),
       this.tracker.onDidLoseAnnouncements((session) => void notify.warn(lostAnnouncementsText(session.label))),
+      this.tracker.onDidDropOldest(() => void notify.warn(DROPPED_TEXT)),
       vscode.workspace.onWillSaveTextDocument((e) => e.document.uri.scheme === 'file' && this.editorSaves.set(e.document.uri.fsPath, Date.now())),
       ...this.registerCommands(),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -454,6 +457,10 @@ export class ClaudeChanges implements vscode.Disposable {
   }
 }
 
+/** Told once per window when the store reached its bound on disk (the status bar's tooltip keeps the count). */
+export const DROPPED_TEXT =
+  "Claude's changes: the contents kept from before Claude's changes reached their bound (256 MiB, 5,000 files): the oldest were dropped, so the oldest changes are no longer listed. Keep or undo listed changes to make room.";
+
 const REWROTE_TEXT = 'Claude wrote this again after you undid it ("Undo Again" restores what your undo left).';
 
 const SOURCE_TEXT: Record<FileChange['source'], string> = {
@@ -472,6 +479,15 @@ const SOURCE_TEXT: Record<FileChange['source'], string> = {
 function usersExcludes(files: vscode.WorkspaceConfiguration, key: 'watcherExclude' | 'exclude'): Record<string, unknown> {
   const inspected = files.inspect<Record<string, unknown>>(key);
   return inspected?.globalValue ?? inspected?.defaultValue ?? {};
+}
+
+/** Inside a workspace folder once links are resolved: the only files whose content Claude's changes keep (docs/security.md). */
+async function insideWorkspace(filePath: string): Promise<boolean> {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  return resolveInWorkspace(filePath, folders).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The before-image of a change as a read-only document. */

@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import type * as vscode from 'vscode';
 import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, Disposable, FileDiagnostics, LoadOutcome, SeverityName } from '../host/diagnostics';
+import { readBytesIfExists, readTextIfExists } from '../workspace/readTextIfExists';
 import { stripBom } from '../workspace/textFormat';
 
 /** The part of `vscode.languages` used here. */
@@ -237,6 +238,8 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     if (!document) {
       const stat = await fs.stat(absolutePath).catch(() => undefined);
       if (!stat?.isFile() || stat.size > LOAD_MAX_BYTES) return 'skipped';
+      // Size 0 with content is a kernel pseudo-file (`/proc/self/pagemap` reads without end): never opened.
+      if (stat.size === 0 && (await readBytesIfExists(absolutePath, { maxBytes: LOAD_MAX_BYTES }).then(() => false, () => true))) return 'skipped';
       try {
         document = await this.api.workspace.openTextDocument(absolutePath);
       } catch {
@@ -296,9 +299,9 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     const document = this.loaded(absolutePath);
     if (!document) return undefined;
     if (document.isDirty) return false;
-    const disk = await fs.readFile(absolutePath, 'utf8').catch(() => undefined);
-    // A deleted file, or one too large to compare: nothing better to wait for.
-    if (disk === undefined || disk.length > LOAD_MAX_BYTES) return true;
+    // Bounded (a regular file, at most the size loaded): a deleted file, or one too large or not regular, has nothing better to wait for.
+    const disk = await readTextIfExists(absolutePath, { maxBytes: LOAD_MAX_BYTES }).catch(() => undefined);
+    if (disk === undefined) return true;
     return stripBom(disk) === document.getText();
   }
 

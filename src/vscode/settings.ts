@@ -3,7 +3,7 @@ import type { ApprovalMode } from '../host/approvalMode';
 import { parseClaudeCommand, type ClaudeCommand } from '../cliSetup/claudeCommand';
 import { DEFAULT_EXCLUDE_PATTERNS } from '../selection/sharingPolicy';
 import type { SessionPolicy } from '../server/ideServer';
-import { DEFAULT_APPROVAL_MODE, readApprovalModes, type ApprovalModes } from './approvalModeSetting';
+import { DEFAULT_APPROVAL_MODE, readApprovalModes, stricterApprovalMode, type ApprovalModes } from './approvalModeSetting';
 import type { ReviewPlacement } from './diffReviewHost';
 
 /** The section of every setting in package.json's `contributes.configuration`. */
@@ -37,14 +37,90 @@ export const SETTING_DEFAULTS: Readonly<NativeClaudeSettings> = Object.freeze({
   approvalMode: DEFAULT_APPROVAL_MODE,
 });
 
+/** `maxMessageBytes`' range: below 64 KiB a review of an ordinary file does not fit; above 64 MiB one message could take that much of the extension host's memory. */
+export const MAX_MESSAGE_BYTES_RANGE = { min: 64 * 1024, max: 64 * 1024 * 1024 } as const;
+/** At most this many `excludeFromSharing` patterns, each at most this long (each is compiled and matched on every selection). */
+export const EXCLUDE_PATTERNS_MAX = { count: 1000, chars: 1000 } as const;
+
+/** What `WorkspaceConfiguration.inspect()` reports of one setting (language-specific values are not used). */
+export interface InspectedSetting {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/**
+ * What a repository (its `.vscode/settings.json`, a `.code-workspace`, a folder's settings) may do with
+ * each setting (docs/security.md, "Settings a repository may set"):
+ * - `any`: its value counts as the user's would;
+ * - `stricter`: its value counts only where it is stricter than the user's own (`stricter` says which of two is);
+ * - `ignored`: only the user's own value (else the default) counts.
+ * `valid` turns a value into the setting's type, or undefined for a value of the wrong type (which then
+ * counts as unset: the default, or the user's own); numbers are held within their range.
+ */
+interface SettingRule<T> {
+  valid(value: unknown): T | undefined;
+  workspace: 'any' | 'stricter' | 'ignored';
+  stricter?(a: T, b: T): T;
+}
+
+const isBoolean = (value: unknown): boolean | undefined => (typeof value === 'boolean' ? value : undefined);
+const oneOf =
+  <T extends string>(...values: T[]) =>
+  (value: unknown): T | undefined =>
+    values.includes(value as T) ? (value as T) : undefined;
+
+const RULES: { [K in keyof NativeClaudeSettings]: SettingRule<NativeClaudeSettings[K]> } = {
+  // Starting the server puts the token in every terminal: a repository may keep it from starting, not start it.
+  autoStart: { valid: isBoolean, workspace: 'stricter', stricter: (a, b) => a && b },
+  // The program Launch, Check Setup and the tools' `claude mcp` run, outside the workspace and on the user's own config.
+  claudeCommand: { valid: (v) => (typeof v === 'string' && v.trim() !== '' && v.length <= 4096 ? v : undefined), workspace: 'ignored' },
+  maxMessageBytes: {
+    valid: (v) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(MAX_MESSAGE_BYTES_RANGE.max, Math.max(MAX_MESSAGE_BYTES_RANGE.min, Math.floor(v))) : undefined),
+    workspace: 'stricter',
+    stricter: Math.min,
+  },
+  // `newest-wins` lets any token holder close the real claude's session.
+  multipleSessions: { valid: oneOf<SessionPolicy>('all', 'newest-wins'), workspace: 'ignored' },
+  // Where a review tab opens: it still waits for the user's answer.
+  reviewPlacement: { valid: oneOf<ReviewPlacement>('active', 'beside', 'background'), workspace: 'any' },
+  shareSelection: { valid: isBoolean, workspace: 'stricter', stricter: (a, b) => a && b },
+  // A repository may add patterns (keep more from claude), never remove the user's or the defaults.
+  excludeFromSharing: {
+    valid: (v) => (Array.isArray(v) ? v.filter((p): p is string => typeof p === 'string' && p.length > 0 && p.length <= EXCLUDE_PATTERNS_MAX.chars).slice(0, EXCLUDE_PATTERNS_MAX.count) : undefined),
+    workspace: 'stricter',
+    stricter: (a, b) => [...new Set([...a, ...b])].slice(0, EXCLUDE_PATTERNS_MAX.count),
+  },
+  approvalMode: { valid: oneOf<ApprovalMode>('never', 'write-only', 'always'), workspace: 'stricter', stricter: stricterApprovalMode },
+};
+
+/** A setting's value from what inspect() reports, by its rule (plain: test/unit/vscode/settings.test.ts). */
+export function resolveSetting<K extends keyof NativeClaudeSettings>(key: K, inspected: InspectedSetting | undefined): NativeClaudeSettings[K] {
+  const rule = RULES[key] as SettingRule<NativeClaudeSettings[K]>;
+  const fallback = SETTING_DEFAULTS[key];
+  const defaultValue = rule.valid(inspected?.defaultValue) ?? ((Array.isArray(fallback) ? [...fallback] : fallback) as NativeClaudeSettings[K]);
+  let value = rule.valid(inspected?.globalValue) ?? defaultValue;
+  if (rule.workspace === 'ignored') return value;
+  for (const scoped of [inspected?.workspaceValue, inspected?.workspaceFolderValue]) {
+    const valid = rule.valid(scoped);
+    if (valid === undefined) continue;
+    value = rule.workspace === 'any' ? valid : rule.stricter!(value, valid);
+  }
+  return value;
+}
+
 function configuration(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration(SETTINGS_SECTION);
 }
 
-/** The one reader of `nativeClaude.*` (read when called: a changed setting counts at once). */
+/**
+ * The one reader of `nativeClaude.*` (read when called: a changed setting counts at once). What a
+ * workspace's or folder's value may change is each setting's rule (RULES above): a repository cannot
+ * make a setting less safe than the user's own.
+ */
 export function setting<K extends keyof NativeClaudeSettings>(key: K): NativeClaudeSettings[K] {
-  const fallback = SETTING_DEFAULTS[key];
-  return configuration().get<NativeClaudeSettings[K]>(key, (Array.isArray(fallback) ? [...fallback] : fallback) as NativeClaudeSettings[K]);
+  return resolveSetting(key, configuration().inspect(key));
 }
 
 /** `approvalMode` through inspect(): a workspace may only make it stricter (src/vscode/approvalModeSetting.ts). */
@@ -62,10 +138,13 @@ export function affectsSetting(event: vscode.ConfigurationChangeEvent, ...keys: 
   return keys.some((key) => event.affectsConfiguration(`${SETTINGS_SECTION}.${key}`));
 }
 
-/** Writes a setting where the user has it (workspace or folder), else to the user settings. */
+/**
+ * Writes a setting to the user settings, and to the workspace too where it has a value there: a
+ * workspace's value counts only where it is stricter, so the user's own must change as well.
+ */
 export async function updateSetting<K extends keyof NativeClaudeSettings>(key: K, value: NativeClaudeSettings[K]): Promise<void> {
   const config = configuration();
   const inspected = config.inspect(key);
-  const inWorkspace = inspected?.workspaceFolderValue !== undefined || inspected?.workspaceValue !== undefined;
-  await config.update(key, value, inWorkspace ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
+  await config.update(key, value, vscode.ConfigurationTarget.Global);
+  if (inspected?.workspaceValue !== undefined) await config.update(key, value, vscode.ConfigurationTarget.Workspace);
 }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { BridgeStatus } from '../server/ideBridge';
 import { describeStatus } from '../server/statusText';
+import { shownVersion } from '../util/cliVersion';
 
 /** A connected claude as the status bar names it. */
 export interface SessionLabel {
@@ -59,6 +60,8 @@ export class StatusBar implements vscode.Disposable {
 
 export function describeSession(session: SessionLabel): string {
   const pid = session.cliPid ? `pid ${session.cliPid}` : session.claimedPid ? `pid ${session.claimedPid} not verified` : 'pid unknown';
-  const who = session.cliVersion ? `claude ${session.cliVersion}, ${pid}` : pid;
+  // The peer's own text: only a version's characters are shown (shownVersion).
+  const version = session.cliVersion === undefined ? undefined : (shownVersion(session.cliVersion) ?? 'of an unknown version');
+  const who = version ? `claude ${version}, ${pid}` : pid;
   return session.terminalName ? `terminal "${session.terminalName}" (${who})` : `not in a terminal of this window (${who})`;
 }

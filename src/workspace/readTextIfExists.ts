@@ -46,7 +46,7 @@ export async function readBytesIfExists(file: string, options: { maxBytes?: numb
   });
   if (!handle) return undefined;
   try {
-    return await readToEnd(handle, maxBytes, (total) => tooLarge(shown, total, maxBytes));
+    return await readOpenedFile(handle, shown, maxBytes);
   } finally {
     await handle.close();
   }
@@ -92,6 +92,36 @@ function kindOf(stat: import('node:fs').Stats): string {
   if (stat.isBlockDevice()) return 'a block device';
   if (stat.isSocket()) return 'a socket';
   return 'not a regular file';
+}
+
+/**
+ * The bytes of a file opened with {@link openRegularFile}, at most `maxBytes`. A regular file that
+ * reports size 0 but yields bytes is a kernel pseudo-file (procfs, sysfs: `/proc/self/pagemap` yields
+ * gigabytes, `/proc/<pid>/environ` a process's secrets) and is refused; a file of known size is read
+ * in one read of that size (a large capture stays fast), and one that grew meanwhile in chunks up to the cap.
+ */
+export async function readOpenedFile(handle: FileHandle, shown: string, maxBytes: number = MAX_TEXT_FILE_BYTES): Promise<Buffer> {
+  const { size } = await handle.stat();
+  if (size === 0) {
+    const { bytesRead } = await handle.read(Buffer.alloc(1), 0, 1, null);
+    if (bytesRead > 0) {
+      throw new UnreadableFileError(
+        'NOT_REGULAR_FILE',
+        `"${shown}" reports a size of 0 but has content: a kernel pseudo-file (procfs, sysfs), not a regular file, so it is not read. Use a regular file's path.`,
+      );
+    }
+    return Buffer.alloc(0);
+  }
+  if (size > maxBytes) throw tooLarge(shown, size, maxBytes);
+  const first = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const { bytesRead } = await handle.read(first, filled, size - filled, null);
+    if (bytesRead === 0) return first.subarray(0, filled); // shrank meanwhile
+    filled += bytesRead;
+  }
+  const rest = await readToEnd(handle, maxBytes - size, (total) => tooLarge(shown, size + total, maxBytes));
+  return rest.byteLength ? Buffer.concat([first, rest]) : first;
 }
 
 /**

@@ -41,6 +41,7 @@ describe("hardening: a scripted answer cannot skip Claude's changes' undo questi
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-harden-scripted-')));
     file = path.join(root, 'a.txt');
     standIn.reset();
+    (vscode.workspace as { workspaceFolders: unknown }).workspaceFolders = [{ uri: { fsPath: root } }];
     log = [];
   });
   afterEach(async () => {

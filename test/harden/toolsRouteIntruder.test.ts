@@ -12,6 +12,7 @@ import * as path from 'node:path';
 
 jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeStandIn(), { virtual: true });
 
+import * as vscode from 'vscode';
 import { ClaudeChanges } from '../../src/vscode/claudeChanges';
 import type { Connection } from '../../src/server/ideServer';
 import type { IdeBridge } from '../../src/server/ideBridge';
@@ -32,6 +33,7 @@ describeLinux("hardening: tools-route writes are put only on the claude that hol
 
   beforeEach(async () => {
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-harden-tools-owner-')));
+    (vscode.workspace as { workspaceFolders: unknown }).workspaceFolders = [{ uri: { fsPath: root } }];
     fixture = await startTestServer();
     // The bridge as Claude's changes sees it: the real server (no watcher: sessionCount 0).
     const bridge = { on: () => undefined, off: () => undefined, status: () => ({ sessionCount: 0 }), ideServer: fixture.server } as unknown as IdeBridge;

@@ -4,6 +4,8 @@ import { spawnScriptClient, stopChild } from './scriptClient';
 export interface Announcer {
   child: ChildProcess;
   pid: number;
+  /** The local (source) port of its connection to the server. */
+  localPort: number;
   /** Every notification the server sent it, as `method filePath`. */
   received: string[];
   stop(): void;
@@ -24,14 +26,14 @@ export function spawnAnnouncer(url: string, pid?: number): Promise<Announcer> {
       if (message.id !== 0) return;
       ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
       ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'ide_connected', params: { pid: Number(process.argv[4]) || process.pid } }));
-      process.stdout.write('announced\\n');
+      process.stdout.write('announced ' + ws._socket.localPort + '\\n');
     });
     ws.on('close', () => process.exit(0));
     process.stdin.on('end', () => process.exit(0));
     process.stdin.resume();`;
   const received: string[] = [];
   return spawnScriptClient<Announcer>('announcer', script, url, [String(pid ?? 0)], (line, child, resolve) => {
-    if (line === 'announced') resolve({ child, pid: child.pid!, received, stop: () => stopChild(child) });
+    if (line.startsWith('announced ')) resolve({ child, pid: child.pid!, localPort: Number(line.slice(10)), received, stop: () => stopChild(child) });
     else if (line.startsWith('got ')) received.push(line.slice(4));
   });
 }

@@ -14,6 +14,10 @@ export const standIn = {
   errors: [] as string[],
   /** The (non-modal) warnings shown. */
   warnings: [] as string[],
+  /** The (non-modal) information messages shown. */
+  infos: [] as string[],
+  /** The modal questions' details, in the order asked. */
+  details: [] as string[],
   /** Settings as `inspect()` reports them, by `section.key` (e.g. `files.exclude`). */
   settings: {} as Record<string, { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown } | undefined>,
   /** What the dialog answers: undefined is the user closing it (Cancel). */
@@ -23,6 +27,8 @@ export const standIn = {
     this.questions.length = 0;
     this.errors.length = 0;
     this.warnings.length = 0;
+    this.infos.length = 0;
+    this.details.length = 0;
     this.settings = {};
     this.dialogAnswer = undefined;
   },
@@ -51,8 +57,10 @@ export function vscodeStandIn() {
     window: {
       createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
       showWarningMessage: async (message: string, options?: unknown) =>
-        (options as { modal?: boolean } | undefined)?.modal ? (standIn.questions.push(message), standIn.dialogAnswer) : void standIn.warnings.push(message),
-      showInformationMessage: async () => undefined,
+        (options as { modal?: boolean } | undefined)?.modal
+          ? (standIn.questions.push(message), standIn.details.push((options as { detail?: string }).detail ?? ''), standIn.dialogAnswer)
+          : void standIn.warnings.push(message),
+      showInformationMessage: async (message: string) => void standIn.infos.push(message),
       showErrorMessage: async (message: string) => void standIn.errors.push(message),
     },
     workspace: {

@@ -3,7 +3,7 @@ import * as path from 'path';
 
 // settings.ts reads through `vscode` only when a getter is called; its table of defaults is plain data.
 jest.mock('vscode', () => ({}), { virtual: true });
-import { SETTING_DEFAULTS, SETTINGS_SECTION } from '../../../src/vscode/settings';
+import { MAX_MESSAGE_BYTES_RANGE, SETTING_DEFAULTS, SETTINGS_SECTION } from '../../../src/vscode/settings';
 
 describe('the settings table (src/vscode/settings.ts)', () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8'));
@@ -17,6 +17,11 @@ describe('the settings table (src/vscode/settings.ts)', () => {
 
   it.each(Object.keys(properties))('%s: the default is the one package.json declares', (key) => {
     expect(SETTING_DEFAULTS[key.slice(SETTINGS_SECTION.length + 1) as keyof typeof SETTING_DEFAULTS]).toEqual(properties[key].default);
+  });
+
+  it("maxMessageBytes' range is the one package.json declares", () => {
+    const declared = properties[`${SETTINGS_SECTION}.maxMessageBytes`] as { minimum?: number; maximum?: number };
+    expect({ min: declared.minimum, max: declared.maximum }).toEqual(MAX_MESSAGE_BYTES_RANGE);
   });
 
   it('is the only reader: no other file under src/ asks VS Code for a nativeClaude setting', () => {
