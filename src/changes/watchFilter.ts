@@ -17,8 +17,11 @@ export interface WatchFilterDeps {
   excludes: readonly Record<string, unknown>[];
   /** The workspace folders the globs are relative to. */
   folders: readonly string[];
-  /** The paths of `paths` git ignores (absent: no git, nothing is ignored by it). */
-  checkIgnored?: (paths: readonly string[]) => Promise<ReadonlySet<string>>;
+  /**
+   * git's answer for each of `paths` it answered: true ignored, false not (absent function: no git, nothing
+   * is ignored by it). A path missing from the answer was not decided: asked again, never taken as "not ignored".
+   */
+  checkIgnored?: (paths: readonly string[]) => Promise<ReadonlyMap<string, boolean>>;
   /** How long asks are gathered into one git check (ms). */
   batchMs?: number;
   /** How long git may take to answer a batch before its paths count as not ignored (5 s). */
@@ -27,13 +30,22 @@ export interface WatchFilterDeps {
   maxCached?: number;
 }
 
+/** How many checks a path git leaves unanswered goes through (then it counts as not ignored, uncached). */
+const MAX_ATTEMPTS = 3;
+
+/** A caller of {@link WatchFilter.skips} waiting for git, and how often its path went unanswered. */
+interface Waiting {
+  resolve: (ignored: boolean) => void;
+  attempts: number;
+}
+
 /** A change to a file of this name forgets every cached answer (`.git/info/exclude` is not watched: the settings' reload or a window reload does). */
 const IGNORE_FILES = new Set(['.gitignore']);
 
 export class WatchFilter {
   private readonly matches: (relativePath: string) => boolean;
   private readonly ignored = new Map<string, boolean>();
-  private pending: Map<string, ((ignored: boolean) => void)[]> | undefined;
+  private pending: Map<string, Waiting[]> | undefined;
   private generation = 0;
   /** Git checks run so far (the bench and tests count them). */
   checks = 0;
@@ -61,15 +73,16 @@ export class WatchFilter {
     if (!this.deps.checkIgnored) return false;
     const known = this.ignored.get(filePath);
     if (known !== undefined) return known;
-    return new Promise<boolean>((resolve) => {
-      if (!this.pending) {
-        this.pending = new Map();
-        setTimeout(() => void this.flush(), this.deps.batchMs ?? 20);
-      }
-      const waiting = this.pending.get(filePath) ?? [];
-      waiting.push(resolve);
-      this.pending.set(filePath, waiting);
-    });
+    return new Promise<boolean>((resolve) => this.ask(filePath, [{ resolve, attempts: 0 }]));
+  }
+
+  /** Puts `filePath` in the next git check (a batch gathered for `batchMs`). */
+  private ask(filePath: string, waiting: Waiting[]): void {
+    if (!this.pending) {
+      this.pending = new Map();
+      setTimeout(() => void this.flush(), this.deps.batchMs ?? 20);
+    }
+    this.pending.set(filePath, [...(this.pending.get(filePath) ?? []), ...waiting]);
   }
 
   /** The watcher saw `filePath` change: an ignore file forgets what git said. */
@@ -87,21 +100,30 @@ export class WatchFilter {
     const batch = this.pending!;
     this.pending = undefined;
     const generation = this.generation;
-    let ignored: ReadonlySet<string> | undefined;
+    let ignored: ReadonlyMap<string, boolean> | undefined;
     try {
       this.checks++;
       let timer: NodeJS.Timeout | undefined;
-      // A git busy for long must not hold the tracker's queue: no answer in time is "not ignored".
+      // A git busy for long must not hold the tracker's queue for ever: no answer in time is no answer.
       const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('git took too long')), this.deps.timeoutMs ?? 5_000)));
       ignored = await Promise.race([this.deps.checkIgnored!([...batch.keys()]), late]).finally(() => clearTimeout(timer));
     } catch {
-      ignored = undefined; // git could not say: nothing is skipped on its word, nothing cached
+      ignored = undefined; // git could not say: no path of the batch answered
     }
     if (this.ignored.size + batch.size > (this.deps.maxCached ?? 50_000)) this.ignored.clear();
     for (const [filePath, waiting] of batch) {
-      const answer = ignored?.has(filePath) ?? false;
-      if (ignored && generation === this.generation) this.ignored.set(filePath, answer);
-      for (const resolve of waiting) resolve(answer);
+      const answer = ignored?.get(filePath);
+      if (answer === undefined) {
+        // git did not answer for this path (an error, too late, or left out of its output): asked again
+        // before anything is decided on it; after MAX_ATTEMPTS checks without an answer it counts as not
+        // ignored for this change (read and listed: the safe side), and nothing is cached.
+        const again = waiting.filter((w) => w.attempts < MAX_ATTEMPTS - 1).map((w) => ({ ...w, attempts: w.attempts + 1 }));
+        if (again.length) this.ask(filePath, again);
+        for (const w of waiting) if (w.attempts >= MAX_ATTEMPTS - 1) w.resolve(false);
+        continue;
+      }
+      if (answer !== undefined && generation === this.generation) this.ignored.set(filePath, answer);
+      for (const w of waiting) w.resolve(answer);
     }
   }
 }

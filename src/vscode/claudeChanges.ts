@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { BeforeImageStore } from '../changes/beforeImageStore';
 import type { FileChange, LedgerState, SessionChanges } from '../changes/changeLedger';
 import { ChangeTracker, type Confirm, type HunkSelector, type TrackedSession } from '../changes/changeTracker';
+import { gitCheckIgnore } from '../changes/gitCheckIgnore';
 import { WatchFilter } from '../changes/watchFilter';
 import type { IdeBridge } from '../server/ideBridge';
 import { pidTrusted } from '../server/peerProcess';
@@ -194,20 +195,26 @@ export class ClaudeChanges implements vscode.Disposable {
     });
   }
 
-  /** The paths git ignores, one `git check-ignore --stdin` per repository (the git extension's checkIgnore). */
-  private async gitIgnored(paths: readonly string[]): Promise<ReadonlySet<string>> {
+  /**
+   * git's answer for each path: one `git check-ignore` per repository (gitCheckIgnore, with the git the
+   * git extension uses), read to its end. Not the git extension's `Repository.checkIgnore`: it resolves
+   * when the process exits, before its last output may be read, and under load left paths out, which
+   * then counted as not ignored (issue 31, finding 7). A path in no repository the git extension knows
+   * (it may not have opened it yet) is asked in its workspace folder, where git finds the repository itself.
+   */
+  private async gitIgnored(paths: readonly string[]): Promise<ReadonlyMap<string, boolean>> {
     const api = await gitApi();
-    const byRepository = new Map<GitRepository, string[]>();
+    const answers = new Map<string, boolean>();
+    const byRoot = new Map<string, string[]>();
     for (const filePath of paths) {
-      const repository = api?.getRepository(vscode.Uri.file(filePath));
-      if (!repository) continue;
-      const list = byRepository.get(repository) ?? [];
-      list.push(filePath);
-      byRepository.set(repository, list);
+      const root = api?.getRepository(vscode.Uri.file(filePath))?.rootUri.fsPath ?? vscode.workspace.getWorkspaceFolder(vscode.Uri.file(filePath))?.uri.fsPath;
+      // No git extension, or a path outside every repository and folder: nothing ignores it.
+      if (!api || !root) answers.set(filePath, false);
+      else byRoot.set(root, [...(byRoot.get(root) ?? []), filePath]);
     }
-    const ignored = new Set<string>();
-    for (const [repository, list] of byRepository) for (const p of await repository.checkIgnore(list)) ignored.add(p);
-    return ignored;
+    // A repository whose check failed leaves its paths unanswered (WatchFilter asks again).
+    await Promise.all([...byRoot].map(([root, list]) => gitCheckIgnore(api!.git.path, root, list).then((got) => got.forEach((v, k) => answers.set(k, v)), (error: Error) => this.log.debug(`Claude's changes: git check-ignore in ${root}: ${error.message}`))));
+    return answers;
   }
 
   /** git's staged content of a file no call announced (the committed one when nothing is staged). */
@@ -499,12 +506,11 @@ interface LineChange {
 
 /** The part of the git extension's API (`vscode.git`, getAPI(1), its git.d.ts) used here. */
 interface GitExtension {
-  getAPI(version: 1): { getRepository(uri: vscode.Uri): GitRepository | null };
+  getAPI(version: 1): { readonly git: { readonly path: string }; getRepository(uri: vscode.Uri): GitRepository | null };
 }
 interface GitRepository {
+  readonly rootUri: vscode.Uri;
   buffer(ref: string, path: string): Promise<Uint8Array>;
-  /** Those of `paths` git ignores (one `git check-ignore -z --stdin` for all of them). */
-  checkIgnore(paths: string[]): Promise<Set<string>>;
 }
 
 async function gitApi(): Promise<ReturnType<GitExtension['getAPI']> | undefined> {

@@ -18,6 +18,8 @@ export const standIn = {
   settings: {} as Record<string, { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown } | undefined>,
   /** What the dialog answers: undefined is the user closing it (Cancel). */
   dialogAnswer: undefined as string | undefined,
+  /** The git extension's exports (`vscode.git`), if the test gives one. */
+  gitExtension: undefined as unknown,
   reset(): void {
     this.commands.clear();
     this.questions.length = 0;
@@ -25,6 +27,7 @@ export const standIn = {
     this.warnings.length = 0;
     this.settings = {};
     this.dialogAnswer = undefined;
+    this.gitExtension = undefined;
   },
 };
 
@@ -60,6 +63,10 @@ export function vscodeStandIn() {
       registerTextDocumentContentProvider: () => disposable,
       onWillSaveTextDocument: () => disposable,
       asRelativePath: (p: string) => p,
+      getWorkspaceFolder(target: { fsPath: string }) {
+        const folders = (this as { workspaceFolders?: { uri: { fsPath: string } }[] }).workspaceFolders ?? [];
+        return folders.find((f) => target.fsPath === f.uri.fsPath || target.fsPath.startsWith(`${f.uri.fsPath}/`));
+      },
       getConfiguration: (section?: string) => ({
         get: (key: string) => {
           const i = standIn.settings[`${section}.${key}`];
@@ -75,7 +82,7 @@ export function vscodeStandIn() {
       registerCommand: (name: string, run: (...args: unknown[]) => Promise<unknown>) => (standIn.commands.set(name, run), disposable),
       executeCommand: async () => undefined,
     },
-    extensions: { getExtension: () => undefined },
+    extensions: { getExtension: (id: string) => (id === 'vscode.git' && standIn.gitExtension ? { isActive: true, exports: standIn.gitExtension } : undefined) },
   };
 }
 
