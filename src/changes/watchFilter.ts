@@ -67,8 +67,9 @@ export class WatchFilter {
     return false;
   }
 
-  /** Whether a change of `filePath` no call announced is to be skipped: excluded, or ignored by git. */
+  /** Whether a change of `filePath` no call announced is to be skipped: excluded, or ignored by git (never a control file). */
   async skips(filePath: string): Promise<boolean> {
+    if (isControlFile(filePath)) return false;
     if (this.excluded(filePath)) return true;
     if (!this.deps.checkIgnored) return false;
     const known = this.ignored.get(filePath);
@@ -126,4 +127,41 @@ export class WatchFilter {
       for (const w of waiting) w.resolve(answer);
     }
   }
+}
+
+/**
+ * Files whose change makes something run or changes what git and the editor do, so no ignore rule and
+ * no exclude setting leaves their change out of Claude's changes (issue 31, finding 8; docs/changes.md):
+ * - in a `.git` folder (a repository's, a submodule's under `.git/modules/…`, a worktree's under
+ *   `.git/worktrees/…`): `config` and `config.worktree` (`core.fsmonitor`, `core.hooksPath`, `core.pager`,
+ *   filters and aliases run programs), `hooks/*` (run by git itself), `info/attributes` (picks the filter
+ *   and diff drivers) and `info/exclude` (hides files from `git status`). Not the object store, refs,
+ *   index or logs: git writes those itself on every commit;
+ * - in a `.vscode` folder: its files (tasks that run on folder open, launch configurations, settings).
+ */
+export function isControlFile(filePath: string): boolean {
+  const parts = filePath.split(/[\\/]/);
+  const vscode = parts.lastIndexOf('.vscode');
+  if (vscode >= 0 && vscode < parts.length - 1 && !parts.includes('.git')) return true;
+  const git = parts.indexOf('.git');
+  if (git < 0) return false;
+  let rest = parts.slice(git + 1);
+  // A submodule's or a worktree's own git folder inside this one: the same files, under it.
+  for (;;) {
+    if (rest[0] === 'modules' && rest.length > 2) {
+      const inner = rest.findIndex((p, i) => i > 0 && ['config', 'config.worktree', 'hooks', 'info'].includes(p));
+      if (inner < 0) return false;
+      rest = rest.slice(inner);
+    } else if (rest[0] === 'worktrees' && rest.length > 2) rest = rest.slice(2);
+    else break;
+  }
+  const [first, second, ...more] = rest;
+  if (rest.length === 1) return first === 'config' || first === 'config.worktree';
+  if (first === 'hooks') return second !== undefined && more.length === 0;
+  return first === 'info' && more.length === 0 && (second === 'attributes' || second === 'exclude');
+}
+
+/** Whether `filePath` is inside a `.git` folder (changes there are git's own, but for {@link isControlFile}s). */
+export function insideGitFolder(filePath: string): boolean {
+  return filePath.split(/[\\/]/).includes('.git');
 }

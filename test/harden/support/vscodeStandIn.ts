@@ -18,6 +18,14 @@ export const standIn = {
   settings: {} as Record<string, { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown } | undefined>,
   /** What the dialog answers: undefined is the user closing it (Cancel). */
   dialogAnswer: undefined as string | undefined,
+  /** The listeners of the file system watchers created, by event ({@link fireWatcher} calls them). */
+  watcherListeners: { change: [], create: [], delete: [] } as { change: ((uri: unknown) => void)[]; create: ((uri: unknown) => void)[]; delete: ((uri: unknown) => void)[] },
+  /** VS Code's file watcher reporting `fsPath` (a file: URI). */
+  fireWatcher(event: 'change' | 'create' | 'delete', fsPath: string): void {
+    for (const listener of this.watcherListeners[event]) listener({ scheme: 'file', fsPath, path: fsPath });
+  },
+  /** The file system providers registered, by scheme. */
+  fileSystems: new Map<string, unknown>(),
   /** The git extension's exports (`vscode.git`), if the test gives one. */
   gitExtension: undefined as unknown,
   reset(): void {
@@ -28,6 +36,8 @@ export const standIn = {
     this.settings = {};
     this.dialogAnswer = undefined;
     this.gitExtension = undefined;
+    this.fileSystems.clear();
+    this.watcherListeners = { change: [], create: [], delete: [] };
   },
 };
 
@@ -42,9 +52,24 @@ export function vscodeStandIn() {
   class ThemeIcon {
     constructor(readonly id: string) {}
   }
+  class Disposable {
+    constructor(readonly dispose: () => void) {}
+  }
+  class FileSystemError extends Error {
+    static FileNotFound = (what?: unknown) => new FileSystemError(`FileNotFound: ${String(what)}`);
+    static NoPermissions = (what?: unknown) => new FileSystemError(`NoPermissions: ${String(what)}`);
+  }
+  class TabInputTextDiff {
+    constructor(readonly original: unknown, readonly modified: unknown) {}
+  }
   return {
     EventEmitter,
     ThemeIcon,
+    Disposable,
+    FileSystemError,
+    TabInputTextDiff,
+    FileType: { File: 1, Directory: 2 },
+    FilePermission: { Readonly: 1 },
     ExtensionMode: { Production: 1, Development: 2, Test: 3 },
     StatusBarAlignment: { Left: 1, Right: 2 },
     Uri: { file: uri, from: (parts: { path: string }) => uri(parts.path) },
@@ -57,10 +82,12 @@ export function vscodeStandIn() {
         (options as { modal?: boolean } | undefined)?.modal ? (standIn.questions.push(message), standIn.dialogAnswer) : void standIn.warnings.push(message),
       showInformationMessage: async () => undefined,
       showErrorMessage: async (message: string) => void standIn.errors.push(message),
+      tabGroups: { all: [], close: async () => true },
     },
     workspace: {
       workspaceFolders: undefined,
       registerTextDocumentContentProvider: () => disposable,
+      registerFileSystemProvider: (scheme: string, provider: unknown) => (standIn.fileSystems.set(scheme, provider), disposable),
       onWillSaveTextDocument: () => disposable,
       asRelativePath: (p: string) => p,
       getWorkspaceFolder(target: { fsPath: string }) {
@@ -76,7 +103,10 @@ export function vscodeStandIn() {
       }),
       onDidChangeConfiguration: () => disposable,
       onDidChangeWorkspaceFolders: () => disposable,
-      createFileSystemWatcher: () => ({ onDidChange: () => disposable, onDidCreate: () => disposable, onDidDelete: () => disposable, dispose: () => undefined }),
+      createFileSystemWatcher: () => {
+        const on = (event: 'change' | 'create' | 'delete') => (listener: (uri: unknown) => void) => (standIn.watcherListeners[event].push(listener), disposable);
+        return { onDidChange: on('change'), onDidCreate: on('create'), onDidDelete: on('delete'), dispose: () => undefined };
+      },
     },
     commands: {
       registerCommand: (name: string, run: (...args: unknown[]) => Promise<unknown>) => (standIn.commands.set(name, run), disposable),

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { BeforeImageStore } from '../../../src/changes/beforeImageStore';
 import { ChangeTracker } from '../../../src/changes/changeTracker';
 import { gitCheckIgnore } from '../../../src/changes/gitCheckIgnore';
-import { WatchFilter } from '../../../src/changes/watchFilter';
+import { isControlFile, WatchFilter } from '../../../src/changes/watchFilter';
 
 /** The product's git check (src/changes/gitCheckIgnore.ts) with real git, counting its processes. */
 function countedCheckIgnore(repo: string, counter: { runs: number }) {
@@ -106,6 +106,16 @@ describe('WatchFilter', () => {
     expect(asked.length).toBeGreaterThanOrEqual(2);
     expect(await filter.skips(leftOut)).toBe(true);
     expect(asked.flat().filter((p) => p === leftOut).length).toBe(2);
+  });
+
+  test("control files (a .git folder's config, hooks, info/attributes and info/exclude; a .vscode folder's files) are never left alone, whatever excludes them or ignores them", async () => {
+    const control = ['.git/config', '.git/config.worktree', '.git/hooks/pre-commit', '.git/info/attributes', '.git/info/exclude', '.git/modules/sub/config', '.git/modules/a/b/hooks/post-checkout', '.git/worktrees/wt1/config.worktree', '.vscode/tasks.json', 'sub/.vscode/settings.json'];
+    const notControl = ['.git/objects/ab/cdef', '.git/HEAD', '.git/refs/heads/main', '.git/index', '.git/logs/HEAD', '.git/hooks/sub/x', '.git/modules/sub/objects/x', '.vscode', 'src/a.ts'];
+    expect(control.filter((p) => !isControlFile(file(p)))).toEqual([]);
+    expect(notControl.filter((p) => isControlFile(file(p)))).toEqual([]);
+    const filter = new WatchFilter({ excludes: [{ '**/.git': true, '**/.vscode': true }], folders: [root], checkIgnored: async (paths) => new Map(paths.map((p) => [p, true])) });
+    expect(await Promise.all(control.map((p) => filter.skips(file(p))))).toEqual(control.map(() => false));
+    expect(await filter.skips(file('.git/objects/ab/cdef'))).toBe(true);
   });
 
   test('in the tracker: an ignored or excluded file no call named is neither read nor stored nor listed; one claude named is listed, and followed afterwards; an unignored one is listed', async () => {
