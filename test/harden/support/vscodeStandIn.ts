@@ -14,6 +14,11 @@ export const standIn = {
   errors: [] as string[],
   /** The (non-modal) warnings shown. */
   warnings: [] as string[],
+  /** The information messages shown. */
+  infos: [] as string[],
+  /** The editor tabs open (`window.tabGroups.all[0].tabs`), and those the extension closed. */
+  tabs: [] as { label: string; input: unknown }[],
+  closedTabs: [] as { label: string; input: unknown }[],
   /** Settings as `inspect()` reports them, by `section.key` (e.g. `files.exclude`). */
   settings: {} as Record<string, { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown } | undefined>,
   /** What the dialog answers: undefined is the user closing it (Cancel). */
@@ -33,6 +38,9 @@ export const standIn = {
     this.questions.length = 0;
     this.errors.length = 0;
     this.warnings.length = 0;
+    this.infos.length = 0;
+    this.tabs = [];
+    this.closedTabs = [];
     this.settings = {};
     this.dialogAnswer = undefined;
     this.gitExtension = undefined;
@@ -72,7 +80,10 @@ export function vscodeStandIn() {
     FilePermission: { Readonly: 1 },
     ExtensionMode: { Production: 1, Development: 2, Test: 3 },
     StatusBarAlignment: { Left: 1, Right: 2 },
-    Uri: { file: uri, from: (parts: { path: string }) => uri(parts.path) },
+    Uri: {
+      file: uri,
+      from: (parts: { scheme: string; path: string; query?: string }) => (parts.scheme === 'file' ? uri(parts.path) : { ...parts, fsPath: parts.path, toString: () => `${parts.scheme}:${parts.path}?${parts.query ?? ''}` }),
+    },
     scm: {
       createSourceControl: () => ({ inputBox: {}, createResourceGroup: () => ({ resourceStates: [], dispose: () => undefined }), dispose: () => undefined }),
     },
@@ -80,9 +91,18 @@ export function vscodeStandIn() {
       createStatusBarItem: () => ({ show: () => undefined, hide: () => undefined, dispose: () => undefined }),
       showWarningMessage: async (message: string, options?: unknown) =>
         (options as { modal?: boolean } | undefined)?.modal ? (standIn.questions.push(message), standIn.dialogAnswer) : void standIn.warnings.push(message),
-      showInformationMessage: async () => undefined,
+      showInformationMessage: async (message: string) => void standIn.infos.push(message),
       showErrorMessage: async (message: string) => void standIn.errors.push(message),
-      tabGroups: { all: [], close: async () => true },
+      tabGroups: {
+        get all() {
+          return [{ tabs: standIn.tabs }];
+        },
+        close: async (tabs: { label: string; input: unknown }[]) => {
+          standIn.closedTabs.push(...tabs);
+          standIn.tabs = standIn.tabs.filter((t) => !tabs.includes(t));
+          return true;
+        },
+      },
     },
     workspace: {
       workspaceFolders: undefined,
