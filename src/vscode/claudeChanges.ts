@@ -66,6 +66,8 @@ export class ClaudeChanges implements vscode.Disposable {
   private saveTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private pendingState: LedgerState | undefined;
+  /** The before-image last served (its URI and its bytes as given to VS Code). */
+  private lastBefore: { key: string; at: number; bytes: Promise<Uint8Array> } | undefined;
   /** The reading of the control files when the watching started (noteControlFiles). */
   private controlFilesNoted: Promise<void> = Promise.resolve();
   /** The control files' folders read when the watching started (noteControlFiles). */
@@ -310,6 +312,18 @@ export class ClaudeChanges implements vscode.Disposable {
    * UTF-8 showed every line with an accented letter as changed, and its hunks could not be undone).
    */
   private async beforeBytes(uri: vscode.Uri): Promise<Uint8Array> {
+    // VS Code asks for the size (stat), then the content: decoded once for both (and again later: the
+    // file's encoding may have changed).
+    const key = uri.toString();
+    if (this.lastBefore?.key !== key || Date.now() - this.lastBefore.at > 2_000) this.lastBefore = { key, at: Date.now(), bytes: this.decodedBefore(uri) };
+    const pending = this.lastBefore;
+    return pending.bytes.catch((error: Error) => {
+      if (this.lastBefore === pending) this.lastBefore = undefined;
+      throw error;
+    });
+  }
+
+  private async decodedBefore(uri: vscode.Uri): Promise<Uint8Array> {
     let bytes: Buffer;
     try {
       bytes = uri.query === 'absent' ? Buffer.alloc(0) : await this.tracker.bytesOf({ blob: uri.query, size: 0 });
