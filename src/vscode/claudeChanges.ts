@@ -225,8 +225,9 @@ export class ClaudeChanges implements vscode.Disposable {
       let count = 0;
       for (const file of files) {
         if (++count > 200) break;
-        const size = await fs.lstat(file).then((st) => (st.isFile() ? st.size : 0), () => 0);
-        if (size <= 1024 * 1024) await this.tracker.noteSeen(file).catch(() => undefined);
+        // A regular file (not a link: it could lead to /proc or a device) of at most 1 MiB, or none.
+        const kind = await fs.lstat(file).then((st) => (st.isFile() && st.size <= 1024 * 1024 ? 'read' : 'skip'), () => 'absent');
+        if (kind !== 'skip') await this.tracker.noteSeen(file).catch(() => undefined);
       }
     }
   }
