@@ -39,7 +39,7 @@ interface Waiting {
   attempts: number;
 }
 
-/** A change to a file of this name forgets every cached answer (`.git/info/exclude` is not watched: the settings' reload or a window reload does). */
+/** A change to a file of this name forgets every cached answer (so does `.git/info/exclude`; git's global excludes file is outside the workspace: a change of the settings or a window reload forgets). */
 const IGNORE_FILES = new Set(['.gitignore']);
 
 export class WatchFilter {
@@ -86,9 +86,9 @@ export class WatchFilter {
     this.pending.set(filePath, [...(this.pending.get(filePath) ?? []), ...waiting]);
   }
 
-  /** The watcher saw `filePath` change: an ignore file forgets what git said. */
+  /** The watcher saw `filePath` change: an ignore file (a `.gitignore`, `.git/info/exclude`) forgets what git said. */
   noteChange(filePath: string): void {
-    if (IGNORE_FILES.has(path.basename(filePath))) this.forget();
+    if (IGNORE_FILES.has(path.basename(filePath)) || /[\\/]\.git[\\/]info[\\/]exclude$/.test(filePath)) this.forget();
   }
 
   /** Forgets every cached answer (an ignore file or the settings changed). */

@@ -120,8 +120,8 @@ export class ClaudeChanges implements vscode.Disposable {
       // A read-only file system, not a text document content provider: VS Code resolves a content
       // provider's document again when it is asked for while its last reference is being let go, and
       // then refuses the second model ("ModelService: Cannot add model because it already exists!"),
-      // for good: after a reload the quick diff and the Source Control view did that and the diff could
-      // no longer be opened (issue 31, finding 6). Its documents are files of VS Code's file service, and
+      // for good: after a hunk undo from the quick diff's peek, and after a reload, a click on the listed
+      // file opened nothing (issue 31, finding 6). Its documents are files of VS Code's file service, and
       // `onFileSystem:claude-before` activates the extension for the editors a reload restores.
       vscode.workspace.registerFileSystemProvider(BEFORE_SCHEME, this.beforeImages(), { isReadonly: true, isCaseSensitive: true }),
       this.tracker.onDidChange(() => this.scheduleRefresh()),
@@ -592,7 +592,7 @@ const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
  * A before-image's text in its file's encoding, without a byte order mark (the editor shows none).
  * Bytes the editor would take for binary, or no codec: UTF-8.
  */
-export async function beforeText(bytes: Uint8Array, filePath: string, codec: TextCodec | undefined): Promise<string> {
+async function beforeText(bytes: Uint8Array, filePath: string, codec: TextCodec | undefined): Promise<string> {
   let text: string | undefined;
   if (codec) text = await codec.readText(bytes, filePath).catch(() => undefined);
   text ??= new TextDecoder('utf-8').decode(bytes);

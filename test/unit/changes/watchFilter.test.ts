@@ -59,6 +59,11 @@ describe('WatchFilter', () => {
     filter.noteChange(file('.gitignore'));
     expect(await filter.skips(burst[1])).toBe(false);
     expect(counter.runs).toBe(3);
+    // So does .git/info/exclude (now watched: a control file).
+    await fs.writeFile(file('.git/info/exclude'), 'dist/\n');
+    filter.noteChange(file('.git/info/exclude'));
+    expect(await filter.skips(burst[1])).toBe(true);
+    expect(counter.runs).toBe(4);
   });
 
   test('git failing: asked again (3 checks), then nothing is ignored on its word, and that answer is not kept', async () => {
