@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { BeforeImageStore } from '../src/changes/beforeImageStore';
 import { ChangeTracker } from '../src/changes/changeTracker';
+import { gitCheckIgnore } from '../src/changes/gitCheckIgnore';
 import { WatchFilter } from '../src/changes/watchFilter';
 
 const FILES = Number(process.env.BENCH_FILES ?? 2_000);
@@ -48,13 +49,9 @@ async function main(): Promise<void> {
         const filter = new WatchFilter({
           excludes: [],
           folders: [repo],
-          checkIgnored: async (paths) => {
+          checkIgnored: (paths) => {
             processes[mode]++;
-            const { stdout } = await run(repo, ['check-ignore', '-v', '-z', '--stdin'], paths.join('\0'));
-            const fields = stdout.split('\0');
-            const ignored = new Set<string>();
-            for (let i = 0; i + 3 < fields.length; i += 4) if (fields[i + 2] && !fields[i + 2].startsWith('!')) ignored.add(fields[i + 3]);
-            return ignored;
+            return gitCheckIgnore('git', repo, paths);
           },
         });
         const tracker = new ChangeTracker({

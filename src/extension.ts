@@ -102,7 +102,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   // Claude's changes: before-images and the list live in the extension's storage, never the workspace.
   const changesDir = context.storageUri?.fsPath ?? `${context.globalStorageUri.fsPath}/no-workspace`;
   const scriptedAnswers = scriptedAnswersAllowed(context.extensionMode, process.env);
-  const claudeChanges = new ClaudeChanges(changesDir, ideBridge, windowSessions, (p) => hosts.documents.isDirty(p), serverLog, scriptedAnswers);
+  const claudeChanges = new ClaudeChanges(changesDir, ideBridge, windowSessions, (p) => hosts.documents.isDirty(p), serverLog, scriptedAnswers, codec);
   hosts.changes = claudeChanges.tracker;
   const selection = new SelectionTracker(sessionTerminals, log, currentSharingPolicy);
   const sessionLabels = () => windowSessions.labels();

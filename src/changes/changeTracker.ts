@@ -26,8 +26,8 @@ export interface ChangeTrackerDeps {
   sessionOf(connectionId: number): TrackedSession | undefined;
   /** The ledger changed: save it (the adapter may batch). */
   save(state: LedgerState): void;
-  /** A before-image for a change no call announced: git's committed content, or what the editor last knew. */
-  fallback?(filePath: string): Promise<{ bytes: Uint8Array; source: CaptureSource } | undefined>;
+  /** A before-image for a change no call announced: git's committed content, or what the editor last knew (bytes undefined: the file did not exist). */
+  fallback?(filePath: string): Promise<{ bytes: Uint8Array | undefined; source: CaptureSource } | undefined>;
   /** Whether the user has unsaved edits to the file in an editor (an undo must not write under them). */
   isDirty?(filePath: string): boolean;
   /** Whether a change no call announced, of a file not listed, is to be left alone unread (a build's output: src/changes/watchFilter.ts). */
@@ -46,6 +46,8 @@ export interface ChangeTrackerDeps {
   expectWithinMs?: number;
   /** How long after a session's last call a change no call announced is still put on it (2 min). */
   uncertainWithinMs?: number;
+  /** How long a file named like a writer's temporary file may live before it counts as a file of its own (1 s). */
+  tempFileGraceMs?: number;
 }
 
 /** Someone must agree before lines edited after claude's change are overwritten. */
@@ -183,9 +185,14 @@ export class ChangeTracker implements ChangeCapture {
    * user's own save), which is listed only when a call announced it (the tools route saves through the editor).
    */
   fileChanged(filePath: string, options: { byEditor?: boolean } = {}): Promise<FileChange | undefined> {
-    if (isWritersTempFile(filePath)) return Promise.resolve(undefined);
     const at = this.now();
     return this.enqueue(filePath, async () => {
+      // A writer's temporary file is renamed over its target within milliseconds: one still there after
+      // the grace period is a file of its own, and a name must not be a way to hide a change (issue 31).
+      if (isWritersTempFile(filePath)) {
+        await new Promise((resolve) => setTimeout(resolve, this.deps.tempFileGraceMs ?? 1_000));
+        if (!(await fs.lstat(filePath).then(() => true, () => false))) return undefined;
+      }
       // Asked in the path's queue, so a capture taken just before (its expectation) is seen.
       if (this.deps.skipsUnannounced && !this.ledger.isExpected(filePath, at) && !this.ledger.isListed(filePath) && (await this.deps.skipsUnannounced(filePath))) {
         this.ownWrites.delete(filePath);
@@ -214,6 +221,18 @@ export class ChangeTracker implements ChangeCapture {
       this.changed();
       if (rewrote) for (const listener of [...this.rewriteListeners]) listener(rewrote, change);
       return change;
+    });
+  }
+
+  /**
+   * Takes the file's content now (absent when it does not exist) as the content last seen, so a later
+   * change no call announced has a "before" (control files, read when the watching starts).
+   */
+  noteSeen(filePath: string): Promise<void> {
+    return this.enqueue(filePath, async () => {
+      if (this.lastKnown.has(filePath)) return;
+      const { bytes, mode } = await readFileIfExists(filePath);
+      this.lastKnown.set(filePath, await this.imageOf(bytes, mode));
     });
   }
 

@@ -4,7 +4,9 @@ import * as vscode from 'vscode';
 import { BeforeImageStore } from '../changes/beforeImageStore';
 import type { FileChange, LedgerState, SessionChanges } from '../changes/changeLedger';
 import { ChangeTracker, type Confirm, type HunkSelector, type TrackedSession } from '../changes/changeTracker';
-import { WatchFilter } from '../changes/watchFilter';
+import { gitCheckIgnore } from '../changes/gitCheckIgnore';
+import { insideGitFolder, isControlFile, WatchFilter } from '../changes/watchFilter';
+import type { TextCodec } from '../host/textCodec';
 import type { IdeBridge } from '../server/ideBridge';
 import { pidTrusted } from '../server/peerProcess';
 import { resolveInWorkspace } from '../workspace/workspacePaths';
@@ -56,7 +58,8 @@ export class ClaudeChanges implements vscode.Disposable {
   private readonly groups = new Map<string, vscode.SourceControlResourceGroup>();
   private readonly statusItem: vscode.StatusBarItem;
   private readonly subscriptions: vscode.Disposable[] = [];
-  private readonly beforeChanged = new vscode.EventEmitter<vscode.Uri>();
+  /** Never fired: a before-image's URI names its content (a blob id), which never changes. */
+  private readonly beforeChanged = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   private watchers: vscode.Disposable[] = [];
   /** Paths VS Code itself is saving (the user's saves, the tools route's), with when. */
   private readonly editorSaves = new Map<string, number>();
@@ -64,6 +67,12 @@ export class ClaudeChanges implements vscode.Disposable {
   private saveTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private pendingState: LedgerState | undefined;
+  /** The before-image last served (its URI and its bytes as given to VS Code). */
+  private lastBefore: { key: string; at: number; bytes: Promise<Uint8Array> } | undefined;
+  /** The reading of the control files when the watching started (noteControlFiles). */
+  private controlFilesNoted: Promise<void> = Promise.resolve();
+  /** The control files' folders read when the watching started (noteControlFiles). */
+  private readonly controlDirsSeen = new Set<string>();
   /** Changes no call announced that are left alone: excluded by the settings or ignored by git. */
   private filter: WatchFilter = this.createFilter();
 
@@ -75,6 +84,8 @@ export class ClaudeChanges implements vscode.Disposable {
     private readonly log: Logger,
     /** From {@link scriptedAnswersAllowed}; false: a scripted answer is ignored and the question asked. */
     private readonly acceptScriptedAnswers = false,
+    /** How VS Code decodes each file: a before-image is shown in its file's encoding (absent: UTF-8). */
+    private readonly codec?: TextCodec,
   ) {
     const root = path.join(storageDir, 'claude-changes');
     mkdirSync(root, { recursive: true, mode: 0o700 });
@@ -92,6 +103,8 @@ export class ClaudeChanges implements vscode.Disposable {
     });
     // Blobs no entry needs (an entry kept or undone before a crash): swept once, before any capture.
     void this.tracker.sweep().catch((error: Error) => log.warn(`Claude's changes: ${error.message}`));
+    // Diffs restored by a reload: each is shown again when its change is still listed, else closed with a word.
+    void this.closeStaleDiffs().catch((error: Error) => log.warn(`Claude's changes: ${error.message}`));
 
     this.sourceControl = vscode.scm.createSourceControl('claude', "Claude's changes", vscode.workspace.workspaceFolders?.[0]?.uri);
     this.sourceControl.inputBox.visible = false;
@@ -106,10 +119,13 @@ export class ClaudeChanges implements vscode.Disposable {
       this.sourceControl,
       this.statusItem,
       this.beforeChanged,
-      vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, {
-        onDidChange: this.beforeChanged.event,
-        provideTextDocumentContent: (uri) => this.beforeText(uri),
-      }),
+      // A read-only file system, not a text document content provider: VS Code resolves a content
+      // provider's document again when it is asked for while its last reference is being let go, and
+      // then refuses the second model ("ModelService: Cannot add model because it already exists!"),
+      // for good: after a hunk undo from the quick diff's peek, and after a reload, a click on the listed
+      // file opened nothing (issue 31, finding 6). Its documents are files of VS Code's file service, and
+      // `onFileSystem:claude-before` activates the extension for the editors a reload restores.
+      vscode.workspace.registerFileSystemProvider(BEFORE_SCHEME, this.beforeImages(), { isReadonly: true, isCaseSensitive: true }),
       this.tracker.onDidChange(() => this.scheduleRefresh()),
       this.tracker.onDidRewriteUndo((sessionId, change) => this.warnRewrite({ sessionId, filePath: change.path }, change.attribution)),
       this.tracker.onDidLoseAnnouncements((session) => void notify.warn(lostAnnouncementsText(session.label))),
@@ -138,6 +154,7 @@ export class ClaudeChanges implements vscode.Disposable {
 
   /** Waits until every capture and change seen so far was handled and the list shown (tests). */
   async settled(): Promise<void> {
+    await this.controlFilesNoted;
     await this.tracker.settled();
     this.refresh();
   }
@@ -178,7 +195,8 @@ export class ClaudeChanges implements vscode.Disposable {
     const seen = (uri: vscode.Uri) => {
       if (uri.scheme !== 'file') return;
       const filePath = uri.fsPath;
-      if (filePath.split(path.sep).includes('.git')) return;
+      // git's own bookkeeping (objects, refs, index) is not claude's change; its control files are.
+      if (insideGitFolder(filePath) && !isControlFile(filePath)) return;
       this.filter.noteChange(filePath);
       const saved = this.editorSaves.get(filePath);
       const byEditor = saved !== undefined && Date.now() - saved < 3000;
@@ -186,6 +204,35 @@ export class ClaudeChanges implements vscode.Disposable {
       this.tracker.fileChanged(filePath, { byEditor }).catch((error: Error) => this.log.debug(`Claude's changes: ${filePath}: ${error.message}`));
     };
     this.watchers = [watcher, watcher.onDidChange(seen), watcher.onDidCreate(seen), watcher.onDidDelete(seen)];
+    this.controlFilesNoted = this.noteControlFiles().catch((error: Error) => this.log.debug(`Claude's changes: control files: ${error.message}`));
+  }
+
+  /**
+   * The control files of each workspace folder (`.git`'s config, hooks, info/attributes and info/exclude,
+   * the `.vscode` folder's files; watchFilter.isControlFile) as they are when the watching starts: no
+   * call names them, and an untracked file has no git content to compare with, so without this their
+   * first change by claude's shell would not be listed. A file of these folders that was not there then is
+   * compared with nothing (created). Bounded: 200 files of at most 1 MiB per folder.
+   */
+  private async noteControlFiles(): Promise<void> {
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      const root = folder.uri.fsPath;
+      const git = path.join(root, '.git');
+      const files = ['config', 'config.worktree', path.join('info', 'attributes'), path.join('info', 'exclude')].map((f) => path.join(git, f));
+      const dirs = [path.join(git, 'hooks'), path.join(root, '.vscode')];
+      for (const dir of dirs) {
+        const names = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+        files.push(...names.filter((d) => d.isFile()).map((d) => path.join(dir, d.name)));
+        this.controlDirsSeen.add(dir);
+      }
+      let count = 0;
+      for (const file of files) {
+        if (++count > 200) break;
+        // A regular file (not a link: it could lead to /proc or a device) of at most 1 MiB, or none.
+        const kind = await fs.lstat(file).then((st) => (st.isFile() && st.size <= 1024 * 1024 ? 'read' : 'skip'), () => 'absent');
+        if (kind !== 'skip') await this.tracker.noteSeen(file).catch(() => undefined);
+      }
+    }
   }
 
   private createFilter(): WatchFilter {
@@ -197,24 +244,32 @@ export class ClaudeChanges implements vscode.Disposable {
     });
   }
 
-  /** The paths git ignores, one `git check-ignore --stdin` per repository (the git extension's checkIgnore). */
-  private async gitIgnored(paths: readonly string[]): Promise<ReadonlySet<string>> {
+  /**
+   * git's answer for each path: one `git check-ignore` per repository (gitCheckIgnore, with the git the
+   * git extension uses), read to its end. Not the git extension's `Repository.checkIgnore`: it resolves
+   * when the process exits, before its last output may be read, and under load left paths out, which
+   * then counted as not ignored (issue 31, finding 7). A path in no repository the git extension knows
+   * (it may not have opened it yet) is asked in its workspace folder, where git finds the repository itself.
+   */
+  private async gitIgnored(paths: readonly string[]): Promise<ReadonlyMap<string, boolean>> {
     const api = await gitApi();
-    const byRepository = new Map<GitRepository, string[]>();
+    const answers = new Map<string, boolean>();
+    const byRoot = new Map<string, string[]>();
     for (const filePath of paths) {
-      const repository = api?.getRepository(vscode.Uri.file(filePath));
-      if (!repository) continue;
-      const list = byRepository.get(repository) ?? [];
-      list.push(filePath);
-      byRepository.set(repository, list);
+      const root = api?.getRepository(vscode.Uri.file(filePath))?.rootUri.fsPath ?? vscode.workspace.getWorkspaceFolder(vscode.Uri.file(filePath))?.uri.fsPath;
+      // No git extension, or a path outside every repository and folder: nothing ignores it.
+      if (!api || !root) answers.set(filePath, false);
+      else byRoot.set(root, [...(byRoot.get(root) ?? []), filePath]);
     }
-    const ignored = new Set<string>();
-    for (const [repository, list] of byRepository) for (const p of await repository.checkIgnore(list)) ignored.add(p);
-    return ignored;
+    // A repository whose check failed leaves its paths unanswered (WatchFilter asks again).
+    await Promise.all([...byRoot].map(([root, list]) => gitCheckIgnore(api!.git.path, root, list).then((got) => got.forEach((v, k) => answers.set(k, v)), (error: Error) => this.log.debug(`Claude's changes: git check-ignore in ${root}: ${error.message}`))));
+    return answers;
   }
 
   /** git's staged content of a file no call announced (the committed one when nothing is staged). */
-  private async gitFallback(filePath: string): Promise<{ bytes: Uint8Array; source: 'git' } | undefined> {
+  private async gitFallback(filePath: string): Promise<{ bytes: Uint8Array | undefined; source: 'git' | 'last-known' } | undefined> {
+    // A control file that was not in its folder when the watching started: created since.
+    if (isControlFile(filePath) && this.controlDirsSeen.has(path.dirname(filePath))) return { bytes: undefined, source: 'last-known' };
     const repository = (await gitApi())?.getRepository(vscode.Uri.file(filePath));
     if (!repository) return undefined;
     try {
@@ -234,12 +289,67 @@ export class ClaudeChanges implements vscode.Disposable {
     return undefined;
   }
 
-  private async beforeText(uri: vscode.Uri): Promise<string> {
-    if (uri.query === 'absent') return '';
-    const bytes = await this.tracker.bytesOf({ blob: uri.query, size: 0 });
-    // As the editor shows the file: without its BOM.
-    const text = new TextDecoder('utf-8').decode(bytes);
-    return text.startsWith('\ufeff') ? text.slice(1) : text;
+  /** The before-images as read-only files: `claude-before:<file path>?<blob id | absent>`. */
+  private beforeImages(): vscode.FileSystemProvider {
+    const readOnly = () => {
+      throw vscode.FileSystemError.NoPermissions("Claude's changes: the content before Claude's change is read-only");
+    };
+    return {
+      onDidChangeFile: this.beforeChanged.event,
+      // Content-addressed: what a URI names never changes.
+      watch: () => new vscode.Disposable(() => undefined),
+      stat: async (uri) => ({ type: vscode.FileType.File, ctime: 0, mtime: 0, size: (await this.beforeBytes(uri)).byteLength, permissions: vscode.FilePermission.Readonly }),
+      readFile: (uri) => this.beforeBytes(uri),
+      readDirectory: () => [],
+      createDirectory: readOnly,
+      writeFile: readOnly,
+      delete: readOnly,
+      rename: readOnly,
+    };
+  }
+
+  /**
+   * A before-image as the editor is to show it: decoded in its file's own encoding (an open editor's, else
+   * the settings' and its byte order mark, as VS Code decodes the file: `TextCodec`), given to VS Code as
+   * UTF-8 behind a byte order mark, which VS Code takes over any configured encoding and leaves out of
+   * the text. So the quick diff compares the same characters on both sides (a Latin-1 file decoded as
+   * UTF-8 showed every line with an accented letter as changed, and its hunks could not be undone).
+   */
+  private async beforeBytes(uri: vscode.Uri): Promise<Uint8Array> {
+    // VS Code asks for the size (stat), then the content: decoded once for both (and again later: the
+    // file's encoding may have changed).
+    const key = uri.toString();
+    if (this.lastBefore?.key !== key || Date.now() - this.lastBefore.at > 2_000) this.lastBefore = { key, at: Date.now(), bytes: this.decodedBefore(uri) };
+    const pending = this.lastBefore;
+    return pending.bytes.catch((error: Error) => {
+      if (this.lastBefore === pending) this.lastBefore = undefined;
+      throw error;
+    });
+  }
+
+  private async decodedBefore(uri: vscode.Uri): Promise<Uint8Array> {
+    let bytes: Buffer;
+    try {
+      bytes = uri.query === 'absent' ? Buffer.alloc(0) : await this.tracker.bytesOf({ blob: uri.query, size: 0 });
+    } catch {
+      throw vscode.FileSystemError.FileNotFound(uri);
+    }
+    return Buffer.concat([UTF8_BOM, Buffer.from(await beforeText(bytes, vscode.Uri.from({ scheme: 'file', path: uri.path }).fsPath, this.codec), 'utf8')]);
+  }
+
+  /**
+   * The diffs of Claude's changes a reload restored: one whose before-image is no longer listed (kept,
+   * undone, or changed since) is closed, and the user told which; the others are shown as they were.
+   */
+  private async closeStaleDiffs(): Promise<void> {
+    const listed = new Set(this.tracker.list().flatMap((s) => s.files.map((f) => beforeUri(f).toString())));
+    const stale = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.original.scheme === BEFORE_SCHEME && !listed.has(t.input.original.toString()));
+    if (!stale.length) return;
+    const names = stale.map((t) => vscode.workspace.asRelativePath((t.input as vscode.TabInputTextDiff).modified.scheme === 'file' ? (t.input as vscode.TabInputTextDiff).modified.fsPath : (t.input as vscode.TabInputTextDiff).original.path, false));
+    await vscode.window.tabGroups.close(stale, true);
+    void notify.info(`Claude's changes: closed the diff of ${[...new Set(names)].join(', ')}: that change is no longer listed (kept, undone, or changed since). Open it again from the Source Control view if it is still there.`);
   }
 
   private scheduleRefresh(): void {
@@ -320,7 +430,9 @@ export class ClaudeChanges implements vscode.Disposable {
         const now = vscode.Uri.file(change.path);
         const left = beforeUri(change);
         const deleted = change.claudeLeft !== undefined && !('blob' in change.claudeLeft);
-        await vscode.commands.executeCommand('vscode.diff', left, deleted ? beforeUri({ ...change, before: { absent: true } }) : now, `${name} (before Claude ↔ now)`);
+        // The row's tooltip (why it is faded) is not shown in every VS Code (code-server: aria-label only): the title says it too.
+        const title = change.attribution === 'certain' ? `${name} (before Claude ↔ now)` : `${name} (before Claude ↔ now · not attributed with certainty)`;
+        await vscode.commands.executeCommand('vscode.diff', left, deleted ? beforeUri({ ...change, before: { absent: true } }) : now, title);
       }),
       run('nativeClaude.changes.keepFile', async (...targets: unknown[]) => {
         for (const t of fileTargets(targets)) await this.tracker.keepFile(t.sessionId, t.filePath);
@@ -490,6 +602,19 @@ async function insideWorkspace(filePath: string): Promise<boolean> {
   );
 }
 
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * A before-image's text in its file's encoding, without a byte order mark (the editor shows none).
+ * Bytes the editor would take for binary, or no codec: UTF-8.
+ */
+async function beforeText(bytes: Uint8Array, filePath: string, codec: TextCodec | undefined): Promise<string> {
+  let text: string | undefined;
+  if (codec) text = await codec.readText(bytes, filePath).catch(() => undefined);
+  text ??= new TextDecoder('utf-8').decode(bytes);
+  return text.startsWith('\ufeff') ? text.slice(1) : text;
+}
+
 /** The before-image of a change as a read-only document. */
 function beforeUri(change: Pick<FileChange, 'path' | 'before'>): vscode.Uri {
   return vscode.Uri.from({ scheme: BEFORE_SCHEME, path: vscode.Uri.file(change.path).path, query: 'blob' in change.before ? change.before.blob : 'absent' });
@@ -515,12 +640,11 @@ interface LineChange {
 
 /** The part of the git extension's API (`vscode.git`, getAPI(1), its git.d.ts) used here. */
 interface GitExtension {
-  getAPI(version: 1): { getRepository(uri: vscode.Uri): GitRepository | null };
+  getAPI(version: 1): { readonly git: { readonly path: string }; getRepository(uri: vscode.Uri): GitRepository | null };
 }
 interface GitRepository {
+  readonly rootUri: vscode.Uri;
   buffer(ref: string, path: string): Promise<Uint8Array>;
-  /** Those of `paths` git ignores (one `git check-ignore -z --stdin` for all of them). */
-  checkIgnore(paths: string[]): Promise<Set<string>>;
 }
 
 async function gitApi(): Promise<ReturnType<GitExtension['getAPI']> | undefined> {

@@ -22,7 +22,7 @@ import { codeServerAvailable, findFiles, openWorkbench, saveScreenshot, startCod
 import { startFakeModel, type FakeModel, type MessagesRequest, type Reply, freshMessages, textOf } from './harness/fakeModel';
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
-import { notificationTexts, ourStatus, reloadWindow, runCommand, until } from './harness/workbenchUi';
+import { clickPeekAction, editorErrors, editorTabLabels, notificationTexts, ourStatus, peekChooseProvider, reloadWindow, runCommand, until } from './harness/workbenchUi';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -55,6 +55,25 @@ function filesOf(rows: string[], group: RegExp, name = 'claude'): string[] {
   return files;
 }
 
+/**
+ * Waits until the diff titled `title` is the editor in front, its "before" side showing `before` (by
+ * default a.txt's before-image: a1 a2 a3…); fails at once on an editor error ("The editor could not be opened").
+ */
+async function diffShown(page: Page, title: string, before = /a1\s*a2\s*a3\s*a4\s*a5\s*a6/): Promise<{ tabs: string[]; original: string }> {
+  return until(`the diff "${title}"`, async () => {
+    const errors = await editorErrors(page);
+    if (errors.length) throw new Error(`the editor shows an error instead of "${title}": ${errors.join(' | ')}`);
+    const active = await page.evaluate(`(document.querySelector('.editor .tabs-container .tab.active')?.getAttribute('aria-label') || '')`) as string;
+    if (!active.includes(title)) return undefined;
+    const original = (await page.locator('.editor-instance .monaco-diff-editor .editor.original .view-lines').first().textContent({ timeout: 2_000 })) ?? '';
+    return before.test(original) ? { tabs: await editorTabLabels(page), original } : undefined;
+  }, 30_000).catch(async (error: Error) => {
+    // An error placeholder throws inside until() and is only its last value: say it plainly.
+    const errors = await editorErrors(page);
+    throw errors.length ? new Error(`the editor shows an error instead of "${title}": ${errors.join(' | ')}`) : error;
+  });
+}
+
 /** Opens the Source Control view (its activity bar entry, as a user clicks it). */
 async function showScm(page: Page): Promise<void> {
   await until('the Source Control view', async () => {
@@ -68,15 +87,20 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
   let model: FakeModel;
   let vsix = '';
 
-  // `edit <x>.txt` → an Edit of that file in the folder the prompt names, then "edited <x>".
+  // `edit <x>.txt` → an Edit of that file in the folder the prompt names (a.txt: two Edits, lines 2 and 5), then "edited <x>".
   const router = (request: MessagesRequest): Reply => {
     const fresh = freshMessages(request);
     const prompt = fresh.filter((m) => m.role === 'user').map(textOf).join('\n');
     const asked = /edit (\S+)\/([ab])\.txt/.exec(prompt);
     if (asked) return { toolUse: { id: `toolu_nc_reload_${asked[2]}_${Date.now()}`, name: 'Edit', input: { file_path: path.join(asked[1], `${asked[2]}.txt`), old_string: `${asked[2]}2`, new_string: `${asked[2].toUpperCase()}2` } } };
-    const done = fresh.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').map((b) => /toolu_nc_reload_([ab])_/.exec(String(b.tool_use_id))?.[1]).find(Boolean);
+    const results = fresh.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id));
+    // a.txt's second Edit, once the first is done: two hunks, one of them undone from the gutter's peek.
+    if (results.some((id) => /^toolu_nc_reload_a_/.test(id))) return { toolUse: { id: `toolu_nc_reload_a5_${Date.now()}`, name: 'Edit', input: { file_path: path.join(folderOf.a, 'a.txt'), old_string: 'a5', new_string: 'A5' } } };
+    const done = results.map((id) => /toolu_nc_reload_([ab])(5)?_/.exec(id)?.[1]).find(Boolean);
     return { text: done ? `edited ${done}` : 'ok' };
   };
+  /** The folder of the running test (the second Edit's path). */
+  const folderOf = { a: '' };
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
@@ -91,7 +115,9 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
 
   it('Reload Window: the same claude reconnects by itself, verified by the same pid; its group keeps a.txt, and its next edit (b.txt) lands in that group, with a word on why it is not certain', async () => {
     const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-changes-reload-')));
-    for (const f of ['a', 'b']) fs.writeFileSync(path.join(folder, `${f}.txt`), `${f}1\n${f}2\n${f}3\n`);
+    folderOf.a = folder;
+    fs.writeFileSync(path.join(folder, 'a.txt'), 'a1\na2\na3\na4\na5\na6\n');
+    fs.writeFileSync(path.join(folder, 'b.txt'), 'b1\nb2\nb3\n');
     // A git workspace: what a change no call announced is compared with, after a reload, is git's content.
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: folder, stdio: 'pipe' });
     git('init', '-q');
@@ -133,7 +159,7 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
           await sleep(200);
           await tmux(ic.tmuxSocket, 'send-keys', '-t', 'main', 'Enter');
           await waitForScreen(ic.tmuxSocket, `edited ${letter}`, 60_000);
-          expect(fs.readFileSync(path.join(folder, `${letter}.txt`), 'utf8')).toBe(`${letter}1\n${letter.toUpperCase()}2\n${letter}3\n`);
+          expect(fs.readFileSync(path.join(folder, `${letter}.txt`), 'utf8')).toBe(letter === 'a' ? 'a1\nA2\na3\na4\nA5\na6\n' : 'b1\nB2\nb3\n');
         };
         // The CLI registers its handlers shortly after connecting.
         await sleep(1500);
@@ -146,7 +172,42 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
         const name = (seen.before as string[]).find((r) => group.test(r))!;
         seen.name = name;
 
+        // The user opens a.txt and undoes claude's second hunk (A5) from the gutter's peek, as in
+        // vscode-changes: Alt+F3 opens it on git's changes, Claude's are picked in its drop-down.
+        await page.keyboard.press('Control+KeyP');
+        await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 10_000 });
+        await page.keyboard.type('a.txt');
+        await until('a.txt in Quick Open', async () => (await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'a.txt' }).count()) > 0, 10_000);
+        await page.keyboard.press('Enter');
+        await until('a.txt in an editor', async () => (await editorTabLabels(page)).some((t) => /^a\.txt/.test(t)), 15_000);
+        await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+        await page.keyboard.press('Control+Home');
+        const peek = page.locator('.dirty-diff');
+        await until('the quick diff peek', async () => {
+          if (await peek.first().isVisible().catch(() => false)) return true;
+          await page.keyboard.press('Alt+F3');
+          return false;
+        }, 20_000, 1000);
+        seen.peekProviders = await peekChooseProvider(page, "Claude's changes");
+        await sleep(500);
+        // The peek is on Claude's first hunk (A2); the next is A5.
+        await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+        await until("the peek on Claude's second change", async () => {
+          const title = (await page.locator('.dirty-diff .peekview-title').first().textContent().catch(() => '')) ?? '';
+          if (/2 of 2/.test(title)) return title;
+          await page.keyboard.press('Alt+F3');
+          return undefined;
+        }, 20_000, 1000);
+        seen.peekClick = await clickPeekAction(page, 'Undo This Change');
+        await until('a.txt with its second hunk undone', async () => fs.readFileSync(path.join(folder, 'a.txt'), 'utf8') === 'a1\nA2\na3\na4\na5\na6\n', 15_000);
+        await page.keyboard.press('Escape');
+        // The user looks at the change (a click on its row) and leaves its diff open when reloading.
+        await page.locator('.scm-view .monaco-list-row', { hasText: 'a.txt' }).first().click();
+        seen.diffBefore = await diffShown(page, 'a.txt (before Claude ↔ now)');
+
         await reloadWindow(page);
+        // The diff the reload restored is shown again (its before-image read back), not an error.
+        seen.diffRestored = await diffShown(page, 'a.txt (before Claude ↔ now)');
         seen.statusAfter = await until('the same claude to reconnect', async () => ((await ourStatus(page)) === 'Claude: 1 session' ? 'Claude: 1 session' : undefined), 90_000);
         const logs = () => findFiles(path.join(server!.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
         // Verified as the same process (its pid holds the socket), in the reloaded window's log.
@@ -156,12 +217,25 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
           const rows = await scmRows(page);
           return filesOf(rows, group, name).some((r) => /a\.txt/.test(r)) ? rows : undefined;
         }, 30_000);
+        // A click on the listed file (its row in the focused Source Control view) opens before Claude ↔ now,
+        // after the editor of a.txt is in front again.
+        await page.keyboard.press('Control+KeyP');
+        await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 10_000 });
+        await page.keyboard.type('a.txt');
+        await until('a.txt in Quick Open', async () => (await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'a.txt' }).count()) > 0, 10_000);
+        await page.keyboard.press('Enter');
+        await showScm(page);
+        await page.locator('.scm-view .monaco-list-row', { hasText: 'a.txt' }).first().click();
+        seen.diffOpened = await diffShown(page, 'a.txt (before Claude ↔ now)');
 
         await ask('b');
         seen.afterEdit = await until('b.txt listed in the same group', async () => {
           const rows = await scmRows(page);
           return filesOf(rows, group, name).some((r) => /b\.txt/.test(r)) ? rows : undefined;
         }, 30_000);
+        // b.txt's change is not attributed with certainty: its diff's title says so (the row's tooltip is not shown in code-server).
+        await page.locator('.scm-view .monaco-list-row', { hasText: 'b.txt' }).first().click();
+        seen.diffUncertain = await diffShown(page, 'b.txt (before Claude ↔ now · not attributed with certainty)', /b1\s*b2\s*b3/);
         seen.notifications = await until('the notification about the reconnect', async () => {
           const texts = await notificationTexts(page);
           return texts.some((t) => /reconnected to this window/.test(t)) ? texts : undefined;

@@ -157,6 +157,7 @@ describe('vscode-tools', () => {
         'changes-dirty',
         'changes-file',
         'changes-hunk',
+        'changes-latin1',
         'changes-quickdiff',
         'custom-editor',
         'diagnostics',
@@ -221,6 +222,10 @@ describe('vscode-tools', () => {
     });
     it('the before-image opens read-only, in a diff against the file now', () => {
       expectInnerPassed('changes-quickdiff');
+    });
+    it("a Latin-1 file: the before-image in the file's encoding (no false hunk), its hunk undone, bytes exact", () => {
+      expectInnerPassed('changes-latin1');
+      expect(fs.readFileSync(abs('changes-latin1.txt')).toString('hex')).toBe(Buffer.from('café\nnaïve\nlast line\n', 'latin1').toString('hex'));
     });
   });
 

@@ -18,10 +18,23 @@ export const standIn = {
   infos: [] as string[],
   /** The modal questions' details, in the order asked. */
   details: [] as string[],
+  /** The editor tabs open (`window.tabGroups.all[0].tabs`), and those the extension closed. */
+  tabs: [] as { label: string; input: unknown }[],
+  closedTabs: [] as { label: string; input: unknown }[],
   /** Settings as `inspect()` reports them, by `section.key` (e.g. `files.exclude`). */
   settings: {} as Record<string, { defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown } | undefined>,
   /** What the dialog answers: undefined is the user closing it (Cancel). */
   dialogAnswer: undefined as string | undefined,
+  /** The listeners of the file system watchers created, by event ({@link fireWatcher} calls them). */
+  watcherListeners: { change: [], create: [], delete: [] } as { change: ((uri: unknown) => void)[]; create: ((uri: unknown) => void)[]; delete: ((uri: unknown) => void)[] },
+  /** VS Code's file watcher reporting `fsPath` (a file: URI). */
+  fireWatcher(event: 'change' | 'create' | 'delete', fsPath: string): void {
+    for (const listener of this.watcherListeners[event]) listener({ scheme: 'file', fsPath, path: fsPath });
+  },
+  /** The file system providers registered, by scheme. */
+  fileSystems: new Map<string, unknown>(),
+  /** The git extension's exports (`vscode.git`), if the test gives one. */
+  gitExtension: undefined as unknown,
   reset(): void {
     this.commands.clear();
     this.questions.length = 0;
@@ -29,8 +42,13 @@ export const standIn = {
     this.warnings.length = 0;
     this.infos.length = 0;
     this.details.length = 0;
+    this.tabs = [];
+    this.closedTabs = [];
     this.settings = {};
     this.dialogAnswer = undefined;
+    this.gitExtension = undefined;
+    this.fileSystems.clear();
+    this.watcherListeners = { change: [], create: [], delete: [] };
   },
 };
 
@@ -45,12 +63,30 @@ export function vscodeStandIn() {
   class ThemeIcon {
     constructor(readonly id: string) {}
   }
+  class Disposable {
+    constructor(readonly dispose: () => void) {}
+  }
+  class FileSystemError extends Error {
+    static FileNotFound = (what?: unknown) => new FileSystemError(`FileNotFound: ${String(what)}`);
+    static NoPermissions = (what?: unknown) => new FileSystemError(`NoPermissions: ${String(what)}`);
+  }
+  class TabInputTextDiff {
+    constructor(readonly original: unknown, readonly modified: unknown) {}
+  }
   return {
     EventEmitter,
     ThemeIcon,
+    Disposable,
+    FileSystemError,
+    TabInputTextDiff,
+    FileType: { File: 1, Directory: 2 },
+    FilePermission: { Readonly: 1 },
     ExtensionMode: { Production: 1, Development: 2, Test: 3 },
     StatusBarAlignment: { Left: 1, Right: 2 },
-    Uri: { file: uri, from: (parts: { path: string }) => uri(parts.path) },
+    Uri: {
+      file: uri,
+      from: (parts: { scheme: string; path: string; query?: string }) => (parts.scheme === 'file' ? uri(parts.path) : { ...parts, fsPath: parts.path, toString: () => `${parts.scheme}:${parts.path}?${parts.query ?? ''}` }),
+    },
     scm: {
       createSourceControl: () => ({ inputBox: {}, createResourceGroup: () => ({ resourceStates: [], dispose: () => undefined }), dispose: () => undefined }),
     },
@@ -62,12 +98,27 @@ export function vscodeStandIn() {
           : void standIn.warnings.push(message),
       showInformationMessage: async (message: string) => void standIn.infos.push(message),
       showErrorMessage: async (message: string) => void standIn.errors.push(message),
+      tabGroups: {
+        get all() {
+          return [{ tabs: standIn.tabs }];
+        },
+        close: async (tabs: { label: string; input: unknown }[]) => {
+          standIn.closedTabs.push(...tabs);
+          standIn.tabs = standIn.tabs.filter((t) => !tabs.includes(t));
+          return true;
+        },
+      },
     },
     workspace: {
       workspaceFolders: undefined,
       registerTextDocumentContentProvider: () => disposable,
+      registerFileSystemProvider: (scheme: string, provider: unknown) => (standIn.fileSystems.set(scheme, provider), disposable),
       onWillSaveTextDocument: () => disposable,
       asRelativePath: (p: string) => p,
+      getWorkspaceFolder(target: { fsPath: string }) {
+        const folders = (this as { workspaceFolders?: { uri: { fsPath: string } }[] }).workspaceFolders ?? [];
+        return folders.find((f) => target.fsPath === f.uri.fsPath || target.fsPath.startsWith(`${f.uri.fsPath}/`));
+      },
       getConfiguration: (section?: string) => ({
         get: (key: string) => {
           const i = standIn.settings[`${section}.${key}`];
@@ -77,13 +128,16 @@ export function vscodeStandIn() {
       }),
       onDidChangeConfiguration: () => disposable,
       onDidChangeWorkspaceFolders: () => disposable,
-      createFileSystemWatcher: () => ({ onDidChange: () => disposable, onDidCreate: () => disposable, onDidDelete: () => disposable, dispose: () => undefined }),
+      createFileSystemWatcher: () => {
+        const on = (event: 'change' | 'create' | 'delete') => (listener: (uri: unknown) => void) => (standIn.watcherListeners[event].push(listener), disposable);
+        return { onDidChange: on('change'), onDidCreate: on('create'), onDidDelete: on('delete'), dispose: () => undefined };
+      },
     },
     commands: {
       registerCommand: (name: string, run: (...args: unknown[]) => Promise<unknown>) => (standIn.commands.set(name, run), disposable),
       executeCommand: async () => undefined,
     },
-    extensions: { getExtension: () => undefined },
+    extensions: { getExtension: (id: string) => (id === 'vscode.git' && standIn.gitExtension ? { isActive: true, exports: standIn.gitExtension } : undefined) },
   };
 }
 

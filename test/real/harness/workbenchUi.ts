@@ -113,3 +113,25 @@ export async function notificationProbe(page: Page, arg: unknown): Promise<{ mes
   await clickNotificationButton(item, button);
   return content;
 }
+
+/** Picks a provider in the drop-down of the open quick diff peek (native select or custom box); answers the choices it had. */
+export async function peekChooseProvider(page: Page, label: string): Promise<{ native: boolean; options: string[] }> {
+  const select = page.locator('.dirty-diff select.monaco-select-box').first();
+  if (await select.count()) {
+    const options = await select.locator('option').allTextContents();
+    await select.selectOption({ label });
+    return { native: true, options };
+  }
+  const box = page.locator('.dirty-diff .monaco-select-box').first();
+  await box.click({ timeout: 5_000 });
+  const options = await page.locator('.monaco-select-box-dropdown-container .option-text').allTextContents();
+  await page.locator('.monaco-select-box-dropdown-container .option-text', { hasText: label }).first().click({ timeout: 5_000 });
+  return { native: false, options };
+}
+
+/** Clicks an action of the open quick diff peek's title bar by its title; answers the titles it had. */
+export async function clickPeekAction(page: Page, title: string): Promise<{ titles: string[] }> {
+  const titles = await page.locator('.dirty-diff .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
+  await page.locator(`.dirty-diff .action-label[aria-label="${title}"]`).first().click({ timeout: 5_000 });
+  return { titles };
+}

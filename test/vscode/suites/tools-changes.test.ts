@@ -160,6 +160,32 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
     await vscode.commands.executeCommand('workbench.action.files.revert', document.uri);
   });
 
+  it("[changes-latin1] a Latin-1 file (files.encoding iso88591): its before-image shows the file's own characters, so only claude's line differs (no false hunk); that hunk undone by the peek's lines, bytes exact", async () => {
+    const rel = 'changes-latin1.txt';
+    const before = Buffer.from('café\nnaïve\nlast line\n', 'latin1');
+    fs.writeFileSync(abs(rel), before);
+    const files = () => vscode.workspace.getConfiguration('files');
+    await files().update('encoding', 'iso88591', vscode.ConfigurationTarget.Global);
+    await waitFor('files.encoding = iso88591', () => files().get('encoding') === 'iso88591', 5_000);
+    try {
+      const entry = await claudeWrites(rel, Buffer.from('café\nnaïve\nthe end\n', 'latin1'));
+      assert.ok('blob' in entry.before);
+      const beforeDoc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'claude-before', path: vscode.Uri.file(abs(rel)).path, query: entry.before.blob }));
+      const nowDoc = await vscode.workspace.openTextDocument(vscode.Uri.file(abs(rel)));
+      record('changes-latin1', { before: beforeDoc.getText(), now: nowDoc.getText(), nowEncoding: nowDoc.encoding });
+      assert.strictEqual(nowDoc.getText(), 'café\nnaïve\nthe end\n');
+      assert.strictEqual(beforeDoc.getText(), 'café\nnaïve\nlast line\n');
+      // What the quick diff compares: the lines that differ are claude's only.
+      const was = beforeDoc.getText().split('\n');
+      assert.deepStrictEqual(nowDoc.getText().split('\n').flatMap((line, i) => (line === was[i] ? [] : [i + 1])), [3]);
+      assert.strictEqual(await vscode.commands.executeCommand('nativeClaude.changes.undoHunk', nowDoc.uri, [lineChange(3, 3)], 0), true);
+      assert.strictEqual(fs.readFileSync(abs(rel)).toString('hex'), before.toString('hex'));
+      await waitGone(abs(rel));
+    } finally {
+      await files().update('encoding', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('[changes-quickdiff] the quick diff\'s original of a listed file is its before-image (claude-before scheme), read-only, without the BOM', async () => {
     const rel = 'changes-quick.txt';
     fs.writeFileSync(abs(rel), '\ufeffq1\nq2\n');
