@@ -3,6 +3,7 @@
 import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, FileDiagnostics, LoadOutcome } from '../../../src/host/diagnostics';
 import { ideGetDiagnosticsTool } from '../../../src/tools/ideGetDiagnostics';
 import { RecentEdits } from '../../../src/review/recentEdits';
+import { notCheckedYet } from '../../../src/diagnostics/waitBudgets';
 // claude gives up on its baseline at 500 ms and on its call after writes at 2 s: the limits asserted below.
 
 const typeError: DiagnosticItem = {
@@ -126,8 +127,30 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     const result = await tool.handle({}, claude);
     expect(Date.now() - started).toBeLessThan(2000);
     const [json, note] = texts(result as never);
-    expect(JSON.parse(json)).toEqual([]);
+    // claude reads only the JSON and keeps only the files it wrote: the note is in the file's own entry.
+    expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/slow.json', diagnostics: [notCheckedYet()] }]);
     expect(note).toMatch(/still being checked .*slow\.json/);
+  });
+
+  test("a file claude wrote that is slower to check than claude's budget: its {} answer says so in the file's entry, and its next {} waits for it again and has the problem instead", async () => {
+    const world = new World();
+    const tool = ideGetDiagnosticsTool(world);
+    await tool.handle({ uri: 'file:///w/slow.ts' }, claude); // the baseline: nothing on disk yet
+    world.disk.set('/w/slow.ts', 'export const n: number = "x";\n');
+    world.reports.set('/w/slow.ts', [typeError]);
+    world.serverDelayMs = 2500; // the server's first check outlasts claude's budget
+    const first = texts((await tool.handle({}, claude)) as never);
+    expect(JSON.parse(first[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [notCheckedYet()] }]);
+    expect(notCheckedYet()).toMatchObject({ severity: 'Information', source: 'native-claude', message: expect.stringMatching(/^Not checked yet/) });
+    await new Promise((r) => setTimeout(r, 1200)); // the model answers; claude builds its next request
+    const started = Date.now();
+    const second = texts((await tool.handle({}, claude)) as never);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(JSON.parse(second[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [typeError] }]);
+    expect(second).toHaveLength(1);
+    // Checked: a third call does not wait for it any more.
+    expect(JSON.parse(texts((await tool.handle({}, claude)) as never)[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [typeError] }]);
+    expect(world.loads.filter((l) => l.path === '/w/slow.ts')).toHaveLength(3); // baseline, first {}, second {}
   });
 
   test("a call without the model's marker is claude's own even with a uri the model might have asked: it never waits past claude's budget", async () => {
