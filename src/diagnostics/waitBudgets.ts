@@ -31,6 +31,12 @@ export const AFTER_WRITES_WAIT_MS = 1500;
  */
 export const MODEL_WAIT_MS = 20_000;
 
+/**
+ * How long finding the files that use a changed file may take of a model's call: references need the
+ * language server's project loaded (seconds in a fresh window); the imports are read in milliseconds.
+ */
+export const DEPENDENTS_LOOKUP_MS = 5000;
+
 /** The most files one call loads and waits for (one turn's edits; the latest changes on disk). */
 export const FILES_WAITED_FOR_MAX = 20;
 

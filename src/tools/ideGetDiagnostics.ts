@@ -7,6 +7,7 @@ import type { RecentEdits } from '../review/recentEdits';
 import { pathOfFileUri } from '../workspace/fileUri';
 import { defineTool } from './toolDefinition';
 import { settleDiagnostics } from '../diagnostics/settleDiagnostics';
+import { dependentsNotChecked, settleChangedFiles } from '../diagnostics/dependentFiles';
 import { AFTER_WRITES_WAIT_MS, BASELINE_QUIET_MS, BASELINE_WAIT_MS, FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, notCheckedYet, stillBeingChecked, waitingProgress } from '../diagnostics/waitBudgets';
 
 /**
@@ -53,6 +54,7 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
       let result: FileDiagnostics[];
       let unsettled: string[] = [];
       let waitedFor: string[] = [];
+      let notChecked: string[] = [];
       if (uri) {
         const filePath = pathOfFileUri(uri) ?? uri; // a plain absolute path is accepted too
         if (!byModel) baselined.add(filePath);
@@ -63,9 +65,10 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         [{ unsettled }] = await Promise.all([settleDiagnostics(source, waitedFor, { ...budget, load: 'show' }), captured]);
         result = [{ uri: `file://${filePath}`, diagnostics: source.forFile(filePath) }];
       } else if (byModel) {
-        // Like get_diagnostics for the whole workspace: files changed on disk since the model's last call.
-        waitedFor = (documents?.takeChangedOnDisk('ide-model') ?? []).slice(-FILES_WAITED_FOR_MAX);
-        ({ unsettled } = await settleDiagnostics(source, waitedFor, { timeoutMs: MODEL_WAIT_MS, load: 'load', onWaiting }));
+        // Like get_diagnostics for the whole workspace: files changed on disk since the model's last call,
+        // and the files that use them.
+        const changed = (documents?.takeChangedOnDisk('ide-model') ?? []).slice(-FILES_WAITED_FOR_MAX);
+        ({ waitedFor, unsettled, notChecked } = await settleChangedFiles(source, changed, { timeoutMs: MODEL_WAIT_MS, onWaiting }));
         result = source.all();
       } else {
         const accepted = recentEdits?.take() ?? [];
@@ -104,10 +107,11 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
       const ms = Date.now() - started;
       if (log && (ms >= 100 || unsettled.length)) {
         const what = uri ? `{uri} ${waitedFor[0]}` : `{} (${waitedFor.length} file${waitedFor.length === 1 ? '' : 's'} waited for)`;
-        log.info(`getDiagnostics ${what} from ${byModel ? 'the model' : 'claude'} answered in ${ms} ms${unsettled.length ? `; ${stillBeingChecked(unsettled)}` : ''}`);
+        log.info(`getDiagnostics ${what} from ${byModel ? 'the model' : 'claude'} answered in ${ms} ms${unsettled.length ? `; ${stillBeingChecked(unsettled)}` : ''}${notChecked.length ? `; ${dependentsNotChecked(notChecked)}` : ''}`);
       }
       const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
-      if (unsettled.length) content.push({ type: 'text', text: `Note: ${stillBeingChecked(unsettled)}` });
+      const notes = [...(unsettled.length ? [stillBeingChecked(unsettled)] : []), ...(notChecked.length ? [dependentsNotChecked(notChecked)] : [])];
+      if (notes.length) content.push({ type: 'text', text: notes.map((n) => `Note: ${n}`).join('\n') });
       return { content };
     },
   });

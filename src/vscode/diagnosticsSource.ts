@@ -27,6 +27,8 @@ export interface DocumentsApi {
    * `onLanguage:<languageId>`; resolves with the number of answers.
    */
   askLanguageServers(document: vscode.TextDocument, position: vscode.Position): Promise<number>;
+  /** Files that use changed files (src/vscode/fileReferences.ts); CheckedDocuments.dependentsOf. */
+  dependentsOf?: CheckedDocuments['dependentsOf'];
   /** How long check tabs stay after the last check that needed them (default CHECK_TABS_IDLE_MS). */
   checkTabsIdleMs?: number;
   /**
@@ -190,12 +192,14 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
   private sequence = 0;
   private readonly subscriptions: Disposable[] = [];
   private readonly now: () => number;
+  readonly dependentsOf?: CheckedDocuments['dependentsOf'];
 
   constructor(
     languages: DiagnosticsApi,
     private readonly api: DocumentsApi,
   ) {
     this.now = api.now ?? Date.now;
+    this.dependentsOf = api.dependentsOf;
     const { workspace } = api;
     this.subscriptions.push(
       workspace.onDidOpenTextDocument((doc) => {
