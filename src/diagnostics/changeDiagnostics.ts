@@ -125,11 +125,11 @@ export function trackChangeDiagnostics(source: DiagnosticsSource, file: string, 
   const dependents = documents?.dependentsOf ? loadDependents(documents, file).catch(() => none) : Promise.resolve(none);
   return {
     async finish(oldText, newText, display) {
-      const started = Date.now();
+      // Finding them started with the write; their check then gets the whole wait.
       let timer: NodeJS.Timeout | undefined;
       const users = await Promise.race([dependents, new Promise<Dependents>((resolve) => (timer = setTimeout(() => resolve(none), waitMs)))]);
       clearTimeout(timer);
-      const report = await settleDiagnostics(source, [file, ...users.files], { timeoutMs: Math.max(0, waitMs - (Date.now() - started)), load: 'show', since, othersQuietMs: OTHERS_QUIET_MS });
+      const report = await settleDiagnostics(source, [file, ...users.files], { timeoutMs: waitMs, load: 'show', since, othersQuietMs: OTHERS_QUIET_MS });
       documents?.releaseCheckTabs();
       const own = newProblemsInEditedFile(before, source.forFile(file), oldText, newText).map((d) => formatNewProblem(display(file), d));
       const others = newProblemsInOtherFiles(beforeAll, source.all(), new Set([file]));
