@@ -13,6 +13,7 @@ import { registerMentionCommand } from './vscode/mentionCommand';
 import { registerServerCommands } from './vscode/commands';
 import { VsCodeDiagnosticsSource } from './vscode/diagnosticsSource';
 import { askLanguageServers, typeScriptWarmUp } from './vscode/languageServers';
+import { dependentsOf } from './vscode/fileReferences';
 import { startsClaude } from './terminal/claudeCommandLine';
 import { DiffReviewHost } from './vscode/diffReviewHost';
 import { VsCodeDocumentWriter } from './vscode/documentWriter';
@@ -73,6 +74,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     window: vscode.window,
     showInBackground: (uri) => vscode.commands.executeCommand('vscode.open', uri, { preview: false, preserveFocus: true, background: true }),
     askLanguageServers,
+    dependentsOf,
   });
   const warmUpTypeScript = typeScriptWarmUp(diagnostics.documents!, serverLog);
   context.subscriptions.push(vscode.window.onDidStartTerminalShellExecution((e) => startsClaude(e.execution.commandLine.value) && warmUpTypeScript('claude started in a terminal')));

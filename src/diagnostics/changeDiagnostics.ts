@@ -3,12 +3,15 @@
 // Honest means: a problem that was there before and only moved (lines inserted above it) is not new,
 // so positions are mapped through the edit's line diff, and a problem whose line was itself rewritten
 // still matches when its message, source, code and line text are the same. Problems the change caused
-// in other files (an importer of a renamed export) are new too, when VS Code re-checked them within the wait.
+// in other files (an importer of a renamed export) are new too: the files that use the edited one are
+// loaded for checking (src/diagnostics/dependentFiles.ts) and waited for within the same wait.
 
 import { diffLines } from 'diff';
-import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics, SeverityName } from '../host/diagnostics';
+import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, FileDiagnostics, SeverityName } from '../host/diagnostics';
 import { pathOfFileUri } from '../workspace/fileUri';
 import { settleDiagnostics, type SettleReport } from './settleDiagnostics';
+import { DEPENDENTS_MAX, dependentsNotChecked } from './dependentFiles';
+import { DEPENDENTS_LOOKUP_MS, stillBeingChecked } from './waitBudgets';
 
 /** The most a write waits for the problems of the file and of the files using it to settle. */
 export const CHANGE_DIAGNOSTICS_WAIT_MS = 2000;
@@ -95,18 +98,48 @@ export interface ChangeDiagnostics {
   finish(oldText: string, newText: string, display: (absolutePath: string) => string): Promise<{ lines: string[]; report: SettleReport }>;
 }
 
+interface Dependents {
+  files: string[];
+  more: string[];
+  /** Those this check loaded: not checked before the change, so their problems cannot be compared. */
+  opened: Set<string>;
+}
+
+/**
+ * The files that use `file`, found and loaded (a check tab where the checker needs one) as soon as the
+ * change is known, so their check runs alongside the write.
+ */
+async function loadDependents(documents: CheckedDocuments, file: string): Promise<Dependents> {
+  const found = await documents.dependentsOf!([file], { limit: DEPENDENTS_MAX, timeoutMs: DEPENDENTS_LOOKUP_MS });
+  const outcomes = await Promise.all(found.files.map((f) => documents.load(f, { show: true }).catch(() => 'skipped' as const)));
+  return { ...found, opened: new Set(found.files.filter((_, i) => outcomes[i] === 'opened')) };
+}
+
 /** Call before writing `file`: remembers the problems before, to compare with those after. */
 export function trackChangeDiagnostics(source: DiagnosticsSource, file: string, waitMs: number): ChangeDiagnostics {
   const before = source.forFile(file);
   const beforeAll = source.all();
   const since = Date.now();
+  const documents = source.documents;
+  const none: Dependents = { files: [], more: [], opened: new Set() };
+  const dependents = documents?.dependentsOf ? loadDependents(documents, file).catch(() => none) : Promise.resolve(none);
   return {
     async finish(oldText, newText, display) {
-      const report = await settleDiagnostics(source, [file], { timeoutMs: waitMs, load: 'show', since, othersQuietMs: OTHERS_QUIET_MS });
+      // Finding them started with the write; their check then gets the whole wait.
+      let timer: NodeJS.Timeout | undefined;
+      const users = await Promise.race([dependents, new Promise<Dependents>((resolve) => (timer = setTimeout(() => resolve(none), waitMs)))]);
+      clearTimeout(timer);
+      const report = await settleDiagnostics(source, [file, ...users.files], { timeoutMs: waitMs, load: 'show', since, othersQuietMs: OTHERS_QUIET_MS });
+      documents?.releaseCheckTabs();
       const own = newProblemsInEditedFile(before, source.forFile(file), oldText, newText).map((d) => formatNewProblem(display(file), d));
       const others = newProblemsInOtherFiles(beforeAll, source.all(), new Set([file]));
-      const lines = [...own, ...others.slice(0, OTHER_FILES_LIMIT).map((other) => formatNewProblem(display(other.path), other.item))];
+      const otherLine = (other: { path: string; item: DiagnosticItem }) =>
+        formatNewProblem(display(other.path), other.item) + (users.opened.has(other.path) ? ' (in a file that uses it, not checked before this change: the problem may be older)' : '');
+      const lines = [...own, ...others.slice(0, OTHER_FILES_LIMIT).map(otherLine)];
       if (others.length > OTHER_FILES_LIMIT) lines.push(`… and ${others.length - OTHER_FILES_LIMIT} more new problems in other files (get_diagnostics lists them)`);
+      // Only where documents are tracked can "still being checked" be told from "clean" (plain-Node fakes cannot).
+      if (documents && report.unsettled.length) lines.push(`Note: ${stillBeingChecked(report.unsettled.map(display))}`);
+      if (users.more.length) lines.push(`Note: ${dependentsNotChecked(users.more, display)}`);
       return { lines, report };
     },
   };

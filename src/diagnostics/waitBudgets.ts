@@ -3,6 +3,7 @@
 // matters (claude waits as long as the IDE takes, and shows the progress sent meanwhile).
 
 import * as path from 'path';
+import type { DiagnosticItem } from '../host/diagnostics';
 
 /**
  * claude's baseline, `getDiagnostics {uri}` before it writes a file: it gives up at 500 ms and, after
@@ -30,6 +31,12 @@ export const AFTER_WRITES_WAIT_MS = 1500;
  */
 export const MODEL_WAIT_MS = 20_000;
 
+/**
+ * How long finding the files that use a changed file may take of a model's call: references need the
+ * language server's project loaded (seconds in a fresh window); the imports are read in milliseconds.
+ */
+export const DEPENDENTS_LOOKUP_MS = 5000;
+
 /** The most files one call loads and waits for (one turn's edits; the latest changes on disk). */
 export const FILES_WAITED_FOR_MAX = 20;
 
@@ -38,6 +45,26 @@ export function stillBeingChecked(files: readonly string[], display: (file: stri
   const shown = files.slice(0, 10).map(display).join(', ');
   const more = files.length > 10 ? `, and ${files.length - 10} more` : '';
   return `still being checked when this answer was sent (their problems may be missing or out of date; ask again in a moment): ${shown}${more}`;
+}
+
+/** Who says the file is still being checked (not a language server): the item's `source`. */
+export const NOT_CHECKED_SOURCE = 'native-claude';
+
+/**
+ * The note in claude's own `{}` answer for a file it wrote that was still being checked: claude reads
+ * only the JSON array, keeps only the files it wrote, and passes new items to the model as
+ * <new-diagnostics>. An Information item at the file's start, the same every time (claude shows an
+ * item once; when the real problems come at its next call, they are new to it).
+ */
+export function notCheckedYet(): DiagnosticItem {
+  return {
+    message:
+      "Not checked yet: VS Code's language server had not finished checking this file when claude asked, so its problems may be missing here. " +
+      'Call getDiagnostics with this file\'s uri: it waits for the check.',
+    severity: 'Information',
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    source: NOT_CHECKED_SOURCE,
+  };
 }
 
 /** MCP progress while the model's call waits: claude shows the message under the running tool. */

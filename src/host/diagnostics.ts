@@ -84,4 +84,10 @@ export interface CheckedDocuments {
    * except those the user has since taken over (brought to the front, clicked or typed in, edited).
    */
   releaseCheckTabs(): void;
+  /**
+   * Files that use `changed` (references the language server finds to what they declare, and relative
+   * imports that resolve to them), most relevant first: at most `limit` in `files`, the rest in `more`.
+   * Bounded by `timeoutMs`. Absent where nothing can tell (plain-Node fakes).
+   */
+  dependentsOf?(changed: readonly string[], options: { limit: number; timeoutMs: number }): Promise<{ files: string[]; more: string[] }>;
 }

@@ -14,6 +14,7 @@ import { workspaceTarget } from './workspaceTarget';
 import { pathOfFileUri } from '../workspace/fileUri';
 import { displayPathOf, inScope, type PathScope, type WorkspaceFolderView } from '../workspace/displayPaths';
 import { settleDiagnostics, type SettleOptions } from '../diagnostics/settleDiagnostics';
+import { dependentsNotChecked, settleChangedFiles } from '../diagnostics/dependentFiles';
 import { FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, stillBeingChecked, waitingProgress } from '../diagnostics/waitBudgets';
 
 
@@ -102,23 +103,24 @@ async function folderViews(folders: readonly string[]): Promise<WorkspaceFolderV
 /**
  * Loads what is asked about so language servers check it, and waits (bounded) until the problems
  * reflect the disk: a file asked about by path, else the files (in scope) changed on disk since the
- * previous call. Returns the files still being checked when the time ran out.
+ * previous call and the files that use them. Returns the files still being checked when the time ran
+ * out, and the files using the changed ones that were not checked (beyond the limit).
  */
 async function waitForFreshProblems(
   diagnostics: DiagnosticsSource,
   target: WorkspacePath | undefined,
   scope: PathScope | undefined,
   onWaiting: SettleOptions['onWaiting'],
-): Promise<string[]> {
+): Promise<{ unsettled: string[]; notChecked: string[] }> {
   const isFile = target ? await fs.stat(target.realPath).then((s) => s.isFile(), () => false) : false;
   if (isFile) {
     const report = await settleDiagnostics(diagnostics, [target!.realPath], { timeoutMs: MODEL_WAIT_MS, load: 'show', onWaiting });
-    return report.unsettled;
+    return { unsettled: report.unsettled, notChecked: [] };
   }
-  const changed = (diagnostics.documents?.takeChangedOnDisk('tools') ?? []).filter((file) => !scope || inScope(file, scope));
-  // Loaded without tabs: a whole-workspace call must not open editors.
-  const report = await settleDiagnostics(diagnostics, changed.slice(-FILES_WAITED_FOR_MAX), { timeoutMs: MODEL_WAIT_MS, load: 'load', onWaiting });
-  return report.unsettled;
+  const within = (file: string) => !scope || inScope(file, scope);
+  const changed = (diagnostics.documents?.takeChangedOnDisk('tools') ?? []).filter(within);
+  const { unsettled, notChecked } = await settleChangedFiles(diagnostics, changed.slice(-FILES_WAITED_FOR_MAX), { timeoutMs: MODEL_WAIT_MS, onWaiting, inScope: within });
+  return { unsettled, notChecked };
 }
 
 export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: WorkspaceHost): ToolDefinition<typeof inputSchema> {
@@ -148,12 +150,12 @@ export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: Workspa
       }
       const views = await folderViews(folders);
       const display = (file: string) => displayPathOf(file, views);
-      const unsettled = await waitForFreshProblems(diagnostics, target, scope, context?.progress && waitingProgress(context.progress));
+      const { unsettled, notChecked } = await waitForFreshProblems(diagnostics, target, scope, context?.progress && waitingProgress(context.progress));
       const problems = collectProblems(diagnostics.all(), { severity, scope, display });
       // Read before the check tab closes: closing it drops TypeScript's problems of the file.
       diagnostics.documents?.releaseCheckTabs();
       const label = (target ? ` in ${display(target.realPath) || '.'}` : '') + (severity ? ` with severity ${severity}` : '');
-      const note = unsettled.length ? `\n${stillBeingChecked(unsettled, display)}` : '';
+      const note = (unsettled.length ? `\n${stillBeingChecked(unsettled, display)}` : '') + (notChecked.length ? `\n${dependentsNotChecked(notChecked, display)}` : '');
       return textResult(formatProblems(problems, label) + note);
     },
   });

@@ -7,7 +7,8 @@ import type { RecentEdits } from '../review/recentEdits';
 import { pathOfFileUri } from '../workspace/fileUri';
 import { defineTool } from './toolDefinition';
 import { settleDiagnostics } from '../diagnostics/settleDiagnostics';
-import { AFTER_WRITES_WAIT_MS, BASELINE_QUIET_MS, BASELINE_WAIT_MS, FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, stillBeingChecked, waitingProgress } from '../diagnostics/waitBudgets';
+import { dependentsNotChecked, settleChangedFiles } from '../diagnostics/dependentFiles';
+import { AFTER_WRITES_WAIT_MS, BASELINE_QUIET_MS, BASELINE_WAIT_MS, FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, notCheckedYet, stillBeingChecked, waitingProgress } from '../diagnostics/waitBudgets';
 
 /**
  * getDiagnostics as the CLI calls it and as the model sees it (`mcp__ide__getDiagnostics`); the calls,
@@ -20,14 +21,17 @@ import { AFTER_WRITES_WAIT_MS, BASELINE_QUIET_MS, BASELINE_WAIT_MS, FILES_WAITED
  *   then the tabs opened only for checking are closed again.
  * - the model's calls (marked with its tool_use id) wait until the problems settled, as long as a
  *   first check in a fresh window takes, with MCP progress meanwhile.
- * Whenever files were still being checked at the end, a second text item says which (claude reads
- * only the first, the JSON array; the model reads both).
+ * Whenever files were still being checked at the end, a second text item says which (the model reads
+ * it); claude reads only the first, the JSON array, so there a file it wrote that is still being
+ * checked carries an Information item saying so (docs/diagnostics.md, "When time runs out").
  * claude's baseline is also the moment its write is announced: the file is captured then, for Claude's
  * changes (docs/changes.md), while the answer waits for the checker anyway.
  */
 export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: RecentEdits, log?: Logger, changes?: ChangeCapture) {
   /** Files claude asked about with a uri since its last call without: the files it is about to write. */
   const baselined = new Set<string>();
+  /** Files claude wrote that were still being checked at its last `{}`: waited for again at the next. */
+  const stillUnchecked = new Set<string>();
   return defineTool({
     name: 'getDiagnostics',
     description:
@@ -50,6 +54,7 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
       let result: FileDiagnostics[];
       let unsettled: string[] = [];
       let waitedFor: string[] = [];
+      let notChecked: string[] = [];
       if (uri) {
         const filePath = pathOfFileUri(uri) ?? uri; // a plain absolute path is accepted too
         if (!byModel) baselined.add(filePath);
@@ -60,14 +65,16 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         [{ unsettled }] = await Promise.all([settleDiagnostics(source, waitedFor, { ...budget, load: 'show' }), captured]);
         result = [{ uri: `file://${filePath}`, diagnostics: source.forFile(filePath) }];
       } else if (byModel) {
-        // Like get_diagnostics for the whole workspace: files changed on disk since the model's last call.
-        waitedFor = (documents?.takeChangedOnDisk('ide-model') ?? []).slice(-FILES_WAITED_FOR_MAX);
-        ({ unsettled } = await settleDiagnostics(source, waitedFor, { timeoutMs: MODEL_WAIT_MS, load: 'load', onWaiting }));
+        // Like get_diagnostics for the whole workspace: files changed on disk since the model's last call,
+        // and the files that use them.
+        const changed = (documents?.takeChangedOnDisk('ide-model') ?? []).slice(-FILES_WAITED_FOR_MAX);
+        ({ waitedFor, unsettled, notChecked } = await settleChangedFiles(source, changed, { timeoutMs: MODEL_WAIT_MS, onWaiting }));
         result = source.all();
       } else {
         const accepted = recentEdits?.take() ?? [];
-        const asked = [...new Set([...accepted, ...baselined])].slice(0, FILES_WAITED_FOR_MAX);
+        const asked = [...new Set([...accepted, ...baselined, ...stillUnchecked])].slice(0, FILES_WAITED_FOR_MAX);
         baselined.clear();
+        stillUnchecked.clear();
         if (documents) {
           // The files claude wrote are loaded here, new ones too (claude keeps only files it asked about
           // first); other files changed on disk are waited for only if VS Code has them loaded.
@@ -85,16 +92,26 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
           ({ unsettled } = await settleDiagnostics(source, accepted, { timeoutMs: AFTER_WRITES_WAIT_MS, since: Date.now() }));
         }
         result = source.all();
+        // claude keeps only the entries of files it took a baseline of (the files it wrote) and reads
+        // only the first text item: a file of those still being checked gets a note in its own entry,
+        // which reaches the model as a new diagnostic, and is waited for again at claude's next call.
+        for (const file of unsettled.filter((f) => asked.includes(f))) {
+          stillUnchecked.add(file);
+          const uri = `file://${file}`;
+          const entry = result.find((e) => e.uri === uri) ?? (result.push({ uri, diagnostics: [] }), result[result.length - 1]);
+          entry.diagnostics = [...entry.diagnostics, notCheckedYet()];
+        }
       }
       // The answer is read before the check tabs close: closing a tab drops TypeScript's problems of the file.
       if (uri === undefined || byModel) documents?.releaseCheckTabs();
       const ms = Date.now() - started;
       if (log && (ms >= 100 || unsettled.length)) {
         const what = uri ? `{uri} ${waitedFor[0]}` : `{} (${waitedFor.length} file${waitedFor.length === 1 ? '' : 's'} waited for)`;
-        log.info(`getDiagnostics ${what} from ${byModel ? 'the model' : 'claude'} answered in ${ms} ms${unsettled.length ? `; ${stillBeingChecked(unsettled)}` : ''}`);
+        log.info(`getDiagnostics ${what} from ${byModel ? 'the model' : 'claude'} answered in ${ms} ms${unsettled.length ? `; ${stillBeingChecked(unsettled)}` : ''}${notChecked.length ? `; ${dependentsNotChecked(notChecked)}` : ''}`);
       }
       const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
-      if (unsettled.length) content.push({ type: 'text', text: `Note: ${stillBeingChecked(unsettled)}` });
+      const notes = [...(unsettled.length ? [stillBeingChecked(unsettled)] : []), ...(notChecked.length ? [dependentsNotChecked(notChecked)] : [])];
+      if (notes.length) content.push({ type: 'text', text: notes.map((n) => `Note: ${n}`).join('\n') });
       return { content };
     },
   });

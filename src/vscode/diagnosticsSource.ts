@@ -5,7 +5,7 @@
 // Only types are imported from 'vscode': the extension passes `vscode.languages`, `vscode.workspace`,
 // `vscode.window` and `vscode.Uri.file`, so this file also runs under plain Node with fakes.
 
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import type * as vscode from 'vscode';
 import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, Disposable, FileDiagnostics, LoadOutcome, SeverityName } from '../host/diagnostics';
 import { readBytesIfExists, readTextIfExists } from '../workspace/readTextIfExists';
@@ -28,6 +28,8 @@ export interface DocumentsApi {
    * `onLanguage:<languageId>`; resolves with the number of answers.
    */
   askLanguageServers(document: vscode.TextDocument, position: vscode.Position): Promise<number>;
+  /** Files that use changed files (src/vscode/fileReferences.ts); CheckedDocuments.dependentsOf. */
+  dependentsOf?: CheckedDocuments['dependentsOf'];
   /** How long check tabs stay after the last check that needed them (default CHECK_TABS_IDLE_MS). */
   checkTabsIdleMs?: number;
   /**
@@ -144,14 +146,26 @@ export class VsCodeDiagnosticsSource implements DiagnosticsSource, Disposable {
     const result: FileDiagnostics[] = [];
     for (const [uri, diagnostics] of this.languages.getDiagnostics()) {
       // Only files on this disk: untitled buffers, git and output URIs are not the CLI's files.
-      if (uri.scheme !== 'file' || diagnostics.length === 0) continue;
+      if (uri.scheme !== 'file' || diagnostics.length === 0 || !this.onDisk(uri.fsPath)) continue;
       result.push({ uri: diagnosticsUri(uri), diagnostics: diagnostics.map(toDiagnosticItem) });
     }
     return result;
   }
 
   forFile(absolutePath: string): DiagnosticItem[] {
+    if (!this.onDisk(absolutePath)) return [];
     return this.languages.getDiagnostics(this.fileUri(absolutePath)).map(toDiagnosticItem);
+  }
+
+  /**
+   * A deleted file's document can stay loaded (its tab, VS Code's cache of documents an extension
+   * opened), and its language server keeps reporting the old text: those problems are of no file on
+   * disk. Dropped, or a file written again at that path would start with the old file's problems (claude's
+   * baseline then holds them, and the same problems after its write are not new to it). An unsaved
+   * buffer of a deleted file keeps its problems: they describe what the user sees.
+   */
+  private onDisk(absolutePath: string): boolean {
+    return existsSync(absolutePath) || (this.documents?.isDirty(absolutePath) ?? false);
   }
 
   onDidChange(listener: (paths: readonly string[]) => void): Disposable {
@@ -179,12 +193,14 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
   private sequence = 0;
   private readonly subscriptions: Disposable[] = [];
   private readonly now: () => number;
+  readonly dependentsOf?: CheckedDocuments['dependentsOf'];
 
   constructor(
     languages: DiagnosticsApi,
     private readonly api: DocumentsApi,
   ) {
     this.now = api.now ?? Date.now;
+    this.dependentsOf = api.dependentsOf;
     const { workspace } = api;
     this.subscriptions.push(
       workspace.onDidOpenTextDocument((doc) => {

@@ -26,6 +26,7 @@ import { freshMessages, startFakeModel, textOf, type FakeModel, type MessagesReq
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { expectInnerPassed, type InnerResult } from './harness/innerResults';
 import { ensureVsix } from './harness/vsix';
+import { cliDiagnosticsCalls, expectWithinClaudesBudgets } from './harness/claudeDiagnostics';
 
 type ScenarioName = 'json-review' | 'ts-accept-edits' | 'model-uri';
 
@@ -152,38 +153,6 @@ async function runCold(name: ScenarioName): Promise<ColdRun> {
 /** Lines of the extension's log about getDiagnostics calls and TypeScript's start (for the figures). */
 function diagnosticsLogLines(log: string): string[] {
   return log.split('\n').filter((l) => /getDiagnostics|TypeScript answered/.test(l));
-}
-
-/**
- * How long claude's getDiagnostics calls took, from its debug log (`Calling MCP tool: getDiagnostics` …
- * `Tool 'getDiagnostics' completed successfully in 486ms`); a call the model made (claude asks its
- * permission hook first) is marked.
- */
-function cliDiagnosticsCalls(debugLog: string): Array<{ ms: number; byModel: boolean }> {
-  const calls: Array<{ ms: number; byModel: boolean }> = [];
-  let modelAsked = false;
-  for (const line of debugLog.split('\n')) {
-    if (/PermissionRequestHooks called for tool: mcp__ide__getDiagnostics/.test(line)) modelAsked = true;
-    const done = /Tool 'getDiagnostics' (completed successfully|failed)[^\d]*(\d+(?:\.\d+)?)(ms|s)/.exec(line);
-    if (done) {
-      calls.push({ ms: done[1] === 'failed' ? Infinity : Number(done[2]) * (done[3] === 's' ? 1000 : 1), byModel: modelAsked });
-      modelAsked = false;
-    }
-  }
-  return calls;
-}
-
-/**
- * claude's own calls stayed within its budgets: under 2 s, and under 500 ms except its call after its
- * writes (`{}`), which the extension logs when it takes 100 ms or more.
- */
-function expectWithinClaudesBudgets(run: ColdRun): void {
-  const own = cliDiagnosticsCalls(run.debugLog).filter((c) => !c.byModel);
-  const started = (run.debugLog.match(/Calling MCP tool: getDiagnostics/g) ?? []).length;
-  const afterWrites = [...run.extensionLog.matchAll(/getDiagnostics \{\} \(.*\) from claude answered in (\d+) ms/g)].map((m) => Number(m[1]));
-  expect({ started, answered: cliDiagnosticsCalls(run.debugLog).length }).toEqual({ started, answered: started });
-  expect(own.filter((c) => c.ms >= 2000)).toEqual([]);
-  expect(own.filter((c) => c.ms >= 500).length).toBeLessThanOrEqual(afterWrites.filter((ms) => ms >= 400).length);
 }
 
 describe('vscode-diagnostics-cold: every problem reaches claude from a fresh window', () => {

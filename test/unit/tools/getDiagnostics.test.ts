@@ -121,15 +121,34 @@ describe('tools: diagnostics source adapter', () => {
   });
 
   test('all(): file URIs only, raw (not percent-encoded) file:// + fsPath, empty lists dropped', () => {
+    const w = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-diag-source-')));
+    for (const f of ['a b#1.ts', 'clean.ts']) fs.writeFileSync(path.join(w, f), 'x\n');
     const { api } = fakeLanguages([
-      [fakeUri('/w/a b#1.ts'), [diag(0, 'E1')]],
-      [fakeUri('/w/clean.ts'), []],
+      [fakeUri(`${w}/a b#1.ts`), [diag(0, 'E1')]],
+      [fakeUri(`${w}/clean.ts`), []],
       [fakeUri('Untitled-1', 'untitled'), [diag(0)]],
     ]);
     const source = new VsCodeDiagnosticsSource(api, (p) => fakeUri(p));
-    expect(source.all()).toEqual([{ uri: 'file:///w/a b#1.ts', diagnostics: [expect.objectContaining({ code: 'E1', severity: 'Error' })] }]);
-    expect(source.forFile('/w/a b#1.ts')).toHaveLength(1);
-    expect(source.forFile('/w/none.ts')).toEqual([]);
+    expect(source.all()).toEqual([{ uri: `file://${w}/a b#1.ts`, diagnostics: [expect.objectContaining({ code: 'E1', severity: 'Error' })] }]);
+    expect(source.forFile(`${w}/a b#1.ts`)).toHaveLength(1);
+    expect(source.forFile(`${w}/none.ts`)).toEqual([]);
+    fs.rmSync(w, { recursive: true, force: true });
+  });
+
+  test("a deleted file's problems (its document still loaded, its server still reporting the old text) are in no answer: a file written again at that path starts clean", () => {
+    const w = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-diag-source-')));
+    const file = path.join(w, 'data.json');
+    fs.writeFileSync(file, '{\n  "name": "demo",\n}\n');
+    const { api } = fakeLanguages([[fakeUri(file), [diag(0, '519')]]]);
+    const source = new VsCodeDiagnosticsSource(api, (p) => fakeUri(p));
+    expect(source.forFile(file)).toHaveLength(1);
+    fs.rmSync(file);
+    // claude's baseline before it writes the file again: nothing of the old file.
+    expect(source.forFile(file)).toEqual([]);
+    expect(source.all()).toEqual([]);
+    fs.writeFileSync(file, '{\n  "name": "demo",\n}\n');
+    expect(source.forFile(file)).toHaveLength(1);
+    fs.rmSync(w, { recursive: true, force: true });
   });
 
   test('onDidChange reports file paths (fsPath, other schemes dropped) and unsubscribes', () => {

@@ -3,6 +3,7 @@
 import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, FileDiagnostics, LoadOutcome } from '../../../src/host/diagnostics';
 import { ideGetDiagnosticsTool } from '../../../src/tools/ideGetDiagnostics';
 import { RecentEdits } from '../../../src/review/recentEdits';
+import { notCheckedYet } from '../../../src/diagnostics/waitBudgets';
 // claude gives up on its baseline at 500 ms and on its call after writes at 2 s: the limits asserted below.
 
 const typeError: DiagnosticItem = {
@@ -24,6 +25,9 @@ class World implements DiagnosticsSource {
   /** How long the language server takes to answer about a file it was just given, and what it reports then. */
   serverDelayMs = 0;
   reports = new Map<string, DiagnosticItem[]>();
+  /** Files changed on disk since the last call, and which files use each (what the language server would find). */
+  changedOnDisk: string[] = [];
+  readonly usedBy = new Map<string, string[]>();
   private readonly listeners = new Set<(paths: readonly string[]) => void>();
 
   readonly documents: CheckedDocuments = {
@@ -40,7 +44,11 @@ class World implements DiagnosticsSource {
     isDirty: () => false,
     lastChange: (path) => ({ document: this.docs.get(path)?.changedAt, diagnostics: this.reportedAt.get(path) }),
     onDidChangeDocument: () => ({ dispose: () => undefined }),
-    takeChangedOnDisk: () => [],
+    takeChangedOnDisk: () => this.changedOnDisk.splice(0),
+    dependentsOf: async (changed, { limit }) => {
+      const all = [...new Set(changed.flatMap((c) => this.usedBy.get(c) ?? []))];
+      return { files: all.slice(0, limit), more: all.slice(limit) };
+    },
     checkerAnswered: (path) => new Promise((resolve) => setTimeout(() => resolve(this.docs.has(path)), this.serverDelayMs)),
     releaseCheckTabs: () => void this.released++,
   };
@@ -126,8 +134,30 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     const result = await tool.handle({}, claude);
     expect(Date.now() - started).toBeLessThan(2000);
     const [json, note] = texts(result as never);
-    expect(JSON.parse(json)).toEqual([]);
+    // claude reads only the JSON and keeps only the files it wrote: the note is in the file's own entry.
+    expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/slow.json', diagnostics: [notCheckedYet()] }]);
     expect(note).toMatch(/still being checked .*slow\.json/);
+  });
+
+  test("a file claude wrote that is slower to check than claude's budget: its {} answer says so in the file's entry, and its next {} waits for it again and has the problem instead", async () => {
+    const world = new World();
+    const tool = ideGetDiagnosticsTool(world);
+    await tool.handle({ uri: 'file:///w/slow.ts' }, claude); // the baseline: nothing on disk yet
+    world.disk.set('/w/slow.ts', 'export const n: number = "x";\n');
+    world.reports.set('/w/slow.ts', [typeError]);
+    world.serverDelayMs = 2500; // the server's first check outlasts claude's budget
+    const first = texts((await tool.handle({}, claude)) as never);
+    expect(JSON.parse(first[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [notCheckedYet()] }]);
+    expect(notCheckedYet()).toMatchObject({ severity: 'Information', source: 'native-claude', message: expect.stringMatching(/^Not checked yet/) });
+    await new Promise((r) => setTimeout(r, 1200)); // the model answers; claude builds its next request
+    const started = Date.now();
+    const second = texts((await tool.handle({}, claude)) as never);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(JSON.parse(second[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [typeError] }]);
+    expect(second).toHaveLength(1);
+    // Checked: a third call does not wait for it any more.
+    expect(JSON.parse(texts((await tool.handle({}, claude)) as never)[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [typeError] }]);
+    expect(world.loads.filter((l) => l.path === '/w/slow.ts')).toHaveLength(3); // baseline, first {}, second {}
   });
 
   test("a call without the model's marker is claude's own even with a uri the model might have asked: it never waits past claude's budget", async () => {
@@ -138,6 +168,48 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     const started = Date.now();
     await tool.handle({ uri: '/w/closed.ts' }, { ...claude, progress: () => undefined });
     expect(Date.now() - started).toBeLessThan(500);
+  });
+});
+
+describe("getDiagnostics (IDE route): the model's {} covers the files that use what changed", () => {
+  const callerError: DiagnosticItem = { ...typeError, message: "Argument of type 'number' is not assignable to parameter of type 'string'.", code: '2345' };
+
+  test("a signature changed in math.ts: the model's {} loads main.ts (closed, it calls the function), waits for its check and names its error", async () => {
+    const world = new World();
+    world.disk.set('/w/math.ts', 'export function double(n: string) {}\n');
+    world.disk.set('/w/main.ts', 'double(2);\n');
+    world.changedOnDisk.push('/w/math.ts');
+    world.usedBy.set('/w/math.ts', ['/w/main.ts']);
+    world.reports.set('/w/main.ts', [callerError]);
+    world.serverDelayMs = 1500;
+    const result = await ideGetDiagnosticsTool(world).handle({}, model());
+    const [json, ...notes] = texts(result as never);
+    expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/main.ts', diagnostics: [callerError] }]);
+    expect(notes).toEqual([]);
+    expect(world.loads).toEqual([{ path: '/w/math.ts', show: true }, { path: '/w/main.ts', show: true }]);
+    expect(world.released).toBe(1);
+  });
+
+  test('more files use it than one answer checks: the most relevant are checked, and a note names the rest (never a bare [])', async () => {
+    const world = new World();
+    world.disk.set('/w/lib.ts', 'export const b = 1;\n');
+    const users = Array.from({ length: 13 }, (_, i) => `/w/u${String(i).padStart(2, '0')}.ts`);
+    for (const u of users) world.disk.set(u, "import { a } from './lib';\n");
+    world.changedOnDisk.push('/w/lib.ts');
+    world.usedBy.set('/w/lib.ts', users);
+    const [json, note] = texts((await ideGetDiagnosticsTool(world).handle({}, model())) as never);
+    expect(JSON.parse(json)).toEqual([]);
+    expect(note).toBe('Note: not checked: 3 more files that use the changed files (at most 10 are checked per answer; ask about a file by its path to check it): /w/u10.ts, /w/u11.ts, /w/u12.ts');
+    expect(world.loads.map((l) => l.path)).toEqual(['/w/lib.ts', ...users.slice(0, 10)]);
+  });
+
+  test("claude's own {} does not look for dependents: claude keeps only the files it wrote", async () => {
+    const world = new World();
+    world.disk.set('/w/math.ts', 'x\n');
+    world.changedOnDisk.push('/w/math.ts');
+    world.usedBy.set('/w/math.ts', ['/w/main.ts']);
+    await ideGetDiagnosticsTool(world).handle({}, claude);
+    expect(world.loads.map((l) => l.path)).not.toContain('/w/main.ts');
   });
 });
 
