@@ -1,4 +1,4 @@
-import diff3Merge = require('diff3');
+import diff3Merge from 'diff3';
 import { stripBom, toLf } from '../workspace/textFormat';
 
 /**
