@@ -62,6 +62,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const statusBar = new StatusBar();
   const review = new DiffReviewHost(log, {
     placement: () => setting('reviewPlacement'),
+    keepAcceptedFileOpen: () => setting('keepAcceptedFileOpen'),
     describePath: (filePath) => vscode.workspace.asRelativePath(filePath, false),
   });
   reviewHost = review;

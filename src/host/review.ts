@@ -10,6 +10,12 @@ export interface ReviewRequest {
   title: string;
   /** The connection that asked; its pending reviews are settled when it disconnects. */
   connectionId: number;
+  /**
+   * The file has unsaved edits and `proposedText` is Claude's proposal merged with them
+   * (src/review/threeWayMerge.ts): the left side shows the user's buffer, not the saved file, and an
+   * accept is refused while conflict markers are left (docs/review.md).
+   */
+  merged?: { unsavedText: string; conflicts: number };
 }
 
 /** How a review ended; each review ends exactly once. */

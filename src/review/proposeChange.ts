@@ -7,7 +7,8 @@ import type { DocumentWriter } from '../host/documents';
 import type { ReviewHost } from '../host/review';
 import type { TextCodec } from '../host/textCodec';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
-import { matchOriginalFormat, stripBom, toLf } from '../workspace/textFormat';
+import { detectEol, matchOriginalFormat, stripBom, toLf, withEol } from '../workspace/textFormat';
+import { conflictsLeft, mergeUnsavedEdits } from './threeWayMerge';
 import { confirmWorkspacePath, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
 import { assertNoLinkSwappedIn, HardLinkedFileError, PathChangedError } from '../workspace/noFollowWrite';
 import { readBytesIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
@@ -48,6 +49,8 @@ export type ChangeResult =
       new_diagnostics?: string[];
       partial?: true;
       failed_blocks?: unknown[];
+      /** The user had unsaved edits in the file: the change was merged with them, and they were saved too. */
+      merged_with_unsaved_edits?: true;
     }
   | { status: 'rejected'; path: string; partial?: true; failed_blocks?: unknown[] }
   | { error: string; path: string };
@@ -74,18 +77,30 @@ export async function proposeChange(
   }
 }
 
+/** The user's unsaved text of the file (under its real path or the path as named), if any. */
+function unsavedTextOf(target: WorkspacePath, deps: ChangeDependencies): string | undefined {
+  return deps.documents.unsavedText?.(target.realPath) ?? deps.documents.unsavedText?.(target.absolute);
+}
+
+function isDirty(target: WorkspacePath, deps: ChangeDependencies): boolean {
+  return deps.documents.isDirty(target.realPath) || deps.documents.isDirty(target.absolute);
+}
+
 /**
- * The file as the change starts from: refused when it has unsaved edits, is not a regular file, has
- * other hard links, or does not decode to text that gives its bytes back; undefined text for a new file.
+ * The file as the change starts from: refused when it is not a regular file, has other hard links, or
+ * does not decode to text that gives its bytes back; undefined text for a new file. `unsaved`: the
+ * user's unsaved text, which the proposal (made from the saved file) is merged with; a dirty buffer
+ * without text to merge (a notebook) is refused.
  */
 async function readForChange(
   target: WorkspacePath,
   deps: ChangeDependencies,
-): Promise<{ bytes: Buffer | undefined; original: string | undefined; encoding: string; codec: TextCodec } | { error: string; path: string }> {
+): Promise<{ bytes: Buffer | undefined; original: string | undefined; encoding: string; codec: TextCodec; unsaved?: string } | { error: string; path: string }> {
   const shown = target.relative;
-  if (deps.documents.isDirty(target.realPath) || deps.documents.isDirty(target.absolute)) {
+  const unsaved = unsavedTextOf(target, deps);
+  if (unsaved === undefined && isDirty(target, deps)) {
     return {
-      error: `${shown} has unsaved changes in VS Code. Nothing was changed. Ask the user to save or revert the file, then read it again and retry.`,
+      error: `${shown} has unsaved changes in VS Code that cannot be merged with a change (a notebook). Nothing was changed. Ask the user to save or revert the file, then read it again and retry.`,
       path: shown,
     };
   }
@@ -120,7 +135,7 @@ async function readForChange(
     }
     if (!(await decodedLosslessly(codec, bytes, original, encoding))) return { error: notLosslessMessage(shown, encoding), path: shown };
   }
-  return { bytes, original, encoding, codec };
+  return { bytes, original, encoding, codec, ...(unsaved === undefined ? {} : { unsaved: stripBom(unsaved) }) };
 }
 
 async function reviewAndWrite(
@@ -134,7 +149,7 @@ async function reviewAndWrite(
   const shown = target.relative;
   const current = await readForChange(target, deps);
   if ('error' in current) return current;
-  const { bytes, original, encoding, codec } = current;
+  const { bytes, original, encoding, codec, unsaved } = current;
   const proposal = await makeProposal(original);
   if ('error' in proposal) return { error: proposal.error, path: shown };
   // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.
@@ -145,17 +160,39 @@ async function reviewAndWrite(
   const unencodable = await unencodableCharacters(codec, proposedText, encoding);
   if (unencodable.length) return { error: unencodableMessage(shown, proposedText, unencodable, encoding), path: shown };
 
-  let acceptedText = proposedText;
-  if (deps.approvalMode() !== 'never') {
-    const decision = await deps.review.review({ filePath: target.realPath, originalText: original, proposedText, title, connectionId });
+  // Unsaved edits: the review shows Claude's proposal merged with them (the saved file is the base),
+  // always, whatever the approval mode, since conflicts need the user.
+  const merge = unsaved === undefined ? undefined : mergeUnsavedEdits(original ?? '', unsaved, proposedText);
+  const reviewed = merge ? withEol(merge.text, detectEol(original ?? unsaved ?? '', detectEol(proposedText))) : proposedText;
+  let acceptedText = reviewed;
+  if (merge || deps.approvalMode() !== 'never') {
+    const decision = await deps.review.review({
+      filePath: target.realPath,
+      originalText: original,
+      proposedText: reviewed,
+      title,
+      connectionId,
+      ...(merge ? { merged: { unsavedText: unsaved!, conflicts: merge.conflicts } } : {}),
+    });
     if (decision.kind !== 'accepted') return { status: 'rejected', path: shown, ...extra };
     acceptedText = decision.text;
   }
+  const left = conflictsLeft(acceptedText);
+  if (merge && left) {
+    return { error: `The change to ${shown} was accepted with ${left} conflict${left > 1 ? 's' : ''} with the user's unsaved edits left unresolved, so nothing was written.`, path: shown };
+  }
 
   // The user may have typed into the real file while the review was open: never overwrite that.
-  if (deps.documents.isDirty(target.realPath) || deps.documents.isDirty(target.absolute)) {
+  if (unsaved === undefined ? isDirty(target, deps) : unsavedTextOf(target, deps) !== unsaved) {
     return {
       error: `${shown} was edited in VS Code while the review was open and those edits are not saved, so the accepted change was not written (nothing was lost). Ask the user to save or revert the file, then read it again and retry.`,
+      path: shown,
+    };
+  }
+  // The merge's base must still be the file: saving over a newer file would lose that version.
+  if (merge && !(await sameBytes(target.realPath, bytes))) {
+    return {
+      error: `${shown} changed on disk while the review of the change merged with the user's unsaved edits was open, so nothing was written (the unsaved edits are still in the editor). Read the file again and retry.`,
       path: shown,
     };
   }
@@ -188,6 +225,7 @@ async function reviewAndWrite(
   const added = await problems.finish(original ?? '', savedText, (file) => (file === target.realPath ? shown : displayPathOf(file, deps.workspace?.folders() ?? [])));
 
   const result: ChangeResult = { status: 'accepted', path: shown, operation: original === undefined ? 'created' : 'modified', ...extra };
+  if (merge) result.merged_with_unsaved_edits = true;
   const userEdits = patch(shown, proposedText, acceptedText, 'proposed', 'accepted by the user');
   if (userEdits) result.user_edits = userEdits;
   const formatterEdits = patch(shown, acceptedText, savedText, 'accepted', 'saved (format on save)');
@@ -196,6 +234,16 @@ async function reviewAndWrite(
   return result;
 }
 
+/** Whether the file still has the bytes it had (or is still absent). */
+async function sameBytes(file: string, before: Buffer | undefined): Promise<boolean> {
+  let now: Buffer | undefined;
+  try {
+    now = await readBytesIfExists(file);
+  } catch {
+    return false;
+  }
+  return now === undefined ? before === undefined : before !== undefined && now.equals(before);
+}
 
 /** A unified diff, or undefined when the texts are the same apart from line endings. */
 function patch(name: string, from: string, to: string, fromLabel: string, toLabel: string): string | undefined {

@@ -5,6 +5,8 @@ import type { ReviewHost } from '../host/review';
 import type { RecentEdits } from '../review/recentEdits';
 import { defineTool, errorResult } from './toolDefinition';
 import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfExists';
+import { mergeUnsavedEdits } from '../review/threeWayMerge';
+import { detectEol, withEol } from '../workspace/textFormat';
 
 /**
  * The CLI's Edit/Write review (docs/protocol.md#opendiff). Stays pending until a decision. The CLI writes
@@ -12,11 +14,13 @@ import { readTextIfExists, UnreadableFileError } from '../workspace/readTextIfEx
  * Answers: FILE_SAVED + final text (accept, with the user's edits) · DIFF_REJECTED (any rejection) ·
  * TAB_CLOSED only when the CLI itself withdrew the review (it ignores that late answer). TAB_CLOSED
  * means "accept as proposed" to the CLI, so it is never the answer to a user's rejection.
- * A file with unsaved edits in VS Code gets no review (trap 5): the CLI's proposal was made from the
- * file on disk, so a diff against it would hide those edits. The error keeps the CLI's own terminal
- * prompt up, and VS Code says why and what each answer there does.
+ * A file with unsaved edits in VS Code: the CLI's proposal was made from the file on disk (an Edit's
+ * new_file_contents is computed from it, a Write replaces it), so the review shows that proposal merged
+ * with the user's unsaved edits (docs/review.md). Accepting answers the merge, which claude writes;
+ * the buffer then takes it and ends clean (`adoptWritten`). A dirty buffer without text to merge (a
+ * notebook) gets no review: the error keeps the CLI's own terminal prompt up, and VS Code says why.
  */
-export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, documents?: Pick<DocumentWriter, 'isDirty'>, changes?: ChangeCapture) {
+export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, documents?: Pick<DocumentWriter, 'isDirty' | 'unsavedText' | 'adoptWritten'>, changes?: ChangeCapture) {
   return defineTool({
     name: 'openDiff',
     description: 'Internal to the Claude Code IDE integration: shows a proposed edit in VS Code\'s diff viewer and waits for the user to accept or reject it.',
@@ -30,10 +34,11 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
     annotations: { readOnlyHint: true },
     internal: true,
     handle: async (args, context) => {
-      if (documents && [args.old_file_path, args.new_file_path].some((p) => documents.isDirty(p))) {
+      const unsaved = documents?.unsavedText?.(args.new_file_path) ?? documents?.unsavedText?.(args.old_file_path);
+      if (unsaved === undefined && documents && [args.old_file_path, args.new_file_path].some((p) => documents.isDirty(p))) {
         review.notifyNotOpened?.(
           args.new_file_path,
-          "it has unsaved changes here, and Claude's proposal was made from the saved file. Answer claude in its terminal: Yes writes its version to disk (your unsaved edits stay in the editor only); to have Claude work on your edits, answer No, save, and ask again.",
+          "it has unsaved changes here that cannot be merged (a notebook), and Claude's proposal was made from the saved file. Answer claude in its terminal: Yes writes its version to disk (your unsaved edits stay in the editor only); to have Claude work on your edits, answer No, save, and ask again.",
         );
         return errorResult(`No review opened: ${args.new_file_path} has unsaved changes in VS Code, and the proposal was made from the file on disk. Ask the user to save or revert the file, then read it again.`);
       }
@@ -51,16 +56,21 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
         throw error;
       }
       await captured;
+      // Merged in the proposal's line ends: claude sends `\n` for a CRLF file and restores CRLF itself.
+      const merge = unsaved === undefined ? undefined : mergeUnsavedEdits(originalText ?? '', unsaved, args.new_file_contents);
       const decision = await review.review({
         filePath: args.new_file_path,
         originalText,
-        proposedText: args.new_file_contents,
+        proposedText: merge ? withEol(merge.text, detectEol(args.new_file_contents, detectEol(originalText ?? ''))) : args.new_file_contents,
         title: args.tab_name,
         connectionId: context.connectionId,
+        ...(merge ? { merged: { unsavedText: unsaved!, conflicts: merge.conflicts } } : {}),
       });
       switch (decision.kind) {
         case 'accepted':
           recentEdits?.mark(args.new_file_path);
+          // claude writes the merge after this answer; the buffer, still the user's text, then takes it.
+          if (merge) void documents?.adoptWritten?.(args.new_file_path, decision.text, unsaved!).catch(() => undefined);
           return { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: decision.text }] };
         case 'rejected':
           changes?.writeCancelled(context.connectionId, args.new_file_path);

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../host/review';
 import { ReviewRegistry } from '../review/reviewRegistry';
 import { acceptedText } from '../review/acceptedText';
+import { conflictsLeft } from '../review/threeWayMerge';
 import { stripBom } from '../workspace/textFormat';
 import { MemoryFileSystem, ORIGINAL_SCHEME, PROPOSAL_SCHEME } from './proposalFileSystem';
 import { notify } from './notify';
@@ -42,6 +43,8 @@ export interface PendingReviewInfo {
 
 export interface DiffReviewOptions {
   placement?: () => ReviewPlacement;
+  /** After an accept the file stays open in a normal tab rather than a preview (`nativeClaude.keepAcceptedFileOpen`). */
+  keepAcceptedFileOpen?: () => boolean;
   /** How the file is named in messages (VS Code: relative to the workspace). */
   describePath?: (filePath: string) => string;
 }
@@ -98,7 +101,8 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const name = path.basename(request.filePath) || 'file';
     const proposal = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${id}/${name}` });
     const original = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${id}/${name}` });
-    this.originals.set(original, stripBom(request.originalText ?? ''));
+    // A merge with the user's unsaved edits is shown beside their buffer: the diff is Claude's change only.
+    this.originals.set(original, stripBom(request.merged?.unsavedText ?? request.originalText ?? ''));
     this.proposals.set(proposal, stripBom(request.proposedText));
     const sides: ReviewSides = { original, proposal, request, shown: false };
     const pending = this.registry.add(id, request.title, request.connectionId, sides);
@@ -192,7 +196,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     // `override` (any boolean; VS Code's internal option) opens VS Code's text diff editor whatever
     // editor the name would get: a notebook (.ipynb) or custom editor would take the tab over, and the
     // review is of the file's text (the CLI answers with text; trap 9).
-    await vscode.commands.executeCommand('vscode.diff', original, proposal, request.title, { preview: false, preserveFocus, viewColumn, override: true });
+    await vscode.commands.executeCommand('vscode.diff', original, proposal, shownTitle(request), { preview: false, preserveFocus, viewColumn, override: true });
     // A decision can come before the tab is reported open (a quick click, close_tab): then stop waiting.
     await Promise.race([this.waitForTab(proposal, 5000), review.decision]);
     review.extra.shown = true;
@@ -232,7 +236,19 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
       return;
     }
     const document = await vscode.workspace.openTextDocument(review.extra.proposal);
+    if (this.conflictsRefused(review.extra.request, document.getText())) return;
     await this.finish(review.id, { kind: 'accepted', text: acceptedText(review.extra.request, document.getText()) });
+  }
+
+  /** An accept of a merge with conflict markers left is refused, with a word saying what to do. */
+  private conflictsRefused(request: ReviewRequest, text: string): boolean {
+    if (!request.merged) return false;
+    const left = conflictsLeft(text);
+    if (!left) return false;
+    const message = `${left} conflict${left > 1 ? 's' : ''} between your unsaved edits and Claude's change to ${this.describe(request.filePath)} ${left > 1 ? 'are' : 'is'} not resolved: keep the lines you want between <<<<<<< and >>>>>>> in the review's right side and delete the markers, then accept again (or reject).`;
+    this.log.info(message);
+    void notify.warn(message);
+    return true;
   }
 
   private onSaved(document: vscode.TextDocument): void {
@@ -243,7 +259,9 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     // Only a deliberate save accepts; auto-save (after delay, focus change) just keeps the edits.
     if (reason !== vscode.TextDocumentSaveReason.Manual) return;
     const review = this.reviewFor(document.uri);
-    if (review) void this.finish(review.id, { kind: 'accepted', text: acceptedText(review.extra.request, document.getText()) });
+    if (review && !this.conflictsRefused(review.extra.request, document.getText())) {
+      void this.finish(review.id, { kind: 'accepted', text: acceptedText(review.extra.request, document.getText()) });
+    }
   }
 
   /** A closed tab may just have moved to another group; decide only if it is gone everywhere. */
@@ -306,7 +324,8 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   private async revealWhenWritten(filePath: string): Promise<void> {
     for (let waited = 0; waited < 5000; waited += 100) {
       if (await fs.stat(filePath).then(() => true, () => false)) {
-        await vscode.window.showTextDocument(vscode.Uri.file(filePath), { preview: true, preserveFocus: true }).then(undefined, (e: Error) => this.log.warn(`Could not show ${filePath}: ${e.message}`));
+        const preview = !(this.options.keepAcceptedFileOpen?.() ?? false);
+        await vscode.window.showTextDocument(vscode.Uri.file(filePath), { preview, preserveFocus: true }).then(undefined, (e: Error) => this.log.warn(`Could not show ${filePath}: ${e.message}`));
         return;
       }
       await new Promise((r) => setTimeout(r, 100));
@@ -351,6 +370,13 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     const active = !!uri && !!this.reviewFor(uri);
     void vscode.commands.executeCommand('setContext', ACTIVE_CONTEXT_KEY, active);
   }
+}
+
+/** The tab's title: a merge with the user's unsaved edits says so (and how many conflicts it has). */
+function shownTitle(request: ReviewRequest): string {
+  if (!request.merged) return request.title;
+  const { conflicts } = request.merged;
+  return `${request.title} ↔ your unsaved edits${conflicts ? ` (${conflicts} conflict${conflicts > 1 ? 's' : ''})` : ' (merged)'}`;
 }
 
 /**

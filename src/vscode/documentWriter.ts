@@ -4,7 +4,7 @@ import type { DocumentWriter } from '../host/documents';
 import type { TextCodec } from '../host/textCodec';
 import { assertNoLinkSwappedIn, writeWithoutFollowing } from '../workspace/noFollowWrite';
 import { encodingName, unencodableCharacters, unencodableMessage } from '../workspace/encodings';
-import { stripBom } from '../workspace/textFormat';
+import { stripBom, toLf, withEol } from '../workspace/textFormat';
 
 /**
  * Writes accepted changes through a VS Code document and saves it, so format-on-save, the file's
@@ -17,6 +17,46 @@ export class VsCodeDocumentWriter implements DocumentWriter {
     // A notebook open in the notebook editor is not among the text documents (its cells are).
     const same = (d: { uri: vscode.Uri; isDirty: boolean }) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath && d.isDirty;
     return vscode.workspace.textDocuments.some(same) || vscode.workspace.notebookDocuments.some(same);
+  }
+
+  unsavedText(absolutePath: string): string | undefined {
+    // A notebook's cells are text documents of another scheme: a dirty notebook has no text here.
+    const document = this.fileDocument(absolutePath);
+    return document?.isDirty ? stripBom(document.getText()) : undefined;
+  }
+
+  /**
+   * After claude wrote the merge it was answered (openDiff over unsaved edits): the buffer takes the
+   * same text as one undoable edit and is saved. VS Code saves without its "file is newer" conflict when
+   * the bytes it writes are the file's (checked in code-server 4.139.1's file service), so the editor
+   * ends clean with the user's undo history.
+   */
+  async adoptWritten(absolutePath: string, text: string, unsaved: string): Promise<void> {
+    const document = this.fileDocument(absolutePath);
+    if (!document) return;
+    const wanted = toLf(stripBom(text));
+    // claude writes right after the answer; wait (at most 10 s) until the file holds the merge.
+    let written: Buffer | undefined;
+    for (let waited = 0; ; waited += 100) {
+      written = await fs.readFile(absolutePath).catch(() => undefined);
+      if (written && toLf(stripBom(await this.codec.decode(written, document.encoding).catch(() => ''))) === wanted) break;
+      if (waited >= 10_000) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Edited again since the review opened: never replace the user's text.
+    if (!document.isDirty || toLf(stripBom(document.getText())) !== toLf(stripBom(unsaved))) return;
+    const edit = new vscode.WorkspaceEdit();
+    const all = new vscode.Range(document.lineAt(0).range.start, document.lineAt(document.lineCount - 1).rangeIncludingLineBreak.end);
+    const merged = withEol(wanted, document.eol === vscode.EndOfLine.CRLF ? '\r\n' : '\n');
+    edit.replace(document.uri, all, merged);
+    if (!(await vscode.workspace.applyEdit(edit))) return;
+    // Saved only when that writes the very bytes claude wrote (else VS Code would ask about a newer file):
+    // a file claude wrote otherwise (a BOM it dropped) keeps the merge in the buffer, unsaved.
+    if (Buffer.from(await this.codec.encode(merged, document.encoding)).equals(written)) await document.save();
+  }
+
+  private fileDocument(absolutePath: string): vscode.TextDocument | undefined {
+    return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath);
   }
 
   async write(absolutePath: string, text: string, encoding?: string): Promise<{ savedText: string }> {

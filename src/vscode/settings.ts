@@ -16,6 +16,7 @@ export interface NativeClaudeSettings {
   maxMessageBytes: number;
   multipleSessions: SessionPolicy;
   reviewPlacement: ReviewPlacement;
+  keepAcceptedFileOpen: boolean;
   shareSelection: boolean;
   excludeFromSharing: string[];
   approvalMode: ApprovalMode;
@@ -32,6 +33,7 @@ export const SETTING_DEFAULTS: Readonly<NativeClaudeSettings> = Object.freeze({
   maxMessageBytes: 16 * 1024 * 1024,
   multipleSessions: 'all',
   reviewPlacement: 'active',
+  keepAcceptedFileOpen: false,
   shareSelection: true,
   excludeFromSharing: [...DEFAULT_EXCLUDE_PATTERNS],
   approvalMode: DEFAULT_APPROVAL_MODE,

@@ -13,6 +13,7 @@ import { writeFileTool } from '../../src/tools/writeFile';
 import type { ApprovalMode } from '../../src/host/approvalMode';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { memoryLogger } from '../../src/util/logger';
+import { NodeTextCodec } from '../../src/workspace/encodings';
 import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics, diagnostic } from '../support/fakeHosts';
 import { TEST_TOKEN, connectClient, waitFor } from '../support/serverFixture';
 
@@ -41,7 +42,7 @@ describe('review tools over the real socket', () => {
       createSession: createSessionFactory({
         toolsFor: (route) =>
           route === 'ide'
-            ? [openDiffTool(review), closeTabTool(review), closeAllDiffTabsTool(review), ideGetDiagnosticsTool(diagnostics)]
+            ? [openDiffTool(review, undefined, documents), closeTabTool(review), closeAllDiffTabsTool(review), ideGetDiagnosticsTool(diagnostics)]
             : [writeFileTool(workspace, deps), applyDiffTool(workspace, deps)],
         serverInfo: { name: 'native-claude', version: 't' },
         log: memoryLogger(),
@@ -75,6 +76,49 @@ describe('review tools over the real socket', () => {
       await review.decide({ kind: 'accepted', text: 'a\nB edited by user\n' });
       expect(texts(await answer)).toEqual(['FILE_SAVED', 'a\nB edited by user\n']);
       expect(await fs.readFile(file(), 'utf8')).toBe('a\nb\n'); // the CLI writes, not us
+    });
+
+    test('a file with unsaved edits: the review shows the merge beside the buffer; FILE_SAVED answers the merge, the buffer then takes it', async () => {
+      await fs.writeFile(file(), 'a\r\nb\r\nc\r\nd\r\n');
+      documents.unsaved.set(file(), 'a typed\r\nb\r\nc\r\nd\r\n');
+      const { client } = await connectClient(url, { announce: true });
+      const answer = call(client, 'openDiff', args('a\nb\nc\nD by claude\n')); // claude sends \n for a CRLF file
+      const request = await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      expect(request).toMatchObject({ originalText: 'a\r\nb\r\nc\r\nd\r\n', proposedText: 'a typed\nb\nc\nD by claude\n', merged: { unsavedText: 'a typed\r\nb\r\nc\r\nd\r\n', conflicts: 0 } });
+      expect(texts(await answer)).toEqual(['FILE_SAVED', 'a typed\nb\nc\nD by claude\n']);
+      expect(documents.adopted).toEqual([{ path: file(), text: 'a typed\nb\nc\nD by claude\n', unsaved: 'a typed\r\nb\r\nc\r\nd\r\n' }]);
+      expect(await fs.readFile(file(), 'utf8')).toBe('a\r\nb\r\nc\r\nd\r\n'); // the CLI writes, not us
+    });
+
+    test('a file with unsaved edits, rejected: DIFF_REJECTED, the buffer is not touched', async () => {
+      await fs.writeFile(file(), 'a\nb\n');
+      documents.unsaved.set(file(), 'a\nb\ntyped\n');
+      const { client } = await connectClient(url, { announce: true });
+      const answer = call(client, 'openDiff', args('A\nb\n'));
+      await review.decide({ kind: 'rejected', reason: 'user' });
+      expect(texts(await answer)).toEqual(['DIFF_REJECTED']);
+      expect(documents.adopted).toEqual([]);
+      expect(documents.unsaved.get(file())).toBe('a\nb\ntyped\n');
+    });
+
+    test('a Write over unsaved edits on the same lines: the review holds conflict markers', async () => {
+      await fs.writeFile(file(), 'a\n');
+      documents.unsaved.set(file(), 'a typed\n');
+      const { client } = await connectClient(url, { announce: true });
+      const answer = call(client, 'openDiff', args('b\n'));
+      const request = await review.decide({ kind: 'rejected', reason: 'user' });
+      expect(request.proposedText).toBe("<<<<<<< your unsaved edits\na typed\n=======\nb\n>>>>>>> Claude's proposal\n");
+      expect(request.merged).toEqual({ unsavedText: 'a typed\n', conflicts: 1 });
+      expect(texts(await answer)).toEqual(['DIFF_REJECTED']);
+    });
+
+    test('a dirty buffer without text to merge (a notebook) opens no review: an error keeps claude\'s own prompt', async () => {
+      await fs.writeFile(file(), 'a\n');
+      documents.dirty.add(file());
+      const { client } = await connectClient(url, { announce: true });
+      const result = await call(client, 'openDiff', args('b\n'));
+      expect(result.isError).toBe(true);
+      expect(review.opened).toEqual([]);
     });
 
     test('a new file has an empty original', async () => {
@@ -232,13 +276,13 @@ describe('review tools over the real socket', () => {
       expect(Buffer.compare(await fs.readFile(path.join(root, 'crlf.txt')), bytes)).toBe(0);
     });
 
-    test('refuses a file with unsaved edits, and paths outside the workspace', async () => {
+    test('refuses a dirty buffer it cannot merge with (a notebook), and paths outside the workspace', async () => {
       await fs.writeFile(path.join(root, 'dirty.txt'), 'x');
       documents.dirty.add(path.join(root, 'dirty.txt'));
       const { client } = await connectClient(`${url}/tools`);
       const dirty = await call(client, 'write_file', { path: 'dirty.txt', content: 'y' });
       expect(dirty.isError).toBe(true);
-      expect(JSON.parse(dirty.content[0].text).error).toMatch(/unsaved changes/);
+      expect(JSON.parse(dirty.content[0].text).error).toMatch(/unsaved changes in VS Code that cannot be merged/);
       const outside = await call(client, 'write_file', { path: '../escape.txt', content: 'y' });
       expect(outside.isError).toBe(true);
       expect(JSON.parse(outside.content[0].text).error).toMatch(/outside/i);
@@ -306,6 +350,131 @@ describe('review tools over the real socket', () => {
       review.registry.all().forEach((r) => review.registry.settle(r.id, { kind: 'accepted', text: r.extra.proposedText }));
       expect(JSON.parse(texts(await first)[0]).status).toBe('accepted');
       expect(JSON.parse(texts(await other)[0]).status).toBe('accepted');
+    });
+  });
+
+  describe('write_file and apply_diff on a file with unsaved edits: a review of the merge', () => {
+    const saved = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
+    const typed = 'one (typed, not saved)\ntwo\nthree\nfour\nfive\nsix\nseven\n';
+    const file = () => path.join(root, 'notes.txt');
+    const sixToSix = '<<<<<<< SEARCH\nsix\n=======\nSIX by claude\n>>>>>>> REPLACE';
+
+    test('disjoint edits: the review shows the merge beside the user\'s buffer; accept saves it, the buffer ends clean', async () => {
+      await fs.writeFile(file(), saved);
+      documents.unsaved.set(file(), typed);
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'apply_diff', { path: 'notes.txt', diff: sixToSix });
+      const request = await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      const merged = 'one (typed, not saved)\ntwo\nthree\nfour\nfive\nSIX by claude\nseven\n';
+      expect(request).toMatchObject({ originalText: saved, proposedText: merged, merged: { unsavedText: typed, conflicts: 0 } });
+      const result = JSON.parse(texts(await answer)[0]);
+      expect(result).toMatchObject({ status: 'accepted', operation: 'modified', merged_with_unsaved_edits: true });
+      expect(result.user_edits).toContain('+one (typed, not saved)');
+      expect(await fs.readFile(file(), 'utf8')).toBe(merged);
+      expect(documents.unsaved.has(file())).toBe(false);
+    });
+
+    test('reject: the file keeps its bytes and the buffer its unsaved text', async () => {
+      await fs.writeFile(file(), saved);
+      documents.unsaved.set(file(), typed);
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'apply_diff', { path: 'notes.txt', diff: sixToSix });
+      await review.decide({ kind: 'rejected', reason: 'user' });
+      expect(JSON.parse(texts(await answer)[0])).toEqual({ status: 'rejected', path: 'notes.txt' });
+      expect(await fs.readFile(file(), 'utf8')).toBe(saved);
+      expect(documents.unsaved.get(file())).toBe(typed);
+      expect(documents.written).toEqual([]);
+    });
+
+    test('a Write over the buffer: one conflict; accepting with the markers left writes nothing, resolving them writes', async () => {
+      await fs.writeFile(file(), saved);
+      documents.unsaved.set(file(), typed);
+      const { client } = await connectClient(`${url}/tools`);
+      const markers = call(client, 'write_file', { path: 'notes.txt', content: 'all new\n' });
+      const request = await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      expect(request.proposedText).toBe(`<<<<<<< your unsaved edits\n${typed}=======\nall new\n>>>>>>> Claude's proposal\n`);
+      expect(request.merged).toEqual({ unsavedText: typed, conflicts: 1 });
+      const refused = await markers;
+      expect(refused.isError).toBe(true);
+      expect(JSON.parse(refused.content[0].text).error).toMatch(/accepted with 1 conflict with the user's unsaved edits left unresolved, so nothing was written/);
+      expect(await fs.readFile(file(), 'utf8')).toBe(saved);
+      expect(documents.unsaved.get(file())).toBe(typed);
+
+      const resolved = call(client, 'write_file', { path: 'notes.txt', content: 'all new\n' });
+      await review.decide({ kind: 'accepted', text: 'one (typed, not saved)\nall new\n' });
+      expect(JSON.parse(texts(await resolved)[0])).toMatchObject({ status: 'accepted', merged_with_unsaved_edits: true });
+      expect(await fs.readFile(file(), 'utf8')).toBe('one (typed, not saved)\nall new\n');
+    });
+
+    test('a Write that keeps the lines the user edited merges without a conflict', async () => {
+      await fs.writeFile(file(), saved);
+      documents.unsaved.set(file(), saved.replace('seven', 'seven (typed)'));
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'write_file', { path: 'notes.txt', content: 'ONE\nfour\nfive\nsix\nseven\n' });
+      const request = await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      expect(request.proposedText).toBe('ONE\nfour\nfive\nsix\nseven (typed)\n');
+      expect(JSON.parse(texts(await answer)[0]).status).toBe('accepted');
+    });
+
+    test('a Latin-1 CRLF file: the merge is written in its encoding and line ends, bytes exact', async () => {
+      const codec = new NodeTextCodec(() => 'iso88591');
+      documents = new DiskDocumentWriter(codec);
+      const workspace = { folders: () => [root], ripgrepPath: () => undefined };
+      const deps = { review, documents, diagnostics, workspace, approvalMode: () => approval, lock: new KeyedLock(), diagnosticsWaitMs: 10, codec };
+      await server.stop();
+      server = new IdeServer({
+        token: TEST_TOKEN,
+        log: memoryLogger(),
+        createSession: createSessionFactory({ toolsFor: () => [applyDiffTool(workspace, deps)], serverInfo: { name: 'native-claude', version: 't' }, log: memoryLogger() }),
+      });
+      url = `ws://127.0.0.1:${await server.start()}`;
+      await fs.writeFile(file(), Buffer.from('caf\xe9\r\nna\xefve\r\nz\r\n', 'latin1'));
+      documents.unsaved.set(file(), 'café crème\r\nnaïve\r\nz\r\n');
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'apply_diff', { path: 'notes.txt', diff: '<<<<<<< SEARCH\nz\n=======\nZé\n>>>>>>> REPLACE' });
+      await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      expect(JSON.parse(texts(await answer)[0]).status).toBe('accepted');
+      expect(await fs.readFile(file())).toEqual(Buffer.from('caf\xe9 cr\xe8me\r\nna\xefve\r\nZ\xe9\r\n', 'latin1'));
+    });
+
+    test('the buffer edited again while the review was open: nothing written, nothing lost', async () => {
+      await fs.writeFile(file(), saved);
+      documents.unsaved.set(file(), typed);
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'apply_diff', { path: 'notes.txt', diff: sixToSix });
+      await review.decide((req) => {
+        documents.unsaved.set(file(), `${typed}more typing\n`);
+        return { kind: 'accepted', text: req.proposedText };
+      });
+      const result = await answer;
+      expect(JSON.parse(result.content[0].text).error).toMatch(/edited in VS Code while the review was open/);
+      expect(await fs.readFile(file(), 'utf8')).toBe(saved);
+      expect(documents.unsaved.get(file())).toBe(`${typed}more typing\n`);
+    });
+
+    test('the file changed on disk while the review was open: refused, not merged again', async () => {
+      await fs.writeFile(file(), saved);
+      documents.unsaved.set(file(), typed);
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'apply_diff', { path: 'notes.txt', diff: sixToSix });
+      await review.waitForPending();
+      await fs.writeFile(file(), `${saved}written by someone else\n`);
+      await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      const result = await answer;
+      expect(JSON.parse(result.content[0].text).error).toMatch(/changed on disk while the review .* was open, so nothing was written \(the unsaved edits are still in the editor\)/);
+      expect(await fs.readFile(file(), 'utf8')).toBe(`${saved}written by someone else\n`);
+      expect(documents.unsaved.get(file())).toBe(typed);
+    });
+
+    test('approvalMode "never" still opens the review of a merge', async () => {
+      approval = 'never';
+      await fs.writeFile(file(), saved);
+      documents.unsaved.set(file(), typed);
+      const { client } = await connectClient(`${url}/tools`);
+      const answer = call(client, 'apply_diff', { path: 'notes.txt', diff: sixToSix });
+      await review.decide({ kind: 'rejected', reason: 'user' });
+      expect(JSON.parse(texts(await answer)[0]).status).toBe('rejected');
+      expect(await fs.readFile(file(), 'utf8')).toBe(saved);
     });
   });
 

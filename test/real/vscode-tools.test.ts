@@ -293,9 +293,31 @@ describe('vscode-tools', () => {
       expect(fs.readFileSync(abs('partial.txt'), 'utf8')).toBe('ALPHA\ndup\nbeta\ndup\ngamma\n');
     });
 
-    it('a file with unsaved edits is refused, buffer untouched', () => {
-      expectInnerPassed('dirty-refused');
-      expect(fs.readFileSync(abs('dirty.txt'), 'utf8')).toBe('saved\n');
+    it('apply_diff over unsaved edits: a review of buffer ↔ merge; accept saves the merge, the editor ends clean', () => {
+      expectInnerPassed('merge-tools-accept');
+      expect(fs.readFileSync(abs('merge-accept.txt'), 'utf8')).toBe('one (typed, not saved)\ntwo\nthree\nfour\nfive\nSIX by claude\nseven\n');
+    });
+
+    it('write_file over unsaved edits, rejected: the buffer keeps the typing and stays dirty, the file is untouched', () => {
+      expectInnerPassed('merge-tools-reject');
+      expect(fs.readFileSync(abs('merge-reject.txt'), 'utf8')).toBe('one\ntwo\nthree\nfour\nfive\nsix\nseven\n');
+    });
+
+    it("the CLI's openDiff over unsaved edits: FILE_SAVED answers the merge; after claude's write the editor is clean, undo brings the typing back", () => {
+      expectInnerPassed('merge-opendiff-accept');
+    });
+
+    it("the CLI's openDiff over unsaved edits, rejected: DIFF_REJECTED, buffer as it was and dirty, file untouched", () => {
+      expectInnerPassed('merge-opendiff-reject');
+      expect(fs.readFileSync(abs('merge-cli-reject.txt'), 'utf8')).toBe('one\ntwo\nthree\nfour\nfive\nsix\nseven\n');
+    });
+
+    it('overlapping edits: conflict markers; an accept with markers left is refused; resolved, accepted', () => {
+      expectInnerPassed('merge-conflict');
+    });
+
+    it('nativeClaude.keepAcceptedFileOpen keeps the accepted file in a normal tab', () => {
+      expectInnerPassed('keep-open');
     });
 
     it("an accepted write that breaks the file reports the language server's new problem in new_diagnostics", () => {
@@ -374,12 +396,6 @@ describe('vscode-tools', () => {
 
     it('a notebook with unsaved edits in the notebook editor is refused like a text file', () => {
       expectInnerPassed('notebook-dirty');
-    });
-
-    it("the CLI's openDiff for a file with unsaved edits opens no review, answers an error, and touches neither", () => {
-      const d = expectInnerPassed('opendiff-dirty');
-      expect(d.answer).toMatch(/unsaved changes/);
-      expect(fs.readFileSync(abs('dirty-cli.txt'), 'utf8')).toBe('saved\n');
     });
 
     it("typing into the real file during an openDiff review, then accepting: the CLI's write leaves the unsaved typing in the buffer", () => {

@@ -62,12 +62,19 @@ export class ScriptedReviewHost implements ReviewHost {
 export class DiskDocumentWriter implements DocumentWriter {
   constructor(private readonly codec = new NodeTextCodec()) {}
 
+  /** Dirty buffers without text to merge (a notebook in the notebook editor). */
   dirty = new Set<string>();
+  /** Dirty text buffers: the user's unsaved text by path; a write (a save) ends it. */
+  unsaved = new Map<string, string>();
   format?: (text: string) => string;
   written: string[] = [];
 
   isDirty(absolutePath: string): boolean {
-    return this.dirty.has(absolutePath);
+    return this.dirty.has(absolutePath) || this.unsaved.has(absolutePath);
+  }
+
+  unsavedText(absolutePath: string): string | undefined {
+    return this.unsaved.get(absolutePath);
   }
 
   failWith?: string;
@@ -78,7 +85,15 @@ export class DiskDocumentWriter implements DocumentWriter {
     const bytes = await this.codec.encode(saved, encoding ?? this.codec.newFileEncoding(absolutePath));
     await writeWithoutFollowing(absolutePath, bytes); // as VsCodeDocumentWriter: no link swapped in is followed
     this.written.push(absolutePath);
+    this.unsaved.delete(absolutePath);
     return { savedText: saved };
+  }
+
+  /** openDiff merged with unsaved edits was accepted: what the buffer is told to take once claude wrote it. */
+  adopted: Array<{ path: string; text: string; unsaved: string }> = [];
+
+  async adoptWritten(absolutePath: string, text: string, unsaved: string): Promise<void> {
+    this.adopted.push({ path: absolutePath, text, unsaved });
   }
 
   /** Set: showing an applied file fails with this message (VS Code's "Could NOT open editor"). */

@@ -188,30 +188,6 @@ describe('write_file / apply_diff reviewed in VS Code', function () {
     assert.strictEqual(fs.readFileSync(abs(rel), 'utf8'), 'ALPHA\ndup\nbeta\ndup\ngamma\n');
   });
 
-  it('[dirty-refused] a file with unsaved edits in VS Code: write_file refuses, the buffer and the file are untouched', async () => {
-    const rel = 'dirty.txt';
-    write(rel, 'saved\n');
-    const editor = await vscode.window.showTextDocument(vscode.Uri.file(abs(rel)), { preview: false });
-    try {
-      assert.ok(await editor.edit((b) => b.insert(new vscode.Position(0, 0), 'unsaved edit\n')));
-      assert.strictEqual(editor.document.isDirty, true);
-      const answer = await t.call('write_file', { path: rel, content: 'from claude\n' });
-      record('dirty-refused', { answer: answer.text });
-      assert.strictEqual(answer.isError, true, answer.text);
-      assert.match(answer.text, /unsaved changes/);
-      assert.strictEqual(proposalTabs().length, 0, 'no review was opened');
-      assert.strictEqual(editor.document.getText(), 'unsaved edit\nsaved\n');
-      assert.strictEqual(editor.document.isDirty, true);
-      assert.strictEqual(fs.readFileSync(abs(rel), 'utf8'), 'saved\n');
-    } finally {
-      await vscode.window.showTextDocument(editor.document);
-      await vscode.commands.executeCommand('workbench.action.files.revert');
-      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
-      // Let the tab-close settle before the next proposal ([tab-close-race] is about that race).
-      await sleep(200);
-    }
-  });
-
   it('[new-diagnostics] an accepted write that breaks a file reports the language server\'s new problem', async () => {
     const rel = 'conf.jsonc';
     write(rel, '{"a": 1}\n');
