@@ -9,6 +9,7 @@ import { insideGitFolder, isControlFile, WatchFilter } from '../changes/watchFil
 import type { TextCodec } from '../host/textCodec';
 import type { IdeBridge } from '../server/ideBridge';
 import { pidTrusted } from '../server/peerProcess';
+import { MAX_TEXT_FILE_BYTES } from '../workspace/readTextIfExists';
 import { resolveInWorkspace } from '../workspace/workspacePaths';
 import type { Logger } from '../util/logger';
 import type { WindowSessions } from './windowSessions';
@@ -273,7 +274,9 @@ export class ClaudeChanges implements vscode.Disposable {
     const repository = (await gitApi())?.getRepository(vscode.Uri.file(filePath));
     if (!repository) return undefined;
     try {
-      // Ref '' is the index (git show :path): what the user staged, else what HEAD has.
+      // Ref '' is the index (git show :path): what the user staged, else what HEAD has. Bounded as every
+      // read for the watcher: a blob over the cap (a large file committed) is not loaded, so not listed.
+      if ((await repository.getObjectDetails('', filePath)).size > MAX_TEXT_FILE_BYTES) return undefined;
       return { bytes: await repository.buffer('', filePath), source: 'git' };
     } catch {
       return undefined; // not in git: nothing to compare with, so not listed
@@ -644,6 +647,8 @@ interface GitExtension {
 }
 interface GitRepository {
   readonly rootUri: vscode.Uri;
+  /** For ref '' the index's entry (`git ls-files`, then `git cat-file -s`). */
+  getObjectDetails(treeish: string, path: string): Promise<{ mode: string; object: string; size: number }>;
   buffer(ref: string, path: string): Promise<Uint8Array>;
 }
 

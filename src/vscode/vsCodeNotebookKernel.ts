@@ -16,15 +16,14 @@ import type { CellOutput, NotebookKernelHost, NotebookRunEnd, NotebookRunOptions
 export const NO_KERNEL_GRACE_MS = 2_000;
 /** After an interrupt, how long to wait for the cell to stop before answering anyway. */
 export const INTERRUPT_WAIT_MS = 5_000;
-/**
+/*
  * With no kernel selected (and more than one, or none, that could run the notebook), VS Code answers
  * `notebook.cell.execute` with its kernel picker, and no public API says beforehand whether a notebook
- * has a kernel. When the cell shows no sign of a kernel this long after the request and the command is
- * still pending, the picker is closed again (`workbench.action.closeQuickOpen`): VS Code then runs
- * nothing and the model is told to have the user select a kernel. A kernel that is merely slow to
- * start is not affected (closing a quick input it never opened does nothing to it).
+ * has a kernel. The picker is the user's to answer: a kernel chosen runs the cell (already allowed), Esc
+ * runs nothing and the model is told to have the user select a kernel. It is never closed from here:
+ * `workbench.action.closeQuickOpen` closes whatever quick input is open, which, with a kernel merely slow
+ * to start, is the user's own Quick Open or command palette (docs/security.md).
  */
-export const KERNEL_PICKER_MS = 1_500;
 
 export const NO_NOTEBOOK =
   'No notebook is open in VS Code: executeCode runs code in the kernel of the active notebook editor. ' +
@@ -157,13 +156,6 @@ async function runInNotebook(notebook: vscode.NotebookDocument, language: string
       };
       timers.push(setTimeout(tick, every));
     }
-    timers.push(
-      setTimeout(() => {
-        if (!commandDone && !signs && !settled && !cell.outputs.length && cell.executionSummary?.executionOrder === undefined) {
-          void vscode.commands.executeCommand('workbench.action.closeQuickOpen').then(undefined, () => undefined);
-        }
-      }, KERNEL_PICKER_MS),
-    );
     requestedAt = performance.now();
     requestedEpoch = Date.now();
     vscode.commands.executeCommand('notebook.cell.execute', range()).then(

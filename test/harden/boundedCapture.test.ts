@@ -132,6 +132,29 @@ describeLinux("hardening: what Claude's changes read for a peer or the watcher i
     expect((await blobs()).length).toBe(2);
   });
 
+  test("git's content as the \"before\" of an unannounced change: a blob over the 32 MiB cap is not loaded", async () => {
+    // The git extension's API as its git.d.ts has it; git's answer for the index: a 4 GiB blob (a large file committed).
+    let loaded = 0;
+    const repository = {
+      checkIgnore: async () => new Set<string>(),
+      getObjectDetails: async () => ({ mode: '100644', object: 'f'.repeat(40), size: 4 * 1024 * MiB }),
+      buffer: async () => {
+        loaded++;
+        return Buffer.alloc(0);
+      },
+    };
+    (vscode.extensions as { getExtension: unknown }).getExtension = () => ({ isActive: true, exports: { getAPI: () => ({ getRepository: () => repository }) } });
+    changes.dispose();
+    changes = new ClaudeChanges(path.join(root, 'storage'), bridge, windowSessions, () => false, memoryLogger([]));
+    const file = path.join(ws, 'huge.bin');
+    await fs.writeFile(file, 'now\n');
+    changes.tracker.noteCall(1);
+    await changes.tracker.fileChanged(file);
+    await changes.tracker.settled();
+    expect(loaded).toBe(0);
+    expect(changes.sessions().flatMap((s) => s.files)).toEqual([]);
+  });
+
   test('the reads themselves refuse procfs whoever asks: the capture without a workspace check, and the tools\' reader', async () => {
     const tracker = new ChangeTracker({ store: new BeforeImageStore(path.join(root, 'store')), sessionOf: () => ({ id: 's', label: 'claude' }), save: () => undefined });
     const { grown, finished } = await peakGrowth(async () => {
