@@ -38,9 +38,9 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
       "Get the problems VS Code's language servers and linters report (the Problems panel: errors, warnings, info and hints), " +
       'for the files as they are on disk: a file asked about is loaded so it gets checked, and the answer waits until its checker has reported ' +
       '(the first check of a project in a new window can take seconds; a second text names files still being checked if time ran out). ' +
-      'Pass `uri` (a file:// URI or absolute path) for one file; omit it for every file that has problems. ' +
+      'Pass `uri` (a file:// URI or absolute path) for one file; omit it for every file that has problems, after checking the files changed since your last call and up to 10 files that use them (a second text names any not checked). ' +
       'Returns a JSON array of {uri, diagnostics:[{message, severity, range (0-based line/character), source, code}]}. ' +
-      'Use it after editing instead of running a compiler or linter in a shell, to check that the code still compiles and lints cleanly.',
+      'Use it after editing instead of running a compiler or linter in a shell on the files you changed; it is not a whole-project build.',
     inputSchema: z.looseObject({
       uri: z.string().optional().describe('file:// URI or absolute path of one file; omit for all files'),
     }),
