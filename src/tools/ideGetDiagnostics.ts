@@ -55,6 +55,8 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
       let unsettled: string[] = [];
       let waitedFor: string[] = [];
       let notChecked: string[] = [];
+      /** Files claude wrote whose language server had not answered about them when time ran out. */
+      let unanswered: string[] = [];
       if (uri) {
         const filePath = pathOfFileUri(uri) ?? uri; // a plain absolute path is accepted too
         if (!byModel) baselined.add(filePath);
@@ -85,6 +87,7 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
             settleDiagnostics(source, changed, { timeoutMs: AFTER_WRITES_WAIT_MS, load: 'none' }),
           ]);
           unsettled = reports.flatMap((r) => r.unsettled);
+          unanswered = reports[0].unanswered;
         } else if (accepted.length) {
           // Without document tracking (plain-Node hosts) only files accepted through openDiff are known to
           // be written now, and the only sign of their check is a report after this call.
@@ -93,10 +96,12 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         }
         result = source.all();
         // claude keeps only the entries of files it took a baseline of (the files it wrote) and reads
-        // only the first text item: a file of those still being checked gets a note in its own entry,
-        // which reaches the model as a new diagnostic, and is waited for again at claude's next call.
-        for (const file of unsettled.filter((f) => asked.includes(f))) {
-          stillUnchecked.add(file);
+        // only the first text item: such a file still being checked is waited for again at claude's next
+        // call, and when its language server has not even answered about it yet (a first check still
+        // running), its entry says so, which reaches the model as a new diagnostic. (A file no server
+        // answers for, Markdown say, is only waited for: a note there would say something untrue.)
+        for (const file of unsettled.filter((f) => asked.includes(f))) stillUnchecked.add(file);
+        for (const file of unanswered) {
           const uri = `file://${file}`;
           const entry = result.find((e) => e.uri === uri) ?? (result.push({ uri, diagnostics: [] }), result[result.length - 1]);
           entry.diagnostics = [...entry.diagnostics, notCheckedYet()];
