@@ -109,8 +109,10 @@ interface Dependents {
  * The files that use `file`, found and loaded (a check tab where the checker needs one) as soon as the
  * change is known, so their check runs alongside the write.
  */
-async function loadDependents(documents: CheckedDocuments, file: string): Promise<Dependents> {
+async function loadDependents(documents: CheckedDocuments, file: string, answered: () => boolean): Promise<Dependents> {
   const found = await documents.dependentsOf!([file], { limit: DEPENDENTS_MAX, timeoutMs: DEPENDENTS_LOOKUP_MS });
+  // Found after the answer went: no check tab may open that nothing would close.
+  if (answered()) return { files: [], more: found.more, opened: new Set() };
   const outcomes = await Promise.all(found.files.map((f) => documents.load(f, { show: true }).catch(() => 'skipped' as const)));
   return { ...found, opened: new Set(found.files.filter((_, i) => outcomes[i] === 'opened')) };
 }
@@ -122,14 +124,17 @@ export function trackChangeDiagnostics(source: DiagnosticsSource, file: string, 
   const since = Date.now();
   const documents = source.documents;
   const none: Dependents = { files: [], more: [], opened: new Set() };
-  const dependents = documents?.dependentsOf ? loadDependents(documents, file).catch(() => none) : Promise.resolve(none);
+  let answered = false;
+  const dependents = documents?.dependentsOf ? loadDependents(documents, file, () => answered).catch(() => none) : Promise.resolve(none);
   return {
     async finish(oldText, newText, display) {
       // Finding them started with the write; their check then gets the whole wait.
       let timer: NodeJS.Timeout | undefined;
       const users = await Promise.race([dependents, new Promise<Dependents>((resolve) => (timer = setTimeout(() => resolve(none), waitMs)))]);
       clearTimeout(timer);
+      if (users === none) answered = true; // too late for this answer
       const report = await settleDiagnostics(source, [file, ...users.files], { timeoutMs: waitMs, load: 'show', since, othersQuietMs: OTHERS_QUIET_MS });
+      answered = true;
       documents?.releaseCheckTabs();
       const own = newProblemsInEditedFile(before, source.forFile(file), oldText, newText).map((d) => formatNewProblem(display(file), d));
       const others = newProblemsInOtherFiles(beforeAll, source.all(), new Set([file]));

@@ -5,6 +5,7 @@
 // specifiers that resolve to the file. Plain TypeScript: the VS Code adapter asks the servers and lists
 // the candidate sources (src/vscode/dependentFiles.ts).
 
+import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { DiagnosticsSource } from '../host/diagnostics';
 import { settleDiagnostics, type SettleOptions } from './settleDiagnostics';
@@ -54,6 +55,42 @@ export function importedTargets(importer: string, text: string, targets: Readonl
     for (const candidate of resolutionCandidates(importer, specifier)) if (targets.has(candidate)) hits.add(candidate);
   }
   return [...hits];
+}
+
+/** Files read at once while looking for importers. */
+const READ_AT_ONCE = 16;
+/** A larger source is not read for its imports (generated bundles). */
+const SOURCE_MAX_BYTES = 1024 * 1024;
+
+/** The start of a regular file (bounded: a FIFO or device is never read, nor a huge file). */
+async function readStart(file: string): Promise<string | undefined> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  if (!stat?.isFile() || stat.size > SOURCE_MAX_BYTES) return undefined;
+  const handle = await fs.open(file, 'r').catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const buffer = Buffer.alloc(Math.min(stat.size, IMPORT_SCAN_MAX_CHARS));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Of `sources`, those whose relative imports resolve to one of `changed` (reads stop once `stopped()`). */
+export async function importersAmong(sources: readonly string[], changed: readonly string[], stopped: () => boolean = () => false): Promise<string[]> {
+  const targets = new Set(changed);
+  const importers: string[] = [];
+  for (let i = 0; i < sources.length && !stopped(); i += READ_AT_ONCE) {
+    await Promise.all(
+      sources.slice(i, i + READ_AT_ONCE).map(async (file) => {
+        if (targets.has(file)) return;
+        const text = await readStart(file);
+        if (text !== undefined && importedTargets(file, text, targets).length) importers.push(file);
+      }),
+    );
+  }
+  return importers;
 }
 
 /** What is known about one file that uses a changed file. */

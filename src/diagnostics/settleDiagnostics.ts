@@ -48,6 +48,8 @@ export interface SettleReport {
   unsettled: string[];
   /** Other files whose problems changed during the wait. */
   othersChanged: string[];
+  /** Of `unsettled`, those whose language server had not answered about them yet (still loading, busy). */
+  unanswered: string[];
 }
 
 // Long (~120 lines) because one wait's state (reports, checker answers, the wake-up) is shared by its closures.
@@ -167,5 +169,6 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
     for (const s of subscriptions) s.dispose();
     wake = undefined;
   }
-  return { waitedMs: now() - start, unsettled, othersChanged: [...othersChanged] };
+  const unanswered = unsettled.filter((f) => checkerHadFileSince.get(f) === 'asked');
+  return { waitedMs: now() - start, unsettled, othersChanged: [...othersChanged], unanswered };
 }

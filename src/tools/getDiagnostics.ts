@@ -129,12 +129,12 @@ export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: Workspa
     title: 'Get diagnostics',
     description:
       "The problems VS Code's language servers and linters report (the Problems panel), for the files as they are on disk: " +
-      'a file asked about is loaded so it gets checked, and the answer waits for fresh reports on it and on files changed on disk since the last call (the first check of a project in a new window can take seconds). ' +
+      'a file asked about is loaded so it gets checked; without a file, the files changed on disk since the last call and up to 10 files that use them (references, imports) are; the answer waits for their reports (the first check of a project in a new window can take seconds). ' +
       'One line each, "[severity] file:line — message (source code)", line numbers 1-based, paths relative to the workspace folder; ' +
-      'a last line names files still being checked when time ran out. "No problems" when there are none. ' +
+      'last lines name files still being checked when time ran out and files that use the changed ones beyond those 10. "No problems" when there are none. ' +
       'Filter with path (a file or a folder) and severity (error, warning, information or hint). ' +
-      'Use it after changing code instead of running a compiler, type checker or linter in a shell: it is instant and covers every language VS Code checks. ' +
-      'Problems are known for the files language servers have checked (files asked about, open or changed ones; the whole project only for some languages).',
+      'Use it after changing code instead of running a compiler, type checker or linter in a shell on those files: it covers every language VS Code checks. ' +
+      'Problems are known for the files language servers have checked (files asked about, open, changed or using changed ones; the whole project only for some languages): it is not a whole-project build.',
     inputSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ path: input, severity }, context) => {

@@ -38,9 +38,9 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
       "Get the problems VS Code's language servers and linters report (the Problems panel: errors, warnings, info and hints), " +
       'for the files as they are on disk: a file asked about is loaded so it gets checked, and the answer waits until its checker has reported ' +
       '(the first check of a project in a new window can take seconds; a second text names files still being checked if time ran out). ' +
-      'Pass `uri` (a file:// URI or absolute path) for one file; omit it for every file that has problems. ' +
+      'Pass `uri` (a file:// URI or absolute path) for one file; omit it for every file that has problems, after checking the files changed since your last call and up to 10 files that use them (a second text names any not checked). ' +
       'Returns a JSON array of {uri, diagnostics:[{message, severity, range (0-based line/character), source, code}]}. ' +
-      'Use it after editing instead of running a compiler or linter in a shell, to check that the code still compiles and lints cleanly.',
+      'Use it after editing instead of running a compiler or linter in a shell on the files you changed; it is not a whole-project build.',
     inputSchema: z.looseObject({
       uri: z.string().optional().describe('file:// URI or absolute path of one file; omit for all files'),
     }),
@@ -55,6 +55,8 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
       let unsettled: string[] = [];
       let waitedFor: string[] = [];
       let notChecked: string[] = [];
+      /** Files claude wrote whose language server had not answered about them when time ran out. */
+      let unanswered: string[] = [];
       if (uri) {
         const filePath = pathOfFileUri(uri) ?? uri; // a plain absolute path is accepted too
         if (!byModel) baselined.add(filePath);
@@ -85,6 +87,7 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
             settleDiagnostics(source, changed, { timeoutMs: AFTER_WRITES_WAIT_MS, load: 'none' }),
           ]);
           unsettled = reports.flatMap((r) => r.unsettled);
+          unanswered = reports[0].unanswered;
         } else if (accepted.length) {
           // Without document tracking (plain-Node hosts) only files accepted through openDiff are known to
           // be written now, and the only sign of their check is a report after this call.
@@ -93,10 +96,12 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         }
         result = source.all();
         // claude keeps only the entries of files it took a baseline of (the files it wrote) and reads
-        // only the first text item: a file of those still being checked gets a note in its own entry,
-        // which reaches the model as a new diagnostic, and is waited for again at claude's next call.
-        for (const file of unsettled.filter((f) => asked.includes(f))) {
-          stillUnchecked.add(file);
+        // only the first text item: such a file still being checked is waited for again at claude's next
+        // call, and when its language server has not even answered about it yet (a first check still
+        // running), its entry says so, which reaches the model as a new diagnostic. (A file no server
+        // answers for, Markdown say, is only waited for: a note there would say something untrue.)
+        for (const file of unsettled.filter((f) => asked.includes(f))) stillUnchecked.add(file);
+        for (const file of unanswered) {
           const uri = `file://${file}`;
           const entry = result.find((e) => e.uri === uri) ?? (result.push({ uri, diagnostics: [] }), result[result.length - 1]);
           entry.diagnostics = [...entry.diagnostics, notCheckedYet()];

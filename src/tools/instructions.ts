@@ -6,16 +6,18 @@
 export const TOOLS_INSTRUCTIONS = [
   "These tools work in the user's VS Code window, on its workspace.",
   '- write_file / apply_diff: prefer them to Write/Edit when the user should review a change. It opens in VS Code\'s diff viewer; the user accepts, edits or rejects it. ' +
-    "The result gives the user's edits to your proposal, format-on-save changes, and new_diagnostics: problems the change introduced, in the file and in files that use it.",
-  "- get_diagnostics: after changing code, use it instead of running a compiler, type checker or linter. It returns the problems VS Code's language servers report for the files as they are on disk.",
+    "The result gives the user's edits to your proposal, format-on-save changes, and new_diagnostics: problems the change introduced, in the file and in up to 10 files that use it (a note names any not checked).",
+  "- get_diagnostics: the problems VS Code's language servers report for the files as they are on disk. Without a path it checks the files changed since your last call and up to 10 files that use them, and names any it could not check. " +
+    'After changing code, use it instead of running a compiler, type checker or linter on those files; it is not a whole-project build.',
   '- execute_command: runs a command in a VS Code terminal the user can see; use it for builds, tests and long-running commands the user may want to watch.',
   '- read_file, list_files, search_files: the workspace on disk, .gitignore honoured.',
 ].join('\n');
 
 /** The IDE route: of its tools the CLI shows the model only getDiagnostics and executeCode (docs/protocol.md#what-the-model-sees). */
 export const IDE_INSTRUCTIONS = [
-  "getDiagnostics returns the problems VS Code's language servers report (the Problems panel) for one file (uri) or every file, as they are on disk. " +
-    'After changing code, use it instead of running a compiler, type checker or linter.',
+  "getDiagnostics returns the problems VS Code's language servers report (the Problems panel), as the files are on disk: with uri, that file is checked first; " +
+    'without, the files changed since your last call and up to 10 files that use them, and a note names any it could not check. ' +
+    'After changing code, use it instead of running a compiler, type checker or linter on those files; it is not a whole-project build.',
   "executeCode runs code in the kernel of the notebook (.ipynb) the user has open in VS Code, in a cell they see, after they allow it; variables persist between calls. " +
     'When the user works in a notebook, use it to inspect their data and check results in their kernel.',
 ].join('\n');

@@ -12,7 +12,7 @@ export function writeFileTool(workspace: WorkspaceHost, deps: ChangeDependencies
       'Create a file or replace its whole content. The change opens in VS Code\'s diff viewer for the user to review: ' +
       'they may edit your proposal before accepting, or reject it. Returns {status:"accepted", path, operation:"created"|"modified", ' +
       'user_edits? (unified diff of what the user changed in your proposal), formatter_edits? (changes made by format-on-save), ' +
-      'new_diagnostics? (problems VS Code\'s language servers report that the change introduced, in this file and in files that use it; a problem that only moved is not listed)} or {status:"rejected", path}. ' +
+      'new_diagnostics? (problems VS Code\'s language servers report that the change introduced, in this file and in up to 10 files that use it, with notes naming files not checked; a problem that only moved is not listed)} or {status:"rejected", path}. ' +
       'If rejected, do not retry the same change; ask the user what they want instead. For small edits to large files prefer apply_diff. ' +
       'Use it instead of the built-in Write when the user should review the change in VS Code. ' +
       'Paths are relative to the workspace folder (or absolute inside it).',

@@ -3,17 +3,13 @@
 // workspace's JS/TS sources whose relative imports resolve to it (what references miss: a renamed
 // export, whose old name has nothing left to point at; languages without a reference provider).
 
-import { promises as fs } from 'fs';
 import * as vscode from 'vscode';
-import { importedTargets, IMPORT_SCAN_MAX_CHARS, rankDependents, type DependentEvidence } from '../diagnostics/dependentFiles';
+import { importersAmong, rankDependents, type DependentEvidence } from '../diagnostics/dependentFiles';
 
 const SOURCES = '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs,vue,svelte,astro}';
 const NOT_SOURCES = '{**/node_modules/**,**/.git/**,**/dist/**,**/out/**,**/build/**}';
-/** The most sources whose imports are read per lookup, and files read at once. */
+/** The most sources whose imports are read per lookup. */
 const SOURCES_MAX = 5000;
-const READ_AT_ONCE = 16;
-/** A larger source is not read for its imports (generated bundles). */
-const SOURCE_MAX_BYTES = 1024 * 1024;
 /** The most top-level declarations of one changed file whose references are asked for. */
 const SYMBOLS_MAX = 30;
 
@@ -43,33 +39,8 @@ async function referencesTo(file: string, found: Found, stopped: () => boolean):
 
 /** The workspace's sources whose relative imports resolve to one of `changed`. */
 async function importersOf(changed: readonly string[], found: Found, stopped: () => boolean): Promise<void> {
-  const targets = new Set(changed);
-  const sources = (await vscode.workspace.findFiles(SOURCES, NOT_SOURCES, SOURCES_MAX)).filter((u) => u.scheme === 'file');
-  for (let i = 0; i < sources.length && !stopped(); i += READ_AT_ONCE) {
-    await Promise.all(
-      sources.slice(i, i + READ_AT_ONCE).map(async (source) => {
-        const file = source.fsPath;
-        if (targets.has(file)) return;
-        const text = await readStart(file);
-        if (text !== undefined && importedTargets(file, text, targets).length) evidence(found, file).imports = true;
-      }),
-    );
-  }
-}
-
-/** The start of a regular file (bounded: a FIFO or device is never read, nor a huge file). */
-async function readStart(file: string): Promise<string | undefined> {
-  const stat = await fs.stat(file).catch(() => undefined);
-  if (!stat?.isFile() || stat.size > SOURCE_MAX_BYTES) return undefined;
-  const handle = await fs.open(file, 'r').catch(() => undefined);
-  if (!handle) return undefined;
-  try {
-    const buffer = Buffer.alloc(Math.min(stat.size, IMPORT_SCAN_MAX_CHARS));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
-  }
+  const sources = (await vscode.workspace.findFiles(SOURCES, NOT_SOURCES, SOURCES_MAX)).filter((u) => u.scheme === 'file').map((u) => u.fsPath);
+  for (const file of await importersAmong(sources, changed, stopped)) evidence(found, file).imports = true;
 }
 
 /**

@@ -8,7 +8,9 @@
  *                    claude prints "Found 1 new diagnostic issue" and the next model request carries
  *                    <new-diagnostics>.
  *   ts-accept-edits  in accept-edits mode claude Writes a new .ts file with a type error itself (no review),
- *                    in a project with a tsconfig.json: same.
+ *                    in a project with a tsconfig.json: the next request carries the problem or, when
+ *                    TypeScript's first check outlasts claude's 2 s, the "Not checked yet" note; then the
+ *                    model's getDiagnostics {uri} gets the problem (and claude's next {} passes it on).
  *   model-uri        the model calls mcp__ide__getDiagnostics {uri} on a closed .ts file with a type error:
  *                    the error is in the tool result.
  * Each also checks claude's debug log: every getDiagnostics call of claude's own answered within its budget
@@ -54,7 +56,12 @@ const SCENARIOS: Record<ScenarioName, ScenarioDef> = {
   'ts-accept-edits': {
     files: { 'tsconfig.json': TSCONFIG, 'src/main.ts': MAIN_TS },
     file: 'src/broken.ts',
-    toolUses: (file) => [{ name: 'Write', input: { file_path: file, content: 'export const count: number = "one";\n' } }],
+    // Then the model asks about the file, as the note tells it to when the first check was too slow.
+    toolUses: (file) => [
+      { name: 'Write', input: { file_path: file, content: 'export const count: number = "one";\n' } },
+      { name: 'ToolSearch', input: { query: 'select:mcp__ide__getDiagnostics', max_results: 1 } },
+      { name: 'mcp__ide__getDiagnostics', input: { uri: `file://${file}` } },
+    ],
     expected: /<new-diagnostics>[\s\S]*broken\.ts[\s\S]*Type 'string' is not assignable to type 'number'/,
   },
   'model-uri': {
@@ -181,10 +188,23 @@ describe('vscode-diagnostics-cold: every problem reaches claude from a fresh win
     expect(JSON.stringify(freshMessages(last))).toMatch(SCENARIOS['json-review'].expected);
   }, 300_000);
 
-  it('ts-accept-edits: a new .ts file with a type error written by claude in accept-edits mode → "Found 1 new diagnostic issue" and <new-diagnostics>', async () => {
+  // The guarantee of docs/diagnostics.md ("When a first check is slower than claude waits"): the request
+  // after claude's write carries the problem, or, when TypeScript's first check outlasted claude's 2 s,
+  // the note that the file is not checked yet; never nothing. The problem itself reaches the model either
+  // way: the model's getDiagnostics {uri} waits for the check, and claude's {} before the next request
+  // carries it as new. Which branch a run took depends on the machine's load; both are asserted whole,
+  // and the slow one is forced every run in vscode-diagnostics-dependents (held-back).
+  it('ts-accept-edits: a new .ts file with a type error written by claude in accept-edits mode → the problem (or the note, then the problem) in <new-diagnostics>', async () => {
     const run = await check('ts-accept-edits');
-    const last = run.requests[run.requests.length - 1];
-    expect(JSON.stringify(freshMessages(last))).toMatch(SCENARIOS['ts-accept-edits'].expected);
+    const answering = (id: string) => run.requests.find((r) => freshMessages(r).some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result' && b.tool_use_id === id)));
+    const afterWrite = JSON.stringify(freshMessages(answering('toolu_nc_cold_0')!));
+    const problem = SCENARIOS['ts-accept-edits'].expected;
+    const note = /<new-diagnostics>[\s\S]*broken\.ts[\s\S]*Not checked yet/;
+    const branch = problem.test(afterWrite) ? 'checked in time' : note.test(afterWrite) ? 'not checked yet' : 'nothing';
+    console.log(JSON.stringify({ scenario: 'ts-accept-edits', branch }));
+    expect(branch).not.toBe('nothing');
+    expect(run.model.toolResultText('toolu_nc_cold_2')).toMatch(/Type 'string' is not assignable to type 'number'/);
+    if (branch === 'not checked yet') expect(JSON.stringify(freshMessages(answering('toolu_nc_cold_2')!))).toMatch(problem);
   }, 300_000);
 
   it("model-uri: the model's getDiagnostics {uri} on a closed .ts file with a type error → the error in the tool result", async () => {

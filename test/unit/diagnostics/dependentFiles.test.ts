@@ -45,3 +45,74 @@ describe('dependent files: relative imports that resolve to a changed file', () 
     );
   });
 });
+
+describe("write_file/apply_diff's new_diagnostics: the files that use the edited one", () => {
+  const { trackChangeDiagnostics } = jest.requireActual('../../../src/diagnostics/changeDiagnostics') as typeof import('../../../src/diagnostics/changeDiagnostics');
+  type Item = import('../../../src/host/diagnostics').DiagnosticItem;
+  const callerError: Item = { message: 'Expected 1 arguments, but got 2.', severity: 'Error', range: { start: { line: 1, character: 28 }, end: { line: 1, character: 29 } }, source: 'ts', code: '2554' };
+
+  /** A Problems panel where loading a file makes its server report `reports[file]` 100 ms later. */
+  function world(users: string[], lookupMs = 0) {
+    const problems = new Map<string, Item[]>();
+    const listeners = new Set<(p: readonly string[]) => void>();
+    const loaded = new Set<string>(['/w/api.ts']);
+    const reportedAt = new Map<string, number>();
+    const loads: string[] = [];
+    const reports: Record<string, Item[]> = { '/w/caller.ts': [callerError] };
+    let released = 0;
+    const report = (file: string, items: Item[]) => {
+      problems.set(file, items);
+      reportedAt.set(file, Date.now());
+      for (const l of listeners) l([file]);
+    };
+    const source = {
+      all: () => [...problems].filter(([, d]) => d.length).map(([p, diagnostics]) => ({ uri: `file://${p}`, diagnostics })),
+      forFile: (p: string) => problems.get(p) ?? [],
+      onDidChange: (l: (p: readonly string[]) => void) => (listeners.add(l), { dispose: () => listeners.delete(l) }),
+      documents: {
+        load: async (p: string) => {
+          loads.push(p);
+          if (loaded.has(p)) return 'loaded' as const;
+          loaded.add(p);
+          setTimeout(() => report(p, reports[p] ?? []), 100);
+          return 'opened' as const;
+        },
+        matchesDisk: async (p: string) => (loaded.has(p) ? true : undefined),
+        isDirty: () => false,
+        lastChange: (p: string) => ({ diagnostics: reportedAt.get(p) }),
+        onDidChangeDocument: () => ({ dispose: () => undefined }),
+        takeChangedOnDisk: () => [],
+        checkerAnswered: async () => true,
+        releaseCheckTabs: () => void released++,
+        dependentsOf: async (_: readonly string[], { limit }: { limit: number }) => {
+          await new Promise((r) => setTimeout(r, lookupMs));
+          return { files: users.slice(0, limit), more: users.slice(limit) };
+        },
+      },
+    };
+    return { source, loads, report, released: () => released };
+  }
+
+  test('a closed caller broken by the change is named, marked as not checked before it; users beyond 10 are named in a note; check tabs released', async () => {
+    const users = ['/w/caller.ts', ...Array.from({ length: 11 }, (_, i) => `/w/other${i}.ts`)];
+    const w = world(users);
+    const tracked = trackChangeDiagnostics(w.source, '/w/api.ts', 1500);
+    setTimeout(() => w.report('/w/api.ts', []), 50); // the edited file's report after the write
+    const { lines } = await tracked.finish('a\n', 'b\n', (f) => f.slice(3));
+    expect(lines).toEqual([
+      '[Error] caller.ts:2:29 — Expected 1 arguments, but got 2. (ts 2554) (in a file that uses it, not checked before this change: the problem may be older)',
+      'Note: not checked: 2 more files that use the changed files (at most 10 are checked per answer; ask about a file by its path to check it): other9.ts, other10.ts',
+    ]);
+    expect([...new Set(w.loads.filter((p) => p !== '/w/api.ts'))]).toEqual(users.slice(0, 10));
+    expect(w.released()).toBe(1);
+  });
+
+  test('users found only after the answer went are not loaded (no check tab nothing would close)', async () => {
+    const w = world(['/w/caller.ts'], 400);
+    const tracked = trackChangeDiagnostics(w.source, '/w/api.ts', 200);
+    setTimeout(() => w.report('/w/api.ts', []), 20);
+    await tracked.finish('a\n', 'b\n', (f) => f);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(w.loads).not.toContain('/w/caller.ts');
+  });
+});

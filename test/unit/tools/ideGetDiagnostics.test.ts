@@ -160,6 +160,19 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     expect(world.loads.filter((l) => l.path === '/w/slow.ts')).toHaveLength(3); // baseline, first {}, second {}
   });
 
+  test("a file whose language server answered but that is not settled yet (a language nothing reports on, Markdown): no note in its entry, claude's next {} waits for it again", async () => {
+    const world = new World();
+    const tool = ideGetDiagnosticsTool(world);
+    await tool.handle({ uri: 'file:///w/notes.md' }, claude);
+    world.disk.set('/w/notes.md', '# notes\n');
+    world.serverDelayMs = 800; // answered after 800 ms: silence counts as clean 1 s later, past claude's budget
+    const [json, note] = texts((await tool.handle({}, claude)) as never);
+    expect(JSON.parse(json)).toEqual([]);
+    expect(note).toMatch(/still being checked .*notes\.md/); // for the model only
+    await tool.handle({}, claude);
+    expect(world.loads.filter((l) => l.path === '/w/notes.md')).toHaveLength(3);
+  });
+
   test("a call without the model's marker is claude's own even with a uri the model might have asked: it never waits past claude's budget", async () => {
     const world = new World();
     world.disk.set('/w/closed.ts', 'x\n');

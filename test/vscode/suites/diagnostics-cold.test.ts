@@ -10,7 +10,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, before, describe, it } from '../bdd';
 import { answer, screen, startClaudeInTerminal, submit, tmux, waitForScreen } from '../claudeInTerminal';
-import { installedExtension, waitFor } from '../util';
+import { installedExtension, sleep, waitFor } from '../util';
 
 interface NativeClaudeApi {
   status(): { running: boolean; sessionCount: number };
@@ -99,11 +99,15 @@ describe('a fresh window: every problem reaches claude', function () {
       await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
       await vscode.commands.executeCommand('workbench.action.files.save');
     }
-    if (s.scenario === 'model-uri') {
-      // claude asks before the model's first use of an IDE tool; the user says yes.
-      await answer(/Do you want to proceed\?/, ['Enter'], 30_000);
+    // claude asks before the model's first use of an IDE tool (model-uri, ts-accept-edits); the user says yes.
+    const deadline = Date.now() + 60_000;
+    let shown = await screen();
+    while (!shown.includes(`done ${s.scenario}`)) {
+      if (/Do you want to proceed\?/.test(shown)) await answer(/Do you want to proceed\?/, ['Enter'], 30_000);
+      if (Date.now() > deadline) throw new Error(`claude did not finish ${s.scenario} within 60 s. Screen:\n${shown}`);
+      await sleep(200);
+      shown = await screen();
     }
-    const shown = await waitForScreen(`done ${s.scenario}`, 60_000);
     data.doneAfterMs = Date.now() - promptedAt;
     data.cliScreen = shown.split('\n').filter((l) => /diagnostic|getDiagnostics|Error|error/i.test(l));
     if (s.scenario !== 'model-uri') {
