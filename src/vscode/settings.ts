@@ -87,6 +87,8 @@ const RULES: { [K in keyof NativeClaudeSettings]: SettingRule<NativeClaudeSettin
   multipleSessions: { valid: oneOf<SessionPolicy>('all', 'newest-wins'), workspace: 'ignored' },
   // Where a review tab opens: it still waits for the user's answer.
   reviewPlacement: { valid: oneOf<ReviewPlacement>('active', 'beside', 'background'), workspace: 'any' },
+  // Whether an accepted file stays in a normal tab: where a tab opens, like reviewPlacement.
+  keepAcceptedFileOpen: { valid: isBoolean, workspace: 'any' },
   shareSelection: { valid: isBoolean, workspace: 'stricter', stricter: (a, b) => a && b },
   // A repository may add patterns (keep more from claude), never remove the user's or the defaults.
   excludeFromSharing: {
