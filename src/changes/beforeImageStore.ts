@@ -11,6 +11,7 @@ import * as path from 'node:path';
  */
 export class BeforeImageStore {
   private ready?: Promise<void>;
+  private turn: Promise<void> = Promise.resolve();
   /** The blobs on disk and their sizes (read once when the folder is opened, then kept up to date). */
   private readonly blobs = new Map<string, number>();
 
@@ -33,18 +34,46 @@ export class BeforeImageStore {
     return this.blobs.size;
   }
 
-  /** Deletes every blob not in `needed`, from what is known to be stored (no listing of the folder). */
-  async collect(needed: ReadonlySet<string>): Promise<void> {
-    await this.open();
-    for (const id of [...this.blobs.keys()]) {
-      if (needed.has(id)) continue;
-      this.blobs.delete(id);
-      await fs.rm(path.join(this.dir, id), { force: true });
-    }
+  /**
+   * Deletes every blob not in `needed()`, from what is known to be stored (no listing of the folder).
+   * No put runs meanwhile, and `needed` is asked once no put is under way, so a blob stored (or found
+   * stored) for a reference being made is never deleted under it.
+   */
+  collect(needed: () => ReadonlySet<string>): Promise<void> {
+    return this.exclusive(async () => {
+      await this.open();
+      const keep = needed();
+      for (const id of [...this.blobs.keys()]) {
+        if (keep.has(id)) continue;
+        this.blobs.delete(id);
+        await fs.rm(path.join(this.dir, id), { force: true });
+      }
+    });
   }
 
-  /** Stores `bytes` (if not stored yet) and returns its id. */
-  async put(bytes: Uint8Array): Promise<string> {
+  /** Puts and collections one at a time. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(work);
+    this.turn = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * Stores `bytes` (if not stored yet) and returns its id. `pin` is told the id before any collection
+   * can run after this put (the caller's reference is then safe from it).
+   */
+  put(bytes: Uint8Array, pin?: (id: string) => void): Promise<string> {
+    return this.exclusive(async () => {
+      const id = await this.putNow(bytes);
+      pin?.(id);
+      return id;
+    });
+  }
+
+  private async putNow(bytes: Uint8Array): Promise<string> {
     await this.open();
     const id = createHash('sha256').update(bytes).digest('hex');
     const file = path.join(this.dir, id);

@@ -562,8 +562,8 @@ export class ChangeTracker implements ChangeCapture {
 
   private async imageOf(bytes: Uint8Array | undefined, mode?: number): Promise<Image> {
     if (bytes === undefined) return { absent: true };
-    const blob = await this.deps.store.put(bytes);
-    this.stored.getStore()?.add(blob);
+    const puts = this.stored.getStore();
+    const blob = await this.deps.store.put(bytes, (id) => puts?.add(id));
     return mode === undefined ? { blob, size: bytes.byteLength } : { blob, size: bytes.byteLength, mode };
   }
 
@@ -591,8 +591,7 @@ export class ChangeTracker implements ChangeCapture {
    */
   private collect(): Promise<void> {
     this.collecting = this.collecting.then(async () => {
-      const inUse = this.ledger.neededBlobs();
-      for (const puts of this.running) for (const blob of puts) inUse.add(blob);
+      const inUse = this.blobsInUse();
       const referenced = new Map<string, number>();
       for (const image of this.lastKnown.values()) if ('blob' in image) referenced.set(image.blob, (referenced.get(image.blob) ?? 0) + 1);
       const sizes = new Map<string, number>();
@@ -609,11 +608,23 @@ export class ChangeTracker implements ChangeCapture {
         referenced.set(image.blob, left);
         if (left === 0) bytes -= sizes.get(image.blob)!;
       }
-      for (const [blob, count] of referenced) if (count > 0) inUse.add(blob);
-      await this.deps.store.collect(inUse);
+      await this.deps.store.collect(() => {
+        // Asked again when no put is under way: what a running piece of work stored meanwhile stays.
+        const now = this.blobsInUse();
+        for (const image of this.lastKnown.values()) if ('blob' in image) now.add(image.blob);
+        return now;
+      });
       if (forgot || (this.ledger.droppedNote()?.files ?? 0) > this.droppedAtStart) this.tellDropped();
     });
     return this.collecting.catch(() => undefined);
+  }
+
+  /** The blobs the list, the running pieces of work and the undos Redo can take back refer to. */
+  private blobsInUse(): Set<string> {
+    const inUse = this.ledger.neededBlobs();
+    for (const puts of this.running) for (const blob of puts) inUse.add(blob);
+    for (const undone of this.redoStack) for (const image of [undone.change.before, undone.change.claudeLeft]) if (image && 'blob' in image) inUse.add(image.blob);
+    return inUse;
   }
 
   private tellDropped(): void {

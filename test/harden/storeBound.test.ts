@@ -69,6 +69,30 @@ describe("hardening: Claude's changes' store is bounded on disk at every write",
     expect(await fs.readFile(file, 'utf8')).toBe(content('before', 256 * KiB));
   });
 
+  test('what Redo brings back keeps its blobs through the collections: its hunks still undo', async () => {
+    const t = tracker();
+    const file = path.join(root, 'r.txt');
+    await fs.writeFile(file, 'one\ntwo\nthree\n');
+    await t.beforeWrite(1, file, 'baseline');
+    await fs.writeFile(file, 'one\nTWO\nthree\n');
+    await t.fileChanged(file);
+    // The user edits another line after claude, then undoes claude's change anyway.
+    await fs.writeFile(file, 'one\nTWO\nthree (mine)\n');
+    await t.undoFile('s', file, async () => true);
+    // Other work collects meanwhile.
+    const other = path.join(root, 'other.txt');
+    await fs.writeFile(other, 'x\n');
+    await t.beforeWrite(1, other, 'baseline');
+    await fs.writeFile(other, 'y\n');
+    await t.fileChanged(other);
+    await t.settled();
+    await t.redo();
+    expect(await fs.readFile(file, 'utf8')).toBe('one\nTWO\nthree (mine)\n');
+    // The relisted change still has what claude left: undoing its hunk asks about the user's line, then works.
+    expect(await t.undoHunk('s', file, { index: 0 }, async () => true)).toBe(true);
+    expect(await fs.readFile(file, 'utf8')).toBe('one\ntwo\nthree\n');
+  });
+
   test('changes of 8 files of 256 KiB against a 1 MiB bound: never over it on disk, the oldest dropped, the user told once', async () => {
     const t = tracker(1 * MiB);
     let most = 0;

@@ -264,6 +264,21 @@ describe('tools: checked documents adapter', () => {
     }
   });
 
+  test('load: a kernel pseudo-file (size 0 with content: /proc/self/pagemap) is never opened; an empty file is', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'empty.ts'), '');
+      const { api, documents } = fakeVsCode();
+      const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
+      expect(await source.documents!.load('/proc/self/pagemap', { show: true })).toBe('skipped');
+      expect(await source.documents!.load(path.join(dir, 'empty.ts'), { show: false })).toBe('opened');
+      expect(documents.map((d) => d.uri.fsPath)).toEqual([path.join(dir, 'empty.ts')]);
+      source.dispose();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('takeChangedOnDisk: each consumer gets each change once; .git and node_modules are ignored', () => {
     const { api, emitters } = fakeVsCode();
     const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
