@@ -48,7 +48,7 @@ export interface SettleReport {
   unsettled: string[];
   /** Other files whose problems changed during the wait. */
   othersChanged: string[];
-  /** Of `unsettled`, those whose language server had not answered about them yet (still loading, busy). */
+  /** Of `unsettled`, those with no report since their change whose language server had not answered about them yet (a first check still running). */
   unanswered: string[];
 }
 
@@ -108,7 +108,10 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
       wake = done;
     });
 
+  /** Files whose last check here found no report since their change and no answer from their checker yet. */
+  const unanswered = new Set<string>();
   const settled = async (file: string, t: number): Promise<boolean> => {
+    unanswered.delete(file);
     if (!docs) {
       if (options.since === undefined) return true;
       const at = reportedAt.get(file);
@@ -129,7 +132,10 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
     askChecker(file);
     const hadFileSince = checkerHadFileSince.get(file);
     if (hadFileSince === 'none') return true;
-    if (hadFileSince === 'asked' || hadFileSince === undefined) return false;
+    if (hadFileSince === 'asked' || hadFileSince === undefined) {
+      unanswered.add(file);
+      return false;
+    }
     return t - Math.max(changedAt, hadFileSince) >= ASSUME_CHECKED_AFTER_MS;
   };
 
@@ -169,6 +175,5 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
     for (const s of subscriptions) s.dispose();
     wake = undefined;
   }
-  const unanswered = unsettled.filter((f) => checkerHadFileSince.get(f) === 'asked');
-  return { waitedMs: now() - start, unsettled, othersChanged: [...othersChanged], unanswered };
+  return { waitedMs: now() - start, unsettled, othersChanged: [...othersChanged], unanswered: unsettled.filter((f) => unanswered.has(f)) };
 }

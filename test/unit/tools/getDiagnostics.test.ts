@@ -356,3 +356,44 @@ describe('tools: checked documents adapter', () => {
     }
   });
 });
+
+describe('get_diagnostics (tools route) for a folder: the files that use what changed are checked too', () => {
+  test('changed lib.ts: its users in the folder are loaded (most relevant first, at most 10) and those beyond are named; users outside the folder are not', async () => {
+    const { getDiagnosticsTool } = await import('../../../src/tools/getDiagnostics');
+    const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-diag-users-')));
+    fs.mkdirSync(path.join(ws, 'src'));
+    fs.mkdirSync(path.join(ws, 'other'));
+    const lib = path.join(ws, 'src', 'lib.ts');
+    const users = Array.from({ length: 12 }, (_, i) => path.join(ws, 'src', `u${String(i).padStart(2, '0')}.ts`));
+    const outside = path.join(ws, 'other', 'x.ts');
+    for (const f of [lib, ...users, outside]) fs.writeFileSync(f, 'x\n');
+    const loads: string[] = [];
+    const source = {
+      all: () => [{ uri: `file://${users[0]}`, diagnostics: [item(0, "Module './lib' has no exported member 'a'.", 'Error', { source: 'ts', code: '2305' })] }],
+      forFile: () => [],
+      onDidChange: () => ({ dispose: () => undefined }),
+      documents: {
+        load: async (p: string) => (loads.push(p), 'opened' as const),
+        matchesDisk: async () => true,
+        isDirty: () => false,
+        lastChange: () => ({}),
+        onDidChangeDocument: () => ({ dispose: () => undefined }),
+        takeChangedOnDisk: () => [lib],
+        checkerAnswered: async () => false,
+        releaseCheckTabs: () => undefined,
+        dependentsOf: async () => ({ files: [outside, ...users], more: [] }),
+      },
+    };
+    try {
+      const tool = getDiagnosticsTool(source, { folders: () => [ws], ripgrepPath: () => undefined } as never);
+      const result = (await tool.handle({ path: 'src' }, undefined as never)) as { content: Array<{ text: string }> };
+      expect(result.content[0].text).toBe(
+        "1 problem (1 error) in 1 file\n[error] src/u00.ts:1 — Module './lib' has no exported member 'a'. (ts 2305)\n" +
+          'not checked: 2 more files that use the changed files (at most 10 are checked per answer; ask about a file by its path to check it): src/u10.ts, src/u11.ts',
+      );
+      expect(loads).toEqual([lib, ...users.slice(0, 10)]);
+    } finally {
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});

@@ -24,6 +24,8 @@ class World implements DiagnosticsSource {
   released = 0;
   /** How long the language server takes to answer about a file it was just given, and what it reports then. */
   serverDelayMs = 0;
+  /** When the first report comes after loading (default: just after the server answers). */
+  reportAfterMs?: number;
   reports = new Map<string, DiagnosticItem[]>();
   /** Files changed on disk since the last call, and which files use each (what the language server would find). */
   changedOnDisk: string[] = [];
@@ -37,7 +39,7 @@ class World implements DiagnosticsSource {
       if (!this.disk.has(path)) return 'skipped';
       this.docs.set(path, { changedAt: Date.now() });
       const report = this.reports.get(path);
-      if (report) setTimeout(() => this.report(path, report), this.serverDelayMs + 50);
+      if (report) setTimeout(() => this.report(path, report), this.reportAfterMs ?? this.serverDelayMs + 50);
       return 'opened';
     },
     matchesDisk: async (path) => (this.docs.has(path) ? true : undefined),
@@ -158,6 +160,18 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     // Checked: a third call does not wait for it any more.
     expect(JSON.parse(texts((await tool.handle({}, claude)) as never)[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [typeError] }]);
     expect(world.loads.filter((l) => l.path === '/w/slow.ts')).toHaveLength(3); // baseline, first {}, second {}
+  });
+
+  test("a file whose problems were reported but whose server is still busy (no answer yet): the problems, and no note claiming they may be missing", async () => {
+    const world = new World();
+    const tool = ideGetDiagnosticsTool(world);
+    await tool.handle({ uri: 'file:///w/busy.ts' }, claude);
+    world.disk.set('/w/busy.ts', 'export const n: number = "x";\n');
+    world.reports.set('/w/busy.ts', [typeError]);
+    world.serverDelayMs = 5000; // its hover waits for a project still loading
+    world.reportAfterMs = 1350; // its first report comes just before claude's budget ends
+    const [json] = texts((await tool.handle({}, claude)) as never);
+    expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/busy.ts', diagnostics: [typeError] }]);
   });
 
   test("a file whose language server answered but that is not settled yet (a language nothing reports on, Markdown): no note in its entry, claude's next {} waits for it again", async () => {
