@@ -1,6 +1,7 @@
 // The merge of Claude's proposal with a user's unsaved edits (src/review/threeWayMerge.ts) on a 1 MB
 // file of 35,000 code-like lines (a third `}`, a third blank: the duplicate lines a line diff finds
-// hardest) with 10,000 disjoint edits, 5,000 each side; and two 1 MB texts too different to diff.
+// hardest) with 10,000 disjoint edits, 5,000 each side; two 1 MB texts too different to diff; a
+// proposal that reverses the lines (the diff's worst case).
 // "held" is the longest the event loop waited (the extension host runs every extension on that loop).
 // Run: npx ts-node --transpile-only bench/merge.bench.ts
 import { mergeUnsavedEdits } from '../src/review/threeWayMerge';
@@ -30,8 +31,15 @@ function rewritten(): [string, string, string] {
   return [lines.join(''), ours.join(''), lines.map((l) => l.replace('statement', 'call').replace('}', ']')).join('')];
 }
 
+function reversed(): [string, string, string] {
+  const lines = codeLike(35_000);
+  const ours = [...lines];
+  ours[10] = 'typed\n';
+  return [lines.join(''), ours.join(''), [...lines].reverse().join('')];
+}
+
 let failed = false;
-for (const [name, make] of [['1 MB, 10,000 disjoint edits', disjoint], ['1 MB rewritten by a Write over a dirty buffer', rewritten]] as const) {
+for (const [name, make] of [['1 MB, 10,000 disjoint edits', disjoint], ['1 MB rewritten by a Write over a dirty buffer', rewritten], ['1 MB with its lines reversed by a Write', reversed]] as const) {
   const [base, ours, theirs] = make();
   const times: number[] = [];
   let result;

@@ -14,7 +14,7 @@ export function applyDiffTool(workspace: WorkspaceHost, deps: ChangeDependencies
       '<<<<<<< SEARCH\n(exact lines currently in the file)\n=======\n(replacement lines)\n>>>>>>> REPLACE\n' +
       'Blocks apply in order, each to the result of the previous one. Each SEARCH must match whole lines in exactly one place, character for character ' +
       '(whitespace included); include enough surrounding lines to make it unique. If some blocks fail, the others are still proposed and ' +
-      'the result says partial: true with failed_blocks. Returns the same shape as write_file (user_edits, formatter_edits, new_diagnostics). ' +
+      'the result says partial: true with failed_blocks. Returns the same shape as write_file (user_edits, formatter_edits, new_diagnostics; merged_with_unsaved_edits when the user had unsaved edits in the file: the blocks match the saved file and the result is merged with those edits). ' +
       'Use it instead of the built-in Edit when the user should review the change in VS Code.',
     inputSchema: z.strictObject({
       path: z.string().min(1).describe('File path, relative to the workspace folder or absolute inside it'),

@@ -14,6 +14,7 @@ export function writeFileTool(workspace: WorkspaceHost, deps: ChangeDependencies
       'user_edits? (unified diff of what the user changed in your proposal), formatter_edits? (changes made by format-on-save), ' +
       'new_diagnostics? (problems VS Code\'s language servers report that the change introduced, in this file and in up to 10 files that use it, with notes naming files not checked; a problem that only moved is not listed)} or {status:"rejected", path}. ' +
       'If rejected, do not retry the same change; ask the user what they want instead. For small edits to large files prefer apply_diff. ' +
+      'If the user has unsaved edits in the file, the review shows your content merged with them (the saved file as the base) and the result adds merged_with_unsaved_edits: true; user_edits then includes their edits. ' +
       'Use it instead of the built-in Write when the user should review the change in VS Code. ' +
       'Paths are relative to the workspace folder (or absolute inside it).',
     inputSchema: z.strictObject({

@@ -20,7 +20,7 @@ import { memoryLogger } from '../../src/util/logger';
 import { ScriptedReviewHost, StaticDiagnostics, DiskDocumentWriter, diagnostic } from '../support/fakeHosts';
 import { waitFor } from '../support/serverFixture';
 import { CLAUDE_VERSION, PROMPT, cliAtLeast, startClaude, type ClaudeCli } from './harness/claudeCli';
-import { startFakeModel, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
+import { startFakeModel, type FakeModel, type MessagesRequest, type Reply, type ScriptedReply } from './harness/fakeModel';
 
 jest.setTimeout(120_000);
 
@@ -102,7 +102,7 @@ describe('real claude CLI ⇄ IDE server', () => {
    * The model's turns for changing an existing file. Before 2.1 the CLI refuses Edit/Write of a file
    * the model has not Read in this session ("File has not been read yet"), so the script reads it first.
    */
-  function changeFile(file: string, change: Reply, ...after: Reply[]): void {
+  function changeFile(file: string, change: Reply, ...after: ScriptedReply[]): void {
     const read: Reply[] = cliAtLeast('2.1.0') ? [] : [{ toolUse: { name: 'Read', input: { file_path: file } } }];
     model.respond(...read, change, ...after);
   }
@@ -217,9 +217,9 @@ describe('real claude CLI ⇄ IDE server', () => {
     expect(JSON.stringify(requestAfterChange().messages)).not.toMatch(/user modified your proposed changes/i);
   });
 
-  // docs/vscode-traps.md, trap 5 on the CLI's path: the file has unsaved edits in VS Code, so openDiff opens no
-  // review and answers an error; the CLI must fall back to its own prompt (not treat it as a decision).
-  test('Edit of a file with unsaved edits in VS Code: no review opens, claude keeps its own prompt; nothing is written before the user answers there', async () => {
+  // docs/vscode-traps.md, trap 5 on the CLI's path: the file has unsaved edits VS Code cannot merge (a notebook),
+  // so openDiff opens no review and answers an error; the CLI must fall back to its own prompt (not treat it as a decision).
+  test('Edit of a file with unsaved edits that cannot be merged (a notebook): no review opens, claude keeps its own prompt; nothing is written before the user answers there', async () => {
     const file = path.join(workspace, 'dirty.txt');
     await fs.writeFile(file, 'saved\n');
     documents.dirty.add(file);
@@ -354,5 +354,134 @@ describe('real claude CLI ⇄ IDE server', () => {
       expect(JSON.stringify(first.system)).toContain(instructions);
       expect(JSON.stringify(first.messages)).not.toContain(instructions);
     }
+  });
+
+  // docs/review.md, "A file with unsaved edits": the CLI's proposal (made from the file on disk) is
+  // merged with the user's buffer; the review answers the merge, which claude writes. VS Code's part
+  // (the buffer taking the merge, clean) is test/vscode/suites/tools-review-merge.test.ts; here the
+  // buffer is DiskDocumentWriter.unsaved, and VS Code's save of the same bytes is a rewrite of the file.
+  describe('a file with unsaved edits in VS Code: the review of the merge', () => {
+    const saved = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
+    const typed = 'one (typed, not saved)\ntwo\nthree\nfour\nfive\nsix\nseven\n';
+
+    /** What the review host answers when the user accepts the right side as shown (or as `edited`). */
+    const accept = (pending: Awaited<ReturnType<typeof pendingReview>>[number], edited?: string) =>
+      review.registry.settle(pending.id, { kind: 'accepted', text: acceptedText(pending.extra, edited ?? pending.extra.proposedText) });
+
+    test('Edit, disjoint edits: merged review, accepted: claude writes the merge, and its next Edit of the file works', async () => {
+      const file = path.join(workspace, 'merge.txt');
+      await fs.writeFile(file, saved);
+      documents.unsaved.set(file, typed);
+      const claude = await startConnectedCli();
+      await sessionSettled();
+      let adopted!: () => void;
+      const buffersSaved = new Promise<void>((r) => (adopted = r));
+      changeFile(
+        file,
+        { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'six', new_string: 'SIX by claude' } } },
+        async () => {
+          await buffersSaved;
+          return { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'seven', new_string: 'SEVEN by claude' } } };
+        },
+        { text: 'both edits done' },
+      );
+      await claude.submit('change six, then seven');
+      const [first] = await pendingReview(claude);
+      const merged = 'one (typed, not saved)\ntwo\nthree\nfour\nfive\nSIX by claude\nseven\n';
+      expect(first.extra).toMatchObject({ originalText: saved, proposedText: merged, merged: { unsavedText: typed, conflicts: 0 } });
+      accept(first);
+      for (let waited = 0; (await fs.readFile(file, 'utf8')) !== merged; waited += 100) {
+        if (waited > 15_000) throw new Error(`claude did not write the merge: ${await claude.screen()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // VS Code's buffer takes the merge and saves it: the same bytes, a newer mtime.
+      expect(documents.adopted).toEqual([{ path: file, text: merged, unsaved: typed }]);
+      documents.unsaved.delete(file);
+      await new Promise((r) => setTimeout(r, 1100));
+      await fs.writeFile(file, merged);
+      adopted();
+      const [second] = await pendingReview(claude);
+      const toolResult = JSON.stringify(model.mainRequests[1]?.messages ?? []);
+      console.log(`claude ${CLAUDE_VERSION}: tool result of an Edit accepted as merged with unsaved edits: ${/"tool_result"[^}]*?"content":"([^"]{0,400})/.exec(toolResult)?.[1] ?? toolResult.slice(-600)}`);
+      // 2.1.328 tells the model only this (not the text it wrote): true, the user's typing is in it.
+      expect(toolResult).toMatch(/has been updated successfully\.\s+The user modified your proposed changes before accepting them/);
+      expect(second.extra).toMatchObject({ originalText: merged, proposedText: merged.replace('seven', 'SEVEN by claude') });
+      expect(second.extra.merged).toBeUndefined();
+      accept(second);
+      await claude.waitForScreen('both edits done', 30_000);
+      expect(await fs.readFile(file, 'utf8')).toBe(merged.replace('seven', 'SEVEN by claude'));
+      expect(await claude.screen()).not.toMatch(/modified since|unexpectedly modified/i);
+    });
+
+    test('Edit, rejected: DIFF_REJECTED, the file untouched, the buffer untouched', async () => {
+      const file = path.join(workspace, 'merge-reject.txt');
+      await fs.writeFile(file, saved);
+      documents.unsaved.set(file, typed);
+      const claude = await startConnectedCli();
+      await sessionSettled();
+      changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'six', new_string: 'SIX by claude' } } }, { text: 'after reject' });
+      await claude.submit('change six');
+      const [pending] = await pendingReview(claude);
+      expect(pending.extra.merged).toEqual({ unsavedText: typed, conflicts: 0 });
+      review.registry.settle(pending.id, { kind: 'rejected', reason: 'user' });
+      await claude.waitForScreen(/User rejected|Rejected|rejected/, 30_000);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await fs.readFile(file, 'utf8')).toBe(saved);
+      expect(documents.unsaved.get(file)).toBe(typed);
+      expect(documents.adopted).toEqual([]);
+    });
+
+    test('Edit, overlapping edits: conflict markers in the review; the user resolves them, claude writes the resolution', async () => {
+      const file = path.join(workspace, 'merge-conflict.txt');
+      await fs.writeFile(file, saved);
+      const mine = saved.replace('six', 'six (mine)');
+      documents.unsaved.set(file, mine);
+      const claude = await startConnectedCli();
+      await sessionSettled();
+      changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'six', new_string: 'six (claude)' } } }, { text: 'resolved and written' });
+      await claude.submit('change six');
+      const [pending] = await pendingReview(claude);
+      expect(pending.extra.proposedText).toBe("one\ntwo\nthree\nfour\nfive\n<<<<<<< your unsaved edits\nsix (mine)\n=======\nsix (claude)\n>>>>>>> Claude's proposal\nseven\n");
+      expect(pending.extra.merged).toEqual({ unsavedText: mine, conflicts: 1 });
+      const resolved = 'one\ntwo\nthree\nfour\nfive\nsix (mine)\nsix (claude)\nseven\n';
+      accept(pending, resolved);
+      await claude.waitForScreen('resolved and written', 30_000);
+      expect(await fs.readFile(file, 'utf8')).toBe(resolved);
+    });
+
+    test('Write over unsaved edits: one conflict over the whole file; resolved by hand, claude writes it', async () => {
+      const file = path.join(workspace, 'merge-write.txt');
+      await fs.writeFile(file, saved);
+      documents.unsaved.set(file, typed);
+      const claude = await startConnectedCli();
+      await sessionSettled();
+      changeFile(file, { toolUse: { name: 'Write', input: { file_path: file, content: 'all new\n' } } }, { text: 'write resolved' });
+      await claude.submit('replace the file');
+      const [pending] = await pendingReview(claude);
+      expect(pending.extra.proposedText).toBe(`<<<<<<< your unsaved edits\n${typed}=======\nall new\n>>>>>>> Claude's proposal\n`);
+      expect(pending.extra.merged).toEqual({ unsavedText: typed, conflicts: 1 });
+      accept(pending, 'one (typed, not saved)\nall new\n');
+      await claude.waitForScreen('write resolved', 30_000);
+      // 2.1.328 rebuilds a Write accepted with other text from one hunk and drops the last newline
+      // (fixed in 2.1.329: docs/protocol.md); the text otherwise is the user's resolution.
+      const onDisk = await fs.readFile(file, 'utf8');
+      console.log(`claude ${CLAUDE_VERSION}: a Write accepted as resolved by the user, on disk: ${JSON.stringify(onDisk)}`);
+      expect(onDisk).toBe(cliAtLeast('2.1.329') ? 'one (typed, not saved)\nall new\n' : 'one (typed, not saved)\nall new');
+    });
+
+    test('Edit of a CRLF file over unsaved edits: merged, accepted, the file written back in CRLF, bytes exact', async () => {
+      const file = path.join(workspace, 'merge-crlf.txt');
+      const crlf = (t: string) => t.replace(/\n/g, '\r\n');
+      await fs.writeFile(file, crlf(saved));
+      documents.unsaved.set(file, crlf(typed));
+      const claude = await startConnectedCli();
+      await sessionSettled();
+      changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'six', new_string: 'SIX by claude' } } }, { text: 'crlf merged' });
+      await claude.submit('change six');
+      const [pending] = await pendingReview(claude);
+      accept(pending, crlf(pending.extra.proposedText)); // the editor may hold it in CRLF
+      await claude.waitForScreen('crlf merged', 30_000);
+      expect(await fs.readFile(file)).toEqual(Buffer.from(crlf('one (typed, not saved)\ntwo\nthree\nfour\nfive\nSIX by claude\nseven\n')));
+    });
   });
 });

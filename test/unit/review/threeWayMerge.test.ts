@@ -104,6 +104,14 @@ describe('mergeUnsavedEdits (saved file, the user\'s buffer, Claude\'s proposal)
     expect(mergeUnsavedEdits(base, ours.join(''), theirs.join(''))).toEqual({ text: expected, conflicts: 0, tooLarge: false });
   });
 
+  test('a proposal that reverses the lines of a large file: one conflict, without the quadratic diff', () => {
+    const lines = Array.from({ length: 35_000 }, (_, i) => `line ${i}\n`);
+    const ours = [...lines];
+    ours[3] = 'typed\n';
+    const merged = mergeUnsavedEdits(lines.join(''), ours.join(''), [...lines].reverse().join(''));
+    expect(merged).toMatchObject({ conflicts: 1, tooLarge: true });
+  });
+
   test('two texts too different to diff in bounded work: one conflict, at once', () => {
     const base = Array.from({ length: 40_000 }, (_, i) => `old ${i}\n`).join('');
     const ours = base.replace('old 7\n', 'typed\n');
