@@ -3,6 +3,7 @@ import type { ApprovalMode } from '../host/approvalMode';
 import { parseClaudeCommand, type ClaudeCommand } from '../cliSetup/claudeCommand';
 import { DEFAULT_EXCLUDE_PATTERNS } from '../selection/sharingPolicy';
 import type { SessionPolicy } from '../server/ideServer';
+import type { HandoffTargetMode } from '../selection/promptHandoff';
 import { DEFAULT_APPROVAL_MODE, readApprovalModes, type ApprovalModes } from './approvalModeSetting';
 import type { ReviewPlacement } from './diffReviewHost';
 
@@ -19,6 +20,8 @@ export interface NativeClaudeSettings {
   shareSelection: boolean;
   excludeFromSharing: string[];
   approvalMode: ApprovalMode;
+  handOffTo: HandoffTargetMode;
+  handOffFocusesClaude: boolean;
 }
 
 /**
@@ -35,6 +38,8 @@ export const SETTING_DEFAULTS: Readonly<NativeClaudeSettings> = Object.freeze({
   shareSelection: true,
   excludeFromSharing: [...DEFAULT_EXCLUDE_PATTERNS],
   approvalMode: DEFAULT_APPROVAL_MODE,
+  handOffTo: 'lastUsed',
+  handOffFocusesClaude: true,
 });
 
 function configuration(): vscode.WorkspaceConfiguration {
