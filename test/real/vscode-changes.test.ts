@@ -25,6 +25,7 @@ import { freshMessages, startFakeModel, textOf, type MessagesRequest, type Reply
 import { prepareIntegratedClaude } from './harness/integratedClaude';
 import { expectInnerPassed, type InnerResult } from './harness/innerResults';
 import { ensureVsix, REPO_ROOT } from './harness/vsix';
+import { clickPeekActionProbe, peekChooseProbe } from './harness/workbenchUi';
 
 const FILES: Record<string, string> = {
   'a.txt': 'line1\nline2\nline3\nline4\nline5\nline6\n',
@@ -117,28 +118,8 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
         name: 'changes-claude',
         probeDir: ic.probeDir,
         probes: {
-          /** Picks a provider in the drop-down of the open quick diff peek; answers the choices it had. */
-          peekChoose: async (page, arg) => {
-            const label = (arg as { label: string }).label;
-            const select = page.locator('.dirty-diff select.monaco-select-box').first();
-            if (await select.count()) {
-              const options = await select.locator('option').allTextContents();
-              await select.selectOption({ label });
-              return { native: true, options };
-            }
-            const box = page.locator('.dirty-diff .monaco-select-box').first();
-            await box.click({ timeout: 5_000 });
-            const options = await page.locator('.monaco-select-box-dropdown-container .option-text').allTextContents();
-            await page.locator('.monaco-select-box-dropdown-container .option-text', { hasText: label }).first().click({ timeout: 5_000 });
-            return { native: false, options };
-          },
-          /** Clicks an action of the open quick diff peek's title bar by its title. */
-          clickPeekAction: async (page, arg) => {
-            const title = (arg as { title: string }).title;
-            const titles = await page.locator('.dirty-diff .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
-            await page.locator(`.dirty-diff .action-label[aria-label="${title}"]`).first().click({ timeout: 5_000 });
-            return { titles };
-          },
+          peekChoose: peekChooseProbe,
+          clickPeekAction: clickPeekActionProbe,
           screenshot: async (page, arg) => {
             const file = (arg as { path: string }).path;
             await page.screenshot({ path: file, timeout: 10_000 });

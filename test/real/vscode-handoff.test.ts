@@ -8,6 +8,7 @@
  * received (`typed`: nothing may arrive before Enter) and checks what arrived after Enter:
  * - Fix with Claude (a quick fix on a TypeScript error): `@bad.ts#L2 Fix this error on line 2 (ts 2322): …`,
  *   the CLI having attached line 2 of bad.ts;
+ * - Ask Claude About This Change from the gutter peek of a hunk claude made: `@change.txt#L2` and the diff;
  * - a problem in secrets/ (excluded by default) is refused with a message naming the setting;
  * - Send to Claude on a terminal selection: the output, fenced;
  * - Send Cell to Claude on a cell that raised: `@nb.ipynb`, the code and the ValueError;
@@ -24,7 +25,7 @@ import * as path from 'path';
 import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, PYTHON_KERNEL_EXTENSION_PATH, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
 import { freshMessages, startFakeModel, textOf, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
-import { notificationProbe } from './harness/workbenchUi';
+import { clickPeekActionProbe, notificationProbe } from './harness/workbenchUi';
 import { ensureVsix } from './harness/vsix';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
@@ -47,12 +48,19 @@ describe('vscode-handoff', () => {
     [/Explain this error on line 2/, 'answered explain'],
     [/From the terminal "tests"/, 'answered terminal'],
     [/Cell 1 of nb\.ipynb/, 'answered cell'],
+    [/About this change claude made in change\.txt/, 'answered change'],
   ];
   const router = (request: MessagesRequest): Reply => {
     const fresh = freshMessages(request);
     const text = fresh.filter((m) => m.role === 'user').map(textOf).join('\n');
     typed.push(text);
     requests.push(JSON.stringify(fresh));
+    // claude reads change.txt (its Edit needs that) and edits it (accept-edits: no question), then says so.
+    const results = fresh.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id))));
+    const changeTxt = path.join(workspace, 'change.txt');
+    if (/edit:change/.test(text)) return { toolUse: { name: 'Read', input: { file_path: changeTxt }, id: 'toolu_nc_change_read' } };
+    if (results.includes('toolu_nc_change_read')) return { toolUse: { name: 'Edit', input: { file_path: changeTxt, old_string: 'beta', new_string: 'BETA 3a7e' }, id: 'toolu_nc_change_edit' } };
+    if (results.includes('toolu_nc_change_edit')) return { text: 'done change' };
     return { text: ANSWERS.find(([re]) => re.test(text))?.[1] ?? 'ok' };
   };
 
@@ -72,6 +80,7 @@ describe('vscode-handoff', () => {
     model.respond(...Array.from({ length: 60 }, () => router));
     workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-handoff-ws-')));
     fs.writeFileSync(path.join(workspace, 'bad.ts'), BAD_TS);
+    fs.writeFileSync(path.join(workspace, 'change.txt'), 'alpha\nbeta\ngamma\n');
     fs.mkdirSync(path.join(workspace, 'secrets'));
     fs.writeFileSync(path.join(workspace, 'secrets', 'bad.ts'), BAD_TS);
     fs.writeFileSync(path.join(workspace, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, target: 'es2020', module: 'commonjs' } }));
@@ -102,6 +111,7 @@ describe('vscode-handoff', () => {
         probes: {
           typed: async () => [...typed],
           notification: notificationProbe,
+          clickPeekAction: clickPeekActionProbe,
           notifications: async (page) => page.evaluate(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`),
         },
         name: 'vscode-handoff',
@@ -127,11 +137,19 @@ describe('vscode-handoff', () => {
 
   it('Fix with Claude: the reference and the message in claude\'s prompt, nothing sent until Enter, then the request holds both', () => {
     const d = expectInnerPassed('quickfix');
-    expect(d.prompt).toMatch(/^[❯>][ \u00a0]@bad\.ts#L2 Fix this error on line 2 \(ts 2322\): Type 'string' is not assignable to type[\s\S]*'number'\./);
+    // The CLI may show the editor's selection first, as a chip: `❯ [⧉ In bad.ts] @bad.ts#L2 …`.
+    expect(d.prompt).toMatch(/^[❯>][ \u00a0](\[⧉[^\]]*\]\s+)?@bad\.ts#L2 Fix this error on line 2 \(ts 2322\): Type 'string' is not assignable to type[\s\S]*'number'\./);
     const { typed: text, request } = requestWith(/Fix this error on line 2/);
     expect(text).toContain("@bad.ts#L2 Fix this error on line 2 (ts 2322): Type 'string' is not assignable to type 'number'.");
     // The CLI attached line 2 of bad.ts for the reference.
     expect(request).toContain("const count: number = 'three';");
+  });
+
+  it('Ask Claude About This Change from the gutter peek of a Claude\'s-changes hunk: @change.txt#L2 and the hunk\'s diff', () => {
+    const d = expectInnerPassed('change');
+    expect(d.peek).toMatchObject({ titles: expect.arrayContaining(['Ask Claude About This Change']) });
+    const { typed: text } = requestWith(/About this change claude made in change\.txt/);
+    expect(text).toMatch(/@change\.txt#L2 About this change claude made in change\.txt:\n```+diff\n-beta\n\+BETA 3a7e\n```+/);
   });
 
   it('a problem in an excluded file (secrets/) is refused and the user told which setting', () => {

@@ -113,3 +113,27 @@ export async function notificationProbe(page: Page, arg: unknown): Promise<{ mes
   await clickNotificationButton(item, button);
   return content;
 }
+
+/** Probe: in the open quick diff peek (the gutter's), picks the provider labelled `label` in its drop-down. */
+export async function peekChooseProbe(page: Page, arg: unknown): Promise<{ native: boolean; options: string[] }> {
+  const label = (arg as { label: string }).label;
+  const select = page.locator('.dirty-diff select.monaco-select-box').first();
+  if (await select.count()) {
+    const options = await select.locator('option').allTextContents();
+    await select.selectOption({ label });
+    return { native: true, options };
+  }
+  const box = page.locator('.dirty-diff .monaco-select-box').first();
+  await box.click({ timeout: 5_000 });
+  const options = await page.locator('.monaco-select-box-dropdown-container .option-text').allTextContents();
+  await page.locator('.monaco-select-box-dropdown-container .option-text', { hasText: label }).first().click({ timeout: 5_000 });
+  return { native: false, options };
+}
+
+/** Probe: clicks an action of the open quick diff peek's title bar by its title; answers the titles there. */
+export async function clickPeekActionProbe(page: Page, arg: unknown): Promise<{ titles: string[] }> {
+  const title = (arg as { title: string }).title;
+  const titles = await page.locator('.dirty-diff .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
+  await page.locator(`.dirty-diff .action-label[aria-label="${title}"]`).first().click({ timeout: 5_000 });
+  return { titles };
+}

@@ -18,6 +18,7 @@ import { installedExtension, probe, sleep, terminalWithShellIntegration, waitFor
 
 interface NativeClaudeApi {
   status(): { running: boolean; sessionCount: number };
+  changes(): Promise<ReadonlyArray<{ files: Array<{ path: string }> }>>;
   sessions(): Array<{ id: number; cliPid?: number; terminalName?: string }>;
 }
 type Outcome = { sent: true; terminalName: string; text: string } | { sent: false; reason: string };
@@ -54,18 +55,21 @@ describe('handing work to claude: text in its prompt, not submitted', function (
   const b = new ScriptedClaude('b', () => spec!.logDir);
   let started = 0;
 
-  /** claude's prompt once it shows `expected` (whitespace-insensitive); the screen's prompt box. */
+  /** claude's prompt box once it shows `expected` (whitespace-insensitive); the screen's tail on failure. */
   const promptShows = (claude: ScriptedClaude, expected: string, timeoutMs = 20_000) =>
     waitFor(`claude-${claude.tag}'s prompt to show ${expected}`, async () => {
       const box = promptOf(await claude.screen());
       return flat(box).includes(flat(expected)) ? box : undefined;
-    }, timeoutMs, 250);
+    }, timeoutMs, 250).catch(async (error: Error) => {
+      throw new Error(`${error.message}\nclaude-${claude.tag}'s screen (last 25 lines):\n${(await claude.screen()).split('\n').slice(-25).join('\n')}`);
+    });
 
-  /** Nothing the model received so far contains `marker`; then Enter, and the answer appears. */
-  const nothingSentThenEnter = async (claude: ScriptedClaude, marker: string, answer: string) => {
+  /** How many prompts the model received so far hold `marker`. */
+  const received = async (marker: string) => (await probe<string[]>('typed')).filter((t) => t.includes(marker)).length;
+  /** The model received no new prompt holding `marker` (it had `before`); then Enter, and the answer appears. */
+  const nothingSentThenEnter = async (claude: ScriptedClaude, marker: string, answer: string, before = 0) => {
     await sleep(2500);
-    const typed = await probe<string[]>('typed');
-    assert.deepStrictEqual(typed.filter((t) => t.includes(marker)), [], `the model got "${marker}" before Enter`);
+    assert.strictEqual(await received(marker), before, `the model got "${marker}" before Enter`);
     claude.terminal.sendText('\r', false);
     await waitFor(`claude-${claude.tag} to show ${answer}`, async () => (await claude.screen()).includes(answer), 30_000, 250);
   };
@@ -123,6 +127,30 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await nothingSentThenEnter(a, 'Fix this error', 'answered fix');
   });
 
+  it('[change] Ask Claude About This Change in the gutter peek of a Claude\'s-changes hunk puts @change.txt#L2 and the hunk\'s diff into claude\'s prompt', async () => {
+    started = Date.now();
+    const d = (data.change = {} as Record<string, unknown>);
+    const file = path.join(workspace, 'change.txt');
+    // Shift+Tab: accept-edits, so claude's Edit needs no answer; it is listed in Claude's changes.
+    const mark = a.output().length;
+    a.terminal.sendText('\x1b[Z', false);
+    await a.waitFor(/accept edits on/i, 10_000, Math.max(0, mark - 200));
+    await a.ask('prompt edit:change', 'done change');
+    await waitFor('claude to edit change.txt', () => fs.readFileSync(file, 'utf8') === 'alpha\nBETA 3a7e\ngamma\n', 20_000);
+    await waitFor("Claude's changes to list change.txt", async () => (await api.changes()).some((x) => x.files.some((f) => f.path === file)), 20_000, 250);
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    await sleep(1500);
+    // The gutter's peek on the change (git is off here: Claude's changes is the only quick diff).
+    await vscode.commands.executeCommand('editor.action.dirtydiff.next');
+    await sleep(1000);
+    d.peek = await probe('clickPeekAction', { title: 'Ask Claude About This Change' });
+    d.prompt = await promptShows(a, '@change.txt#L2');
+    await nothingSentThenEnter(a, 'About this change claude made', 'answered change');
+    await vscode.commands.executeCommand('closeDirtyDiff').then(undefined, () => undefined);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('[excluded] a problem in a file the sharing rules exclude is refused, and the user is told which setting', async () => {
     started = Date.now();
     const d = (data.excluded = {} as Record<string, unknown>);
@@ -132,7 +160,11 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     const outcome = await run(await quickFix(uri, 'Explain with Claude'));
     d.outcome = outcome;
     assert.deepStrictEqual(outcome, { sent: false, reason: 'Not sent to Claude: secrets/bad.ts is excluded by the setting nativeClaude.excludeFromSharing.' });
+    // Toasts may stay hidden while extension tests run: the notification centre lists it.
+    await vscode.commands.executeCommand('notifications.showList');
+    await sleep(500);
     d.notification = await probe('notifications');
+    await vscode.commands.executeCommand('notifications.hideList');
     assert.ok((d.notification as string[]).some((n) => n.includes('secrets/bad.ts is excluded')), 'the user is told');
     await sleep(1500);
     assert.strictEqual(promptOf(await a.screen()), promptOf(before), 'claude\'s prompt is unchanged');
@@ -186,17 +218,19 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     b.terminal.show(true);
     await waitFor('claude-b in front', () => vscode.window.activeTerminal === b.terminal, 5_000);
     await vscode.window.showTextDocument(uri, { preview: false });
+    const explainsBefore = await received('Explain this error');
     const first = await run(await quickFix(uri, 'Explain with Claude'));
     d.lastUsed = first;
     assert.strictEqual((first as { terminalName: string }).terminalName, 'claude-b');
     d.promptB = await promptShows(b, "@bad.ts#L2 Explain this error on line 2 (ts 2322)");
     assert.ok(!flat(promptOf(await a.screen())).includes('Explain this error'), 'claude-a got nothing');
-    await nothingSentThenEnter(b, 'Explain this error', 'answered explain');
+    await nothingSentThenEnter(b, 'Explain this error', 'answered explain', explainsBefore);
 
     // Ask: the quick pick lists both; the second item (claude-b's terminal... or a's) is picked by the keyboard.
     await setting('handOffTo', 'ask');
     await vscode.window.showTextDocument(uri, { preview: false });
     const command = await quickFix(uri, 'Fix with Claude');
+    const fixesBefore = await received('Fix this error');
     const pending = run(command);
     await sleep(1500);
     await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
@@ -209,7 +243,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     const other = picked === a ? b : a;
     d.promptPicked = await promptShows(picked, '@bad.ts#L2 Fix this error on line 2');
     assert.ok(!flat(promptOf(await other.screen())).includes('Fix this error'), 'the other claude got nothing');
-    await nothingSentThenEnter(picked, 'Fix this error', 'answered fix');
+    await nothingSentThenEnter(picked, 'Fix this error', 'answered fix', fixesBefore);
     await setting('handOffTo', undefined);
   });
 
@@ -222,7 +256,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await setting('claudeCommand', path.join(process.env.NC_CLAUDE_BIN_DIR ?? '', 'claude'));
     const uri = vscode.Uri.file(path.join(workspace, 'bad.ts'));
     await vscode.window.showTextDocument(uri, { preview: false });
-    const fixesBefore = (await probe<string[]>('typed')).filter((t) => t.includes('Fix this error')).length;
+    const fixesBefore = await received('Fix this error');
     const pending = run(await quickFix(uri, 'Fix with Claude'));
     d.notification = await probe('notification', { contains: 'No claude is running', button: 'Start claude' }, 30_000);
     const outcome = await pending;
