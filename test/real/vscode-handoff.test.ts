@@ -149,7 +149,8 @@ describe('vscode-handoff', () => {
     const d = expectInnerPassed('change');
     expect(d.peek).toMatchObject({ titles: expect.arrayContaining(['Ask Claude About This Change']) });
     const { typed: text } = requestWith(/About this change claude made in change\.txt/);
-    expect(text).toMatch(/@change\.txt#L2 About this change claude made in change\.txt:\n```+diff\n-beta\n\+BETA 3a7e\n```+/);
+    // Five lines: 2.1 folded the paste in its prompt and sends it in <pasted_content> tags.
+    expect(text).toMatch(/@change\.txt#L2\s+(<pasted_content[^>]*>\n)?About this change claude made in change\.txt:\n```+diff\n-beta\n\+BETA 3a7e\n```+/);
   });
 
   it('a problem in an excluded file (secrets/) is refused and the user told which setting', () => {

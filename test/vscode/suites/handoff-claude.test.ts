@@ -61,7 +61,13 @@ describe('handing work to claude: text in its prompt, not submitted', function (
       const box = promptOf(await claude.screen());
       return flat(box).includes(flat(expected)) ? box : undefined;
     }, timeoutMs, 250).catch(async (error: Error) => {
-      throw new Error(`${error.message}\nclaude-${claude.tag}'s screen (last 25 lines):\n${(await claude.screen()).split('\n').slice(-25).join('\n')}`);
+      // Whether claude still runs and what it waits on (a blocked write would freeze its screen).
+      const states = (await claude.processes()).map((pid) => {
+        const read = (f: string) => { try { return fs.readFileSync(`/proc/${pid}/${f}`, 'utf8').trim(); } catch { return '?'; } };
+        return `${pid} ${read('cmdline').split('\0').join(' ').slice(0, 60)} state=${read('stat').split(') ')[1]?.split(' ')[0]} wchan=${read('wchan')}`;
+      });
+      const size = fs.existsSync(claude.log) ? fs.statSync(claude.log).size : -1;
+      throw new Error(`${error.message}\nprocesses: ${states.join('; ')}; log ${size} bytes; active terminal: ${vscode.window.activeTerminal?.name}\nclaude-${claude.tag}'s screen (last 25 lines):\n${(await claude.screen()).split('\n').slice(-25).join('\n')}`);
     });
 
   /** How many prompts the model received so far hold `marker`. */
@@ -127,30 +133,6 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await nothingSentThenEnter(a, 'Fix this error', 'answered fix');
   });
 
-  it('[change] Ask Claude About This Change in the gutter peek of a Claude\'s-changes hunk puts @change.txt#L2 and the hunk\'s diff into claude\'s prompt', async () => {
-    started = Date.now();
-    const d = (data.change = {} as Record<string, unknown>);
-    const file = path.join(workspace, 'change.txt');
-    // Shift+Tab: accept-edits, so claude's Edit needs no answer; it is listed in Claude's changes.
-    const mark = a.output().length;
-    a.terminal.sendText('\x1b[Z', false);
-    await a.waitFor(/accept edits on/i, 10_000, Math.max(0, mark - 200));
-    await a.ask('prompt edit:change', 'done change');
-    await waitFor('claude to edit change.txt', () => fs.readFileSync(file, 'utf8') === 'alpha\nBETA 3a7e\ngamma\n', 20_000);
-    await waitFor("Claude's changes to list change.txt", async () => (await api.changes()).some((x) => x.files.some((f) => f.path === file)), 20_000, 250);
-    const editor = await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
-    editor.selection = new vscode.Selection(0, 0, 0, 0);
-    await sleep(1500);
-    // The gutter's peek on the change (git is off here: Claude's changes is the only quick diff).
-    await vscode.commands.executeCommand('editor.action.dirtydiff.next');
-    await sleep(1000);
-    d.peek = await probe('clickPeekAction', { title: 'Ask Claude About This Change' });
-    d.prompt = await promptShows(a, '@change.txt#L2');
-    await nothingSentThenEnter(a, 'About this change claude made', 'answered change');
-    await vscode.commands.executeCommand('closeDirtyDiff').then(undefined, () => undefined);
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-  });
-
   it('[excluded] a problem in a file the sharing rules exclude is refused, and the user is told which setting', async () => {
     started = Date.now();
     const d = (data.excluded = {} as Record<string, unknown>);
@@ -204,8 +186,32 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     const outcome = await vscode.commands.executeCommand<Outcome>('nativeClaude.sendCellToClaude', cell);
     d.outcome = outcome;
     assert.strictEqual(outcome.sent, true, JSON.stringify(outcome));
-    d.prompt = await promptShows(a, '@nb.ipynb');
+    d.prompt = await promptShows(a, '@nb.ipynb [Pasted text #');
     await nothingSentThenEnter(a, 'bad value 5d1f', 'answered cell');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('[change] Ask Claude About This Change in the gutter peek of a Claude\'s-changes hunk puts @change.txt#L2 and the hunk\'s diff into claude\'s prompt', async () => {
+    started = Date.now();
+    const d = (data.change = {} as Record<string, unknown>);
+    const file = path.join(workspace, 'change.txt');
+    // Shift+Tab: accept-edits, so claude's Edit needs no answer; it is listed in Claude's changes.
+    const mark = a.output().length;
+    a.terminal.sendText('\x1b[Z', false);
+    await a.waitFor(/accept edits on/i, 10_000, Math.max(0, mark - 200));
+    await a.ask('prompt edit:change', 'done change');
+    await waitFor('claude to edit change.txt', () => fs.readFileSync(file, 'utf8') === 'alpha\nBETA 3a7e\ngamma\n', 20_000);
+    await waitFor("Claude's changes to list change.txt", async () => (await api.changes()).some((x) => x.files.some((f) => f.path === file)), 20_000, 250);
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    await sleep(1500);
+    // The gutter's peek on the change (git is off here: Claude's changes is the only quick diff).
+    await vscode.commands.executeCommand('editor.action.dirtydiff.next');
+    await sleep(1000);
+    d.peek = await probe('clickPeekAction', { title: 'Ask Claude About This Change' });
+    d.prompt = await promptShows(a, '@change.txt#L2 [Pasted text #');
+    await nothingSentThenEnter(a, 'About this change claude made', 'answered change');
+    await vscode.commands.executeCommand('closeDirtyDiff').then(undefined, () => undefined);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
