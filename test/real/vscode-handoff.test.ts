@@ -26,7 +26,7 @@ import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFil
 import { freshMessages, startFakeModel, textOf, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { clickPeekActionProbe, notificationProbe } from './harness/workbenchUi';
-import { ensureVsix } from './harness/vsix';
+import { ensureVsix, REPO_ROOT } from './harness/vsix';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
 const BAD_TS = "// a TypeScript error on line 2\nconst count: number = 'three';\nexport { count };\n";
@@ -90,7 +90,10 @@ describe('vscode-handoff', () => {
     const specPath = path.join(root, 'spec.json');
     const resultsPath = path.join(root, 'results.json');
     ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_HANDOFF_SPEC: specPath } });
-    fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, logDir }));
+    // Pictures (the quick fix menu, claude's prompt) for the README, kept in .test-runs/.
+    const shots = path.join(REPO_ROOT, '.test-runs', 'handoff-shots');
+    fs.mkdirSync(shots, { recursive: true });
+    fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, logDir, shots }));
     try {
       server = await startCodeServer({
         workspace,
@@ -112,6 +115,12 @@ describe('vscode-handoff', () => {
           typed: async () => [...typed],
           notification: notificationProbe,
           clickPeekAction: clickPeekActionProbe,
+          press: async (page, key) => (await page.keyboard.press(String(key)), true),
+          screenshot: async (page, arg) => {
+            const file = (arg as { path: string }).path;
+            await page.screenshot({ path: file, timeout: 10_000 });
+            return file;
+          },
           notifications: async (page) => page.evaluate(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`),
         },
         name: 'vscode-handoff',

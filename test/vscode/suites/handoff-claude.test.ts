@@ -27,6 +27,8 @@ interface Spec {
   workspace: string;
   results: string;
   logDir: string;
+  /** Where screenshots go (the outer test's probe writes them). */
+  shots: string;
 }
 
 const SPEC_PATH = process.env.NC_HANDOFF_SPEC;
@@ -125,11 +127,19 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     const d = (data.quickfix = {} as Record<string, unknown>);
     await startClaude(a, 1);
     const uri = vscode.Uri.file(path.join(workspace, 'bad.ts'));
-    await vscode.window.showTextDocument(uri, { preview: false });
-    const outcome = await run(await quickFix(uri, 'Fix with Claude'));
+    const editor = await vscode.window.showTextDocument(uri, { preview: false });
+    const command = await quickFix(uri, 'Fix with Claude');
+    // The lightbulb's menu as the user sees it (Ctrl+. on the error), for the README; then closed.
+    editor.selection = new vscode.Selection(1, 6, 1, 6);
+    await vscode.commands.executeCommand('editor.action.quickFix');
+    await sleep(1500);
+    d.shotMenu = await probe('screenshot', { path: path.join(spec!.shots, 'handoff-quickfix-menu.png') }).catch((e: Error) => e.message);
+    await probe('press', 'Escape');
+    const outcome = await run(command);
     d.outcome = outcome;
     assert.strictEqual(outcome.sent, true, JSON.stringify(outcome));
     d.prompt = await promptShows(a, "@bad.ts#L2 Fix this error on line 2 (ts 2322): Type 'string' is not assignable to type 'number'.");
+    d.shotPrompt = await probe('screenshot', { path: path.join(spec!.shots, 'handoff-quickfix-prompt.png') }).catch((e: Error) => e.message);
     await nothingSentThenEnter(a, 'Fix this error', 'answered fix');
   });
 
