@@ -39,15 +39,23 @@ const keyOf = (title: string) => /^\[([\w-]+)\]/.exec(title)?.[1] ?? title;
 const setting = (key: string, value: unknown) => vscode.workspace.getConfiguration('nativeClaude').update(key, value, vscode.ConfigurationTarget.Global);
 const flat = (s: string) => s.replace(/\s+/g, ' ');
 
-/** The prompt box of a claude screen: from the last `❯` line down to the line under it. */
-function promptOf(screen: string): string {
+/**
+ * The input boxes on a claude screen: a `❯` line right under a `───` rule, down to the next rule. The
+ * screen is the log rendered again, so a box drawn before a resize can stay below the live one.
+ */
+function promptBoxes(screen: string): string[] {
   const lines = screen.split('\n');
-  let start = -1;
-  for (let i = lines.length - 1; i >= 0; i--) if (/^[❯>][ \u00a0]/.test(lines[i])) (start = i), (i = -1);
-  if (start === -1) return '';
-  const end = lines.findIndex((l, i) => i > start && /^─{10,}/.test(l));
-  return lines.slice(start, end === -1 ? undefined : end).join('\n').trimEnd();
+  const boxes: string[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    if (!/^[❯>][ \u00a0]/.test(lines[i]) || !/^\s*─{10,}/.test(lines[i - 1])) continue;
+    const end = lines.findIndex((l, j) => j > i && /^\s*─{10,}/.test(l));
+    boxes.push(lines.slice(i, end === -1 ? undefined : end).join('\n').trimEnd());
+  }
+  return boxes;
 }
+const promptOf = (screen: string) => promptBoxes(screen).pop() ?? '';
+/** How many input boxes on claude's screen (its history included) have held `text`. */
+const boxesWith = async (claude: ScriptedClaude, text: string) => promptBoxes(await claude.screen()).filter((box) => flat(box).includes(text)).length;
 
 describe('handing work to claude: text in its prompt, not submitted', function () {
   this.timeout(150_000);
@@ -60,8 +68,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
   /** claude's prompt box once it shows `expected` (whitespace-insensitive); the screen's tail on failure. */
   const promptShows = (claude: ScriptedClaude, expected: string, timeoutMs = 20_000) =>
     waitFor(`claude-${claude.tag}'s prompt to show ${expected}`, async () => {
-      const box = promptOf(await claude.screen());
-      return flat(box).includes(flat(expected)) ? box : undefined;
+      return promptBoxes(await claude.screen()).reverse().find((box) => flat(box).includes(flat(expected)));
     }, timeoutMs, 250).catch(async (error: Error) => {
       // Whether claude still runs and what it waits on (a blocked write would freeze its screen).
       const states = (await claude.processes()).map((pid) => {
@@ -239,7 +246,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     d.lastUsed = first;
     assert.strictEqual((first as { terminalName: string }).terminalName, 'claude-b');
     d.promptB = await promptShows(b, "@bad.ts#L2 Explain this error on line 2 (ts 2322)");
-    assert.ok(!flat(promptOf(await a.screen())).includes('Explain this error'), 'claude-a got nothing');
+    assert.strictEqual(await boxesWith(a, 'Explain this error'), 0, 'claude-a got nothing');
     await nothingSentThenEnter(b, 'Explain this error', 'answered explain', explainsBefore);
 
     // Ask: the quick pick lists both; the second item (claude-b's terminal... or a's) is picked by the keyboard.
@@ -247,6 +254,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await vscode.window.showTextDocument(uri, { preview: false });
     const command = await quickFix(uri, 'Fix with Claude');
     const fixesBefore = await received('Fix this error');
+    const boxesBefore = { a: await boxesWith(a, 'Fix this error'), b: await boxesWith(b, 'Fix this error') };
     const pending = run(command);
     await sleep(1500);
     await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
@@ -258,7 +266,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     const picked = (second as { terminalName: string }).terminalName === 'claude-a' ? a : b;
     const other = picked === a ? b : a;
     d.promptPicked = await promptShows(picked, '@bad.ts#L2 Fix this error on line 2');
-    assert.ok(!flat(promptOf(await other.screen())).includes('Fix this error'), 'the other claude got nothing');
+    assert.strictEqual(await boxesWith(other, 'Fix this error'), boxesBefore[other.tag as 'a' | 'b'], 'the other claude got nothing');
     await nothingSentThenEnter(picked, 'Fix this error', 'answered fix', fixesBefore);
     await setting('handOffTo', undefined);
   });
