@@ -10,6 +10,7 @@ import { approvalModes, setting } from './vscode/settings';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/mentionCommand';
+import { registerHandoffCommands } from './vscode/handoffCommands';
 import { registerServerCommands } from './vscode/commands';
 import { VsCodeDiagnosticsSource } from './vscode/diagnosticsSource';
 import { askLanguageServers, typeScriptWarmUp } from './vscode/languageServers';
@@ -152,6 +153,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     walkthrough,
     registerPendingReviews(review, statusBar, (id) => windowSessions.whoAsked(id)),
     registerMentionCommand(sessionTerminals, log, currentSharingPolicy),
+    registerHandoffCommands(sessionTerminals, log, currentSharingPolicy, (uri) => claudeChanges.originalOf(uri)),
     registerSelectionSharing(() => selection.refresh()),
     ...registerServerCommands(ideBridge, lifecycle, log, { ...windowSessions.launch, toolsEnabled: () => toolsRoute.isEnabled(), toolsServerName: () => toolsRoute.serverName() }, () => sessionLabels().map(describeSession)),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable().then(walkthrough.refreshTools)),

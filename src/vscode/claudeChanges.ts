@@ -283,7 +283,8 @@ export class ClaudeChanges implements vscode.Disposable {
     }
   }
 
-  private originalOf(uri: vscode.Uri): vscode.Uri | undefined {
+  /** The quick diff's original of a file claude changed (also what Ask Claude About This Change compares with). */
+  originalOf(uri: vscode.Uri): vscode.Uri | undefined {
     if (uri.scheme !== 'file') return undefined;
     for (const session of this.tracker.list()) {
       const change = session.files.find((f) => f.path === uri.fsPath);

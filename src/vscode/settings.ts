@@ -3,6 +3,7 @@ import type { ApprovalMode } from '../host/approvalMode';
 import { parseClaudeCommand, type ClaudeCommand } from '../cliSetup/claudeCommand';
 import { DEFAULT_EXCLUDE_PATTERNS } from '../selection/sharingPolicy';
 import type { SessionPolicy } from '../server/ideServer';
+import type { HandoffTargetMode } from '../selection/promptHandoff';
 import { DEFAULT_APPROVAL_MODE, readApprovalModes, stricterApprovalMode, type ApprovalModes } from './approvalModeSetting';
 import type { ReviewPlacement } from './diffReviewHost';
 
@@ -20,6 +21,8 @@ export interface NativeClaudeSettings {
   shareSelection: boolean;
   excludeFromSharing: string[];
   approvalMode: ApprovalMode;
+  handOffTo: HandoffTargetMode;
+  handOffFocusesClaude: boolean;
 }
 
 /**
@@ -37,6 +40,8 @@ export const SETTING_DEFAULTS: Readonly<NativeClaudeSettings> = Object.freeze({
   shareSelection: true,
   excludeFromSharing: [...DEFAULT_EXCLUDE_PATTERNS],
   approvalMode: DEFAULT_APPROVAL_MODE,
+  handOffTo: 'lastUsed',
+  handOffFocusesClaude: true,
 });
 
 /** `maxMessageBytes`' range: below 64 KiB a review of an ordinary file does not fit; above 64 MiB one message could take that much of the extension host's memory. */
@@ -89,6 +94,10 @@ const RULES: { [K in keyof NativeClaudeSettings]: SettingRule<NativeClaudeSettin
   reviewPlacement: { valid: oneOf<ReviewPlacement>('active', 'beside', 'background'), workspace: 'any' },
   // Whether an accepted file stays in a normal tab: where a tab opens, like reviewPlacement.
   keepAcceptedFileOpen: { valid: isBoolean, workspace: 'any' },
+  // Which claude a hand-off the user starts goes to, and whether its terminal comes to the front: the text
+  // still waits in claude's prompt until the user presses Enter.
+  handOffTo: { valid: oneOf<HandoffTargetMode>('lastUsed', 'ask'), workspace: 'any' },
+  handOffFocusesClaude: { valid: isBoolean, workspace: 'any' },
   shareSelection: { valid: isBoolean, workspace: 'stricter', stricter: (a, b) => a && b },
   // A repository may add patterns (keep more from claude), never remove the user's or the defaults.
   excludeFromSharing: {

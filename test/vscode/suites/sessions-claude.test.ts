@@ -16,8 +16,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, afterEach, before, describe, it } from '../bdd';
 import { tools } from '../toolsClient';
-import { installedExtension, probe, sleep, terminalWithShellIntegration, waitFor } from '../util';
-import { renderTerminalOutput } from '../../../src/terminal/terminalOutput';
+import { installedExtension, probe, sleep, waitFor } from '../util';
+import { cmdlineOf, descendants, ScriptedClaude } from '../scriptedClaude';
 
 interface NativeClaudeApi {
   status(): { running: boolean; port?: number; sessionCount: number; connections: number };
@@ -38,123 +38,6 @@ const results: Record<string, { state?: string; error?: string; ms?: number; dat
 const data: Record<string, Record<string, unknown>> = {};
 const keyOf = (title: string) => /^\[([\w-]+)\]/.exec(title)?.[1] ?? title;
 
-/** The terminal output with escape sequences removed (enough to find the CLI's words). */
-function plain(raw: string): string {
-  return raw
-    .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '')
-    .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, ' ')
-    .replace(/\x1b[()][0-9A-Za-z]/g, '')
-    .replace(/\x1b[=>78]/g, '');
-}
-
-class ScriptedClaude {
-  terminal!: vscode.Terminal;
-  constructor(readonly tag: string) {}
-
-  get log(): string {
-    return path.join(spec!.logDir, `${this.tag}.log`);
-  }
-
-  output(): string {
-    return fs.existsSync(this.log) ? plain(fs.readFileSync(this.log, 'utf8')) : '';
-  }
-
-  async start(cwd: string): Promise<void> {
-    this.terminal = await terminalWithShellIntegration({ name: `claude-${this.tag}`, cwd, shellPath: '/bin/bash' }, 30_000);
-    this.terminal.show(true);
-    // The pinned CLI first on PATH; `script -f` flushes the screen output to the log as it comes.
-    this.terminal.sendText(`export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; exec script -qf -c claude ${this.log}`);
-  }
-
-  async waitFor(pattern: RegExp | string, timeoutMs = 30_000, since = 0): Promise<string> {
-    const test = (s: string) => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s));
-    return waitFor(`claude-${this.tag} to show ${String(pattern)}`, async () => {
-      const out = this.output().slice(since);
-      if (test(out)) return out;
-      // The CLI redraws only changed cells, so a text can be split in the stripped log: look at the
-      // screen as a terminal renders it too (the texts waited for this way are new to the screen).
-      if (typeof pattern !== 'string' || since === 0) return undefined;
-      const screen = await renderTerminalOutput(fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8') : '');
-      return screen.includes(pattern) ? screen : undefined;
-    }, timeoutMs, 100);
-  }
-
-  /** The whole output as a terminal emulator renders it (the CLI redraws only the cells that changed). */
-  async screen(): Promise<string> {
-    return renderTerminalOutput(fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8') : '');
-  }
-
-  /** Types a prompt and presses Enter (the terminal's input, as the user's keyboard would). */
-  async submit(prompt: string): Promise<void> {
-    const mark = this.output().length;
-    this.terminal.sendText(prompt, false);
-    await this.waitFor(prompt, 5_000, Math.max(0, mark - 200));
-    await sleep(300);
-    this.terminal.sendText('\r', false);
-  }
-
-  /**
-   * Submits a prompt and waits for the model's answer on the screen, as rendered by a terminal
-   * emulator: the CLI redraws only the cells that changed, so a stripped log can hold "answered
-   * sel-a2" as "answered sel-a" plus a lone "2" elsewhere. Under load the CLI can also take the Enter
-   * as part of the typed text: then Enter is pressed once more (a no-op on an empty input line).
-   */
-  async ask(prompt: string, answer: string): Promise<void> {
-    const onScreen = async () => (await renderTerminalOutput(fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8') : '')).includes(answer);
-    await this.submit(prompt);
-    try {
-      await waitFor(`claude-${this.tag} to show ${answer}`, onScreen, 15_000, 250);
-    } catch {
-      this.terminal.sendText('\r', false);
-      await waitFor(`claude-${this.tag} to show ${answer}`, onScreen, 30_000, 250);
-    }
-  }
-
-  /** Ends claude (as a crash or `kill` would; its socket closes) and closes its terminal. */
-  async kill(): Promise<void> {
-    const pids = await this.processes();
-    for (const pid of pids.slice(1).reverse()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-    this.terminal.dispose();
-  }
-
-  /** The processes running under this terminal's shell (claude among them). */
-  async processes(): Promise<number[]> {
-    const shell = await this.terminal.processId;
-    return [shell!, ...descendants(shell!)];
-  }
-}
-
-function cmdlineOf(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-  } catch {
-    return '';
-  }
-}
-/** Every descendant of `root`, breadth first (from /proc). */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone
-    }
-  }
-  const out: number[] = [];
-  const queue = [root];
-  while (queue.length) for (const child of children.get(queue.shift()!) ?? []) (out.push(child), queue.push(child));
-  return out;
-}
 
 function proposalTabs(): Array<{ tab: vscode.Tab; group: vscode.TabGroup; input: vscode.TabInputTextDiff }> {
   return vscode.window.tabGroups.all.flatMap((group) =>
@@ -172,8 +55,8 @@ describe('several claude sessions in one window', function () {
   this.timeout(120_000);
   let api: NativeClaudeApi;
   let workspace: string;
-  const a = new ScriptedClaude('a');
-  const b = new ScriptedClaude('b');
+  const a = new ScriptedClaude('a', () => spec!.logDir);
+  const b = new ScriptedClaude('b', () => spec!.logDir);
   let started = 0;
   /** The session whose CLI pid runs under this claude's terminal (found from /proc, not from the extension). */
   const sessionOf = async (claude: ScriptedClaude) =>
