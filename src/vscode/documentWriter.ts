@@ -4,6 +4,7 @@ import type { DocumentWriter } from '../host/documents';
 import type { TextCodec } from '../host/textCodec';
 import { assertNoLinkSwappedIn, writeWithoutFollowing } from '../workspace/noFollowWrite';
 import { encodingName, unencodableCharacters, unencodableMessage } from '../workspace/encodings';
+import { readBytesIfExists } from '../workspace/readTextIfExists';
 import { stripBom, toLf, withEol } from '../workspace/textFormat';
 
 /**
@@ -38,7 +39,8 @@ export class VsCodeDocumentWriter implements DocumentWriter {
     // claude writes right after the answer; wait (at most 10 s) until the file holds the merge.
     let written: Buffer | undefined;
     for (let waited = 0; ; waited += 100) {
-      written = await fs.readFile(absolutePath).catch(() => undefined);
+      // Bounded like every read: a FIFO or a device swapped in is refused, never waited on.
+      written = await readBytesIfExists(absolutePath).catch(() => undefined);
       if (written && toLf(stripBom(await this.codec.decode(written, document.encoding).catch(() => ''))) === wanted) break;
       if (waited >= 10_000) return;
       await new Promise((r) => setTimeout(r, 100));
