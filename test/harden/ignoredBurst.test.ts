@@ -6,7 +6,7 @@
 // record arrives after its exit every time (test/support/lateOutputGit.ts), so the race is not left to load.
 // The real ClaudeChanges against a stand-in of the `vscode` module whose git extension answers as the real one.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,28 +16,12 @@ jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeSt
 import * as vscode from 'vscode';
 import { ClaudeChanges } from '../../src/vscode/claudeChanges';
 import { memoryLogger } from '../../src/util/logger';
-import { lateOutputGit } from '../support/lateOutputGit';
+import { checkIgnoreAtExit, lateOutputGit } from '../support/lateOutputGit';
 import { oneClaude, standIn } from './support/vscodeStandIn';
 
 jest.setTimeout(60_000);
 
 /** The git extension's checkIgnore as it behaves: its answer is what git printed by the time the process exited. */
-function checkIgnoreAtExit(gitPath: string, root: string) {
-  return (paths: string[]) =>
-    new Promise<Set<string>>((resolve) => {
-      const child = spawn(gitPath, ['check-ignore', '-v', '-z', '--stdin'], { cwd: root });
-      let out = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-      child.stdin.end(paths.join('\0'));
-      child.on('exit', () => {
-        const fields = out.split('\0');
-        const ignored = new Set<string>();
-        for (let i = 0; i + 3 < fields.length; i += 4) if (fields[i + 2] && !fields[i + 2].startsWith('!')) ignored.add(fields[i + 3]);
-        resolve(ignored);
-      });
-    });
-}
-
 describe("hardening: a build's gitignored output is never listed, whatever order git's output and exit come in", () => {
   let root: string;
   let changes: ClaudeChanges | undefined;
@@ -57,7 +41,7 @@ describe("hardening: a build's gitignored output is never listed, whatever order
 
   test('20 outputs written while claude works, then changed by its sed: none listed, while the unignored file is', async () => {
     const git = await lateOutputGit(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-harden-git-')));
-    const repository = { rootUri: { fsPath: root }, checkIgnore: checkIgnoreAtExit(git, root), buffer: async () => Promise.reject(new Error('not in git')) };
+    const repository = { rootUri: { fsPath: root }, checkIgnore: (paths: string[]) => checkIgnoreAtExit(git, root, paths), buffer: async () => Promise.reject(new Error('not in git')) };
     standIn.gitExtension = { getAPI: () => ({ git: { path: git }, getRepository: () => repository }) };
     changes = new ClaudeChanges(path.join(root, '..', `${path.basename(root)}-storage`), bridge, windowSessions, () => false, memoryLogger([]));
     const dist = Array.from({ length: 20 }, (_, i) => path.join(root, 'dist', `out${i}.js`));

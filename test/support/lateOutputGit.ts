@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
@@ -29,4 +30,23 @@ process.exit(code);
     { mode: 0o755 },
   );
   return file;
+}
+
+/**
+ * Reads `git check-ignore` the way the git extension's Repository.checkIgnore does: its output taken when
+ * the process exits. With `lateOutputGit` that misses the last record; the ignored paths it got.
+ */
+export function checkIgnoreAtExit(gitPath: string, cwd: string, paths: string[]): Promise<Set<string>> {
+  return new Promise((resolve) => {
+    const child = spawn(gitPath, ['check-ignore', '-v', '-z', '--stdin'], { cwd });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stdin.end(paths.join('\0'));
+    child.on('exit', () => {
+      const fields = out.split('\0');
+      const ignored = new Set<string>();
+      for (let i = 0; i + 3 < fields.length; i += 4) if (fields[i + 2] && !fields[i + 2].startsWith('!')) ignored.add(fields[i + 3]);
+      resolve(ignored);
+    });
+  });
 }

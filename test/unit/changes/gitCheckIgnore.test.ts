@@ -1,25 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { gitCheckIgnore } from '../../../src/changes/gitCheckIgnore';
-import { lateOutputGit } from '../../support/lateOutputGit';
-
-/** A reader that takes git's output when the process exits (as the git extension's Repository.checkIgnore does). */
-function readAtExit(gitPath: string, cwd: string, paths: string[]): Promise<Set<string>> {
-  return new Promise((resolve) => {
-    const child = spawn(gitPath, ['check-ignore', '-v', '-z', '--stdin'], { cwd });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stdin.end(paths.join('\0'));
-    child.on('exit', () => {
-      const fields = out.split('\0');
-      const ignored = new Set<string>();
-      for (let i = 0; i + 3 < fields.length; i += 4) if (fields[i + 2] && !fields[i + 2].startsWith('!')) ignored.add(fields[i + 3]);
-      resolve(ignored);
-    });
-  });
-}
+import { checkIgnoreAtExit, lateOutputGit } from '../../support/lateOutputGit';
 
 describe('gitCheckIgnore: one git check-ignore, every path answered', () => {
   let root: string;
@@ -69,7 +53,7 @@ describe('gitCheckIgnore: one git check-ignore, every path answered', () => {
     const fake = await lateOutputGit(root);
     const burst = Array.from({ length: 4 }, (_, i) => file(`dist/out${i}.js`));
     // The way the git extension read it: out3.js missing, so "not ignored".
-    expect([...(await readAtExit(fake, root, burst))].sort()).toEqual(burst.slice(0, 3));
+    expect([...(await checkIgnoreAtExit(fake, root, burst))].sort()).toEqual(burst.slice(0, 3));
     const answers = await gitCheckIgnore(fake, root, burst);
     expect(burst.map((p) => answers.get(p))).toEqual([true, true, true, true]);
   });
