@@ -5,9 +5,9 @@
 // specifiers that resolve to the file. Plain TypeScript: the VS Code adapter asks the servers and lists
 // the candidate sources (src/vscode/dependentFiles.ts).
 
-import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { DiagnosticsSource } from '../host/diagnostics';
+import { openRegularFile } from '../workspace/readTextIfExists';
 import { settleDiagnostics, type SettleOptions } from './settleDiagnostics';
 import { DEPENDENTS_LOOKUP_MS } from './waitBudgets';
 
@@ -64,12 +64,11 @@ const SOURCE_MAX_BYTES = 1024 * 1024;
 
 /** The start of a regular file (bounded: a FIFO or device is never read, nor a huge file). */
 async function readStart(file: string): Promise<string | undefined> {
-  const stat = await fs.stat(file).catch(() => undefined);
-  if (!stat?.isFile() || stat.size > SOURCE_MAX_BYTES) return undefined;
-  const handle = await fs.open(file, 'r').catch(() => undefined);
+  // The workspace's opener: non-blocking open (a FIFO swapped in after a stat would block), regular files within the cap.
+  const handle = await openRegularFile(file, file, SOURCE_MAX_BYTES).catch(() => undefined);
   if (!handle) return undefined;
   try {
-    const buffer = Buffer.alloc(Math.min(stat.size, IMPORT_SCAN_MAX_CHARS));
+    const buffer = Buffer.alloc(Math.min((await handle.stat()).size, IMPORT_SCAN_MAX_CHARS));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     return buffer.subarray(0, bytesRead).toString('utf8');
   } finally {
