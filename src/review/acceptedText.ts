@@ -14,3 +14,12 @@ export function acceptedText(request: Pick<ReviewRequest, 'originalText' | 'prop
   const fileEol = detectEol(stripBom(request.originalText ?? ''));
   return withEol(toLf(stripBom(editorText)), detectEol(stripBom(request.proposedText), fileEol));
 }
+
+/**
+ * Whether `written` (the file after claude's write, `\n` line ends, no BOM) is claude's write of the
+ * `accepted` answer: the same text, or, from claude up to 2.1.328, the same text without its last newline
+ * (it rebuilds a Write accepted with other text than proposed from one hunk and drops it; docs/protocol.md).
+ */
+export function isClaudesWriteOf(written: string, accepted: string): boolean {
+  return written === accepted || (accepted.endsWith('\n') && written === accepted.slice(0, -1));
+}

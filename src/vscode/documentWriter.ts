@@ -6,6 +6,7 @@ import { assertNoLinkSwappedIn, writeWithoutFollowing } from '../workspace/noFol
 import { encodingName, unencodableCharacters, unencodableMessage } from '../workspace/encodings';
 import { readBytesIfExists } from '../workspace/readTextIfExists';
 import { stripBom, toLf, withEol } from '../workspace/textFormat';
+import { isClaudesWriteOf } from '../review/acceptedText';
 
 /**
  * Writes accepted changes through a VS Code document and saves it, so format-on-save, the file's
@@ -35,13 +36,16 @@ export class VsCodeDocumentWriter implements DocumentWriter {
   async adoptWritten(absolutePath: string, text: string, unsaved: string): Promise<void> {
     const document = this.fileDocument(absolutePath);
     if (!document) return;
-    const wanted = toLf(stripBom(text));
-    // claude writes right after the answer; wait (at most 10 s) until the file holds the merge.
+    const accepted = toLf(stripBom(text));
+    // claude writes right after the answer; wait (at most 10 s) until the file holds the merge as claude
+    // writes it (2.1.328 drops the last newline of a Write accepted with other text).
     let written: Buffer | undefined;
+    let wanted = '';
     for (let waited = 0; ; waited += 100) {
       // Bounded like every read: a FIFO or a device swapped in is refused, never waited on.
       written = await readBytesIfExists(absolutePath).catch(() => undefined);
-      if (written && toLf(stripBom(await this.codec.decode(written, document.encoding).catch(() => ''))) === wanted) break;
+      wanted = written ? toLf(stripBom(await this.codec.decode(written, document.encoding).catch(() => ''))) : '';
+      if (written && isClaudesWriteOf(wanted, accepted)) break;
       if (waited >= 10_000) return;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -1,4 +1,4 @@
-import { acceptedText } from '../../../src/review/acceptedText';
+import { acceptedText, isClaudesWriteOf } from '../../../src/review/acceptedText';
 
 describe('acceptedText (the answer of an accepted review, docs/vscode-traps.md, trap 2)', () => {
   test("openDiff on a CRLF file: the CLI's \\n proposal is answered with \\n, whatever the editor holds", () => {
@@ -18,5 +18,20 @@ describe('acceptedText (the answer of an accepted review, docs/vscode-traps.md, 
     expect(acceptedText({ originalText: 'a\r\nb\r\n', proposedText: 'x' }, 'x\ny')).toBe('x\r\ny');
     expect(acceptedText({ originalText: undefined, proposedText: 'a\r\nb\r\n' }, 'a\nb\nc\n')).toBe('a\r\nb\r\nc\r\n');
     expect(acceptedText({ originalText: undefined, proposedText: 'a' }, '\uFEFFa\nb')).toBe('a\nb');
+  });
+});
+
+describe("isClaudesWriteOf (the buffer over unsaved edits takes claude's write of the accepted merge)", () => {
+  test('the same text, or the same without its last newline (claude 2.1.328 on a Write accepted with other text)', () => {
+    expect(isClaudesWriteOf('one\nall new\n', 'one\nall new\n')).toBe(true);
+    expect(isClaudesWriteOf('one\nall new', 'one\nall new\n')).toBe(true);
+  });
+
+  test('anything else is not claude\'s write of it: another text, a lost line, an added newline', () => {
+    expect(isClaudesWriteOf('one\n', 'one\nall new\n')).toBe(false);
+    expect(isClaudesWriteOf('one\nall ne', 'one\nall new')).toBe(false);
+    expect(isClaudesWriteOf('one\nall new\n\n', 'one\nall new\n')).toBe(false);
+    expect(isClaudesWriteOf('', '\n')).toBe(true);
+    expect(isClaudesWriteOf('', 'x')).toBe(false);
   });
 });
