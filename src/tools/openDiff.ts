@@ -21,6 +21,10 @@ import { detectEol, withEol } from '../workspace/textFormat';
  * notebook) gets no review: the error keeps the CLI's own terminal prompt up, and VS Code says why.
  */
 export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, documents?: Pick<DocumentWriter, 'isDirty' | 'unsavedText' | 'adoptWritten'>, changes?: ChangeCapture) {
+  // Buffers taking claude's write of an accepted merge, by path. claude's next Edit of the file can come
+  // right after its write, before the buffer took it: merging the user's old typing again would show a
+  // conflict with claude's own previous change (seen with 2.1.328 and a fast model).
+  const adoptions = new Map<string, Promise<void>>();
   return defineTool({
     name: 'openDiff',
     description: 'Internal to the Claude Code IDE integration: shows a proposed edit in VS Code\'s diff viewer and waits for the user to accept or reject it.',
@@ -34,6 +38,8 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
     annotations: { readOnlyHint: true },
     internal: true,
     handle: async (args, context) => {
+      // Bounded: the adoption gives up 10 s after the accept.
+      await Promise.all([adoptions.get(args.new_file_path), adoptions.get(args.old_file_path)]);
       const unsaved = documents?.unsavedText?.(args.new_file_path) ?? documents?.unsavedText?.(args.old_file_path);
       if (unsaved === undefined && documents && [args.old_file_path, args.new_file_path].some((p) => documents.isDirty(p))) {
         review.notifyNotOpened?.(
@@ -70,7 +76,12 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
         case 'accepted':
           recentEdits?.mark(args.new_file_path);
           // claude writes the merge after this answer; the buffer, still the user's text, then takes it.
-          if (merge) void documents?.adoptWritten?.(args.new_file_path, decision.text, unsaved!).catch(() => undefined);
+          if (merge && documents?.adoptWritten) {
+            const path = args.new_file_path;
+            const adoption = documents.adoptWritten(path, decision.text, unsaved!).catch(() => undefined);
+            adoptions.set(path, adoption);
+            void adoption.then(() => adoptions.get(path) === adoption && adoptions.delete(path));
+          }
           return { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: decision.text }] };
         case 'rejected':
           changes?.writeCancelled(context.connectionId, args.new_file_path);

@@ -90,6 +90,25 @@ describe('review tools over the real socket', () => {
       expect(await fs.readFile(file(), 'utf8')).toBe('a\r\nb\r\nc\r\nd\r\n'); // the CLI writes, not us
     });
 
+    test("claude's next Edit right after it wrote an accepted merge waits for the buffer to take the write: no merge of the old typing again", async () => {
+      // As in VS Code: the buffer takes claude's write only once a poll of the file sees it.
+      documents.adoptPollMs = 300;
+      await fs.writeFile(file(), 'one\ntwo\nthree\n');
+      documents.unsaved.set(file(), 'one typed\ntwo\nthree\n');
+      const { client } = await connectClient(url, { announce: true });
+      const first = call(client, 'openDiff', args('one\ntwo\nTHREE\n'));
+      await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      const merged = 'one typed\ntwo\nTHREE\n';
+      expect(texts(await first)).toEqual(['FILE_SAVED', merged]);
+      // claude writes the merge and, at once, proposes its next Edit from it.
+      await fs.writeFile(file(), merged);
+      const second = call(client, 'openDiff', args('one typed\nTWO\nTHREE\n', '✻ [Claude Code] demo.py (def456) ⧉'));
+      const request = await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
+      expect(request.merged).toBeUndefined();
+      expect(request).toMatchObject({ originalText: merged, proposedText: 'one typed\nTWO\nTHREE\n' });
+      expect(texts(await second)).toEqual(['FILE_SAVED', 'one typed\nTWO\nTHREE\n']);
+    });
+
     test('a file with unsaved edits, rejected: DIFF_REJECTED, the buffer is not touched', async () => {
       await fs.writeFile(file(), 'a\nb\n');
       documents.unsaved.set(file(), 'a\nb\ntyped\n');

@@ -33,7 +33,7 @@ import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRout
 import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
 import { cliDiagnosticsCalls, expectWithinClaudesBudgets } from './harness/claudeDiagnostics';
 import { codeServerAvailable, compileInnerSuites } from './harness/codeServer';
-import { freshMessages, startFakeModel, textOf, type Message, type MessagesRequest, type Reply } from './harness/fakeModel';
+import { contentBlocks, freshMessages, scenarioModel, startFakeModel } from './harness/fakeModel';
 import { prepareIntegratedClaude } from './harness/integratedClaude';
 import { expectInnerPassed, type InnerResult } from './harness/innerResults';
 import { ensureVsix } from './harness/vsix';
@@ -99,18 +99,6 @@ function stepsOf(name: string, abs: (rel: string) => string): Array<{ name: stri
   throw new Error(`no steps for ${name}`);
 }
 
-const blocks = (messages: readonly Message[]) => messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content));
-
-/** The scenario of a request: the last prompt `scenario:<name>`, and how many of its tool calls were answered. */
-function scenarioOf(request: MessagesRequest): { name?: string; answered: number } {
-  const messages = request.messages ?? [];
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const prompt = messages[i].role === 'user' ? /scenario:([\w-]+)/.exec(textOf(messages[i])) : null;
-    if (prompt) return { name: prompt[1], answered: blocks(messages.slice(i)).filter((b) => b.type === 'tool_result').length };
-  }
-  return { answered: 0 };
-}
-
 describe('vscode-diagnostics-dependents: the problems a change causes elsewhere reach the model, whatever the window went through', () => {
   beforeAll(() => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
@@ -136,12 +124,7 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       'apply-diff',
     ];
     model.respond(
-      ...Array.from({ length: 600 }, () => (request: MessagesRequest): Reply => {
-        const { name, answered } = scenarioOf(request);
-        if (!name) return { text: 'ok' };
-        const steps = stepsOf(name, abs);
-        return answered < steps.length ? { toolUse: { ...steps[answered], id: `toolu_nc_dep_${name}_${answered}` } } : { text: `done ${name}` };
-      }),
+      ...Array.from({ length: 600 }, () => scenarioModel('dep', (name) => stepsOf(name, abs))),
     );
     const specPath = `${workspace}-spec.json`;
     const resultsPath = `${specPath}.results.json`;
@@ -172,7 +155,7 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       expectInnerPassed('diagnostics-dependents', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), log: logLines.slice(-30), innerLogTail: suite?.log.slice(-40) }));
       /** The request that carries the answer to one tool call, what it newly brings, and that answer's text. */
       const answerTo = (id: string) => {
-        const request = requests.find((r) => blocks(freshMessages(r)).some((b) => b.type === 'tool_result' && b.tool_use_id === id));
+        const request = requests.find((r) => contentBlocks(freshMessages(r)).some((b) => b.type === 'tool_result' && b.tool_use_id === id));
         return { fresh: request ? JSON.stringify(freshMessages(request)) : '', text: model.toolResultText(id) ?? '' };
       };
       const figures: Record<string, unknown> = {};

@@ -1,3 +1,4 @@
+import { promises as fs } from 'fs';
 import type { CellOutput, CodeApprover, NotebookKernelHost, NotebookRunOutcome, NotebookTarget } from '../../src/host/notebookKernel';
 import { writeWithoutFollowing } from '../../src/workspace/noFollowWrite';
 import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics } from '../../src/host/diagnostics';
@@ -92,8 +93,22 @@ export class DiskDocumentWriter implements DocumentWriter {
   /** openDiff merged with unsaved edits was accepted: what the buffer is told to take once claude wrote it. */
   adopted: Array<{ path: string; text: string; unsaved: string }> = [];
 
+  /**
+   * Set: adoptWritten behaves as VS Code's does, polling the file every this many ms (at most 5 s) until
+   * it holds `text`, and only then the buffer takes it (its unsaved text ends).
+   */
+  adoptPollMs?: number;
+
   async adoptWritten(absolutePath: string, text: string, unsaved: string): Promise<void> {
     this.adopted.push({ path: absolutePath, text, unsaved });
+    if (this.adoptPollMs === undefined) return;
+    for (let waited = 0; waited < 5_000; waited += this.adoptPollMs) {
+      await new Promise((r) => setTimeout(r, this.adoptPollMs));
+      if ((await fs.readFile(absolutePath, 'utf8').catch(() => '')) === text) {
+        this.unsaved.delete(absolutePath);
+        return;
+      }
+    }
   }
 
   /** Set: showing an applied file fails with this message (VS Code's "Could NOT open editor"). */

@@ -392,3 +392,38 @@ export function freshMessages(request: MessagesRequest): Message[] {
   while (i >= 0 && msgs[i].role !== 'assistant') i--;
   return msgs.slice(i + 1);
 }
+
+/** Every content block of `messages` (string contents have none). */
+export const contentBlocks = (messages: readonly Message[]): ContentBlock[] => messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content));
+
+/**
+ * The scenario of a request for a model scripted by scenario: the last prompt holding `scenario:<name>`,
+ * and how many tool calls were answered since it (a tool result that came in the prompt's own message,
+ * before its text, answers the turn before: claude sends a rejected call's result with the next prompt).
+ */
+export function scenarioOf(request: MessagesRequest): { name?: string; answered: number } {
+  const messages = request.messages ?? [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role !== 'user' || !/scenario:[\w-]+/.test(textOf(m))) continue;
+    const content = typeof m.content === 'string' ? [] : m.content;
+    const at = content.findIndex((b) => typeof b.text === 'string' && /scenario:[\w-]+/.test(b.text));
+    const name = /scenario:([\w-]+)/.exec(textOf(m))![1];
+    const since = [...content.slice(at + 1), ...contentBlocks(messages.slice(i + 1))];
+    return { name, answered: since.filter((b) => b.type === 'tool_result').length };
+  }
+  return { answered: 0 };
+}
+
+/**
+ * A model that answers a prompt `scenario:<name>` with the scenario's tool calls, one per request and in
+ * order (ids `toolu_nc_<prefix>_<name>_<n>`), then with the text `done <name>`; anything else with `ok`.
+ */
+export function scenarioModel(prefix: string, stepsOf: (name: string) => ToolUse[]): ReplyFn {
+  return (request) => {
+    const { name, answered } = scenarioOf(request);
+    if (!name) return { text: 'ok' };
+    const steps = stepsOf(name);
+    return answered < steps.length ? { toolUse: { ...steps[answered], id: `toolu_nc_${prefix}_${name}_${answered}` } } : { text: `done ${name}` };
+  };
+}
