@@ -9,6 +9,8 @@
  * - Fix with Claude (a quick fix on a TypeScript error): `@bad.ts#L2 Fix this error on line 2 (ts 2322): …`,
  *   the CLI having attached line 2 of bad.ts;
  * - Ask Claude About This Change from the gutter peek of a hunk claude made: `@change.txt#L2` and the diff;
+ *   from the gutter peek of git's hunk (the user's uncommitted change): `@tracked.txt#L2` and its diff; from
+ *   the context menu of the changed file in Source Control: `@tracked.txt` and the file named;
  * - a problem in secrets/ (excluded by default) is refused with a message naming the setting;
  * - Send to Claude on a terminal selection: the output, fenced;
  * - Send Cell to Claude on a cell that raised: `@nb.ipynb`, the code and the ValueError;
@@ -19,13 +21,14 @@
  *   flock /tmp/native-claude-real.lock npx jest --selectProjects real --runInBand test/real/vscode-handoff.test.ts
  * NC_HANDOFF_DEBUG=1 prints the inner results and the extension's log.
  */
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, PYTHON_KERNEL_EXTENSION_PATH, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
 import { freshMessages, startFakeModel, textOf, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
-import { clickPeekAction, notificationProbe } from './harness/workbenchUi';
+import { clickPeekAction, clickScmFileMenu, notificationProbe } from './harness/workbenchUi';
 import { ensureVsix, REPO_ROOT } from './harness/vsix';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
@@ -49,6 +52,8 @@ describe('vscode-handoff', () => {
     [/From the terminal "tests"/, 'answered terminal'],
     [/Cell 1 of nb\.ipynb/, 'answered cell'],
     [/About this change claude made in change\.txt/, 'answered change'],
+    [/About this uncommitted change in tracked\.txt:\s*\n[\s\S]*`{3,}diff/, 'answered git change'],
+    [/About this uncommitted change in tracked\.txt:/, 'answered scm file'],
   ];
   const router = (request: MessagesRequest): Reply => {
     const fresh = freshMessages(request);
@@ -84,6 +89,15 @@ describe('vscode-handoff', () => {
     fs.mkdirSync(path.join(workspace, 'secrets'));
     fs.writeFileSync(path.join(workspace, 'secrets', 'bad.ts'), BAD_TS);
     fs.writeFileSync(path.join(workspace, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, target: 'es2020', module: 'commonjs' } }));
+    // A git repository with one committed file (the git-hunk and Source Control entry points); the rest
+    // stays untracked, so git's quick diff has nothing for the files claude changes.
+    fs.writeFileSync(path.join(workspace, 'tracked.txt'), 'one\ntwo\nthree\n');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: workspace, stdio: 'pipe' });
+    git('init', '-q');
+    git('add', 'tracked.txt');
+    git('commit', '-q', '-m', 'tracked');
+    // The user's own uncommitted change, made before any claude ran (so it is not among Claude's changes).
+    fs.writeFileSync(path.join(workspace, 'tracked.txt'), 'one\nTWO 7c2d\nthree\n');
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-handoff-'));
     const logDir = path.join(root, 'logs');
     fs.mkdirSync(logDir);
@@ -99,7 +113,7 @@ describe('vscode-handoff', () => {
         workspace,
         vsixPaths: [vsix],
         env: ic.env,
-        userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'workbench.startupEditor': 'none' },
+        userSettings: { 'git.enabled': true, 'git.autoRepositoryDetection': true, 'git.openRepositoryInParentFolders': 'never', 'files.autoSave': 'off', 'workbench.startupEditor': 'none' },
       });
       suite = await runSuiteInVsCode({
         server,
@@ -115,6 +129,7 @@ describe('vscode-handoff', () => {
           typed: async () => [...typed],
           notification: notificationProbe,
           clickPeekAction: (page, arg) => clickPeekAction(page, (arg as { title: string }).title),
+          scmFileMenu: (page, arg) => clickScmFileMenu(page, (arg as { file: string }).file, (arg as { item: string }).item),
           press: async (page, key) => (await page.keyboard.press(String(key)), true),
           screenshot: async (page, arg) => {
             const file = (arg as { path: string }).path;
@@ -160,6 +175,22 @@ describe('vscode-handoff', () => {
     const { typed: text } = requestWith(/About this change claude made in change\.txt/);
     // Five lines: 2.1 folded the paste in its prompt and sends it in <pasted_content> tags.
     expect(text).toMatch(/@change\.txt#L2\s+(<pasted_content[^>]*>\n)?About this change claude made in change\.txt:\n```+diff\n-beta\n\+BETA 3a7e\n```+/);
+  });
+
+  it('Ask Claude About This Change from the gutter peek of a git hunk: @tracked.txt#L2 and the uncommitted diff', () => {
+    const d = expectInnerPassed('git-change');
+    expect(d.peek).toMatchObject({ titles: expect.arrayContaining(['Ask Claude About This Change']) });
+    const { typed: text } = requestWith(/About this uncommitted change in tracked\.txt:\s*\n[\s\S]*`{3,}diff/);
+    expect(text).toMatch(/@tracked\.txt#L2\s+(<pasted_content[^>]*>\n)?About this uncommitted change in tracked\.txt:\n```+diff\n-two\n\+TWO 7c2d\n```+/);
+  });
+
+  it('Ask Claude About This Change from a changed file\'s context menu in Source Control: @tracked.txt and the file named', () => {
+    const d = expectInnerPassed('scm-file');
+    // Only git lists the file (the user changed it before claude ran): one row, one such item.
+    expect(d.menu).toMatchObject({ rows: 1, items: expect.arrayContaining(['Ask Claude About This Change']) });
+    expect((d.menu as { items: string[] }).items.filter((i) => i === 'Ask Claude About This Change')).toHaveLength(1);
+    const scm = typed.filter((t) => /About this uncommitted change in tracked\.txt:/.test(t) && !/```+diff/.test(t));
+    expect(scm).toEqual([expect.stringMatching(/@tracked\.txt About this uncommitted change in tracked\.txt:/)]);
   });
 
   it('a problem in an excluded file (secrets/) is refused and the user told which setting', () => {

@@ -135,3 +135,19 @@ export async function clickPeekAction(page: Page, title: string): Promise<{ titl
   await page.locator(`.dirty-diff .action-label[aria-label="${title}"]`).first().click({ timeout: 5_000 });
   return { titles };
 }
+
+/**
+ * Right-clicks a changed file in the Source Control view (open) and clicks an item of its context menu;
+ * answers the items the menu had and how many rows show the file (one per provider listing it).
+ */
+export async function clickScmFileMenu(page: Page, file: string, item: string): Promise<{ items: string[]; rows: number }> {
+  const rows = page.locator('.scm-view .monaco-list-row', { has: page.locator('.label-name', { hasText: file }) });
+  await rows.first().waitFor({ timeout: 10_000 });
+  const count = await rows.count();
+  await rows.first().click({ button: 'right', timeout: 10_000 });
+  const menu = page.locator('.context-view .monaco-menu');
+  await menu.first().waitFor({ timeout: 5_000 });
+  const items = (await menu.locator('.action-label').allTextContents()).map((t) => t.trim()).filter(Boolean);
+  await menu.locator('.action-label', { hasText: item }).first().click({ timeout: 5_000 });
+  return { items, rows: count };
+}

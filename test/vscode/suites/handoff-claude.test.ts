@@ -235,7 +235,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
     editor.selection = new vscode.Selection(0, 0, 0, 0);
     await sleep(1500);
-    // The gutter's peek on the change (git is off here: Claude's changes is the only quick diff).
+    // The gutter's peek on the change (change.txt is untracked: Claude's changes is its only quick diff).
     await vscode.commands.executeCommand('editor.action.dirtydiff.next');
     await sleep(1000);
     d.peek = await probe('clickPeekAction', { title: 'Ask Claude About This Change' });
@@ -243,6 +243,38 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await nothingSentThenEnter(a, 'About this change claude made', 'answered change');
     await vscode.commands.executeCommand('closeDirtyDiff').then(undefined, () => undefined);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('[git-change] Ask Claude About This Change in the gutter peek of a git hunk puts @tracked.txt#L2 and the uncommitted diff into claude\'s prompt', async () => {
+    started = Date.now();
+    const d = (data['git-change'] = {} as Record<string, unknown>);
+    // The user's own uncommitted change to a file git tracks, made before claude started (the outer test):
+    // git's quick diff is its only one.
+    const file = path.join(workspace, 'tracked.txt');
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
+    await waitFor('the editor to hold the change', () => editor.document.getText().includes('TWO 7c2d'), 10_000);
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    // It needs git's first scan of the repository.
+    d.peek = await waitFor("git's hunk in the gutter peek", async () => {
+      await vscode.commands.executeCommand('editor.action.dirtydiff.next');
+      await sleep(1000);
+      return probe<{ titles: string[] }>('clickPeekAction', { title: 'Ask Claude About This Change' }).catch(() => undefined);
+    }, 30_000, 500);
+    d.prompt = await promptShows(a, '@tracked.txt#L2 [Pasted text #');
+    await nothingSentThenEnter(a, 'About this uncommitted change in tracked.txt', 'answered git change');
+    await vscode.commands.executeCommand('closeDirtyDiff').then(undefined, () => undefined);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('[scm-file] Ask Claude About This Change in the context menu of a changed file in Source Control puts @tracked.txt into claude\'s prompt', async () => {
+    started = Date.now();
+    const d = (data['scm-file'] = {} as Record<string, unknown>);
+    await vscode.commands.executeCommand('workbench.view.scm');
+    await sleep(1000);
+    d.menu = await probe('scmFileMenu', { file: 'tracked.txt', item: 'Ask Claude About This Change' });
+    d.prompt = await promptShows(a, '@tracked.txt About this uncommitted change in tracked.txt:');
+    await nothingSentThenEnter(a, 'About this uncommitted change in tracked.txt:', 'answered scm file', 1);
+    await vscode.commands.executeCommand('workbench.action.closeSidebar');
   });
 
   it('[two] two claude: the one whose terminal was used last gets it; with handOffTo "ask" the quick pick decides', async () => {
