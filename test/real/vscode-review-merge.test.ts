@@ -2,7 +2,8 @@
  * claude's proposals for files the user has typed into and not saved, end to end: ONE code-server window
  * with the packaged extension, ONE real `claude` (2.1.328, default permission mode) typed into its
  * terminal, a scripted model. Issue 34. Every scenario (disjoint edits accepted and then edited again,
- * rejected, a conflict resolved by hand, a Write over the whole file, a CRLF file) runs NC_MERGE_ROUNDS
+ * rejected, a conflict resolved by hand, a Write over the whole file, a CRLF file, the tools route's
+ * apply_diff on a Latin-1 file) runs NC_MERGE_ROUNDS
  * times (default 2) on the same paths, so later rounds run in a window with history. The inner suite
  * (test/vscode/suites/review-merge-claude.test.ts) types, reviews and checks the buffers and the disk; this
  * test checks what the model heard.
@@ -14,6 +15,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
 import { CLAUDE_VERSION } from './harness/claudeCli';
 import { codeServerAvailable, compileInnerSuites } from './harness/codeServer';
@@ -28,6 +30,7 @@ const typed = 'one (typed, not saved)\ntwo\nthree\nfour\nfive\nsix\nseven\n';
 const merged = 'one (typed, not saved)\ntwo\nthree\nfour\nfive\nSIX by claude\nseven\n';
 const writeResolved = 'one (typed, not saved)\nall new\n';
 const crlf = (s: string) => s.replace(/\n/g, '\r\n');
+const latin1Saved = 'name = café\nkey = one\nlast = old\n';
 const TEXTS = {
   saved,
   typed,
@@ -43,6 +46,9 @@ const TEXTS = {
   crlfSaved: crlf(saved),
   crlfTyped: crlf(typed),
   crlfMerged: crlf(merged),
+  latin1Saved,
+  latin1Typed: latin1Saved.replace('café', 'café (typed, not saved)'),
+  latin1Merged: latin1Saved.replace('café', 'café (typed, not saved)').replace('old', 'new'),
 };
 
 describe('vscode-review-merge: claude proposes, the user has unsaved edits, the review is of the merge', () => {
@@ -59,6 +65,14 @@ describe('vscode-review-merge: claude proposes, the user has unsaved edits, the 
     const steps = (scenario: string): ToolUse[] => {
       const name = scenario.replace(/-\d+$/, '');
       const file_path = abs(`${name}.txt`);
+      if (name === 'latin1') {
+        // The tools route's apply_diff (no Read needed: it reads the file itself).
+        const tool = `mcp__${TOOLS_SERVER_NAME}__apply_diff`;
+        return [
+          { name: 'ToolSearch', input: { query: `select:${tool}`, max_results: 1 } },
+          { name: tool, input: { path: 'latin1.ini', diff: '<<<<<<< SEARCH\nlast = old\n=======\nlast = new\n>>>>>>> REPLACE' } },
+        ];
+      }
       // A Read first, as a model does: claude refuses to write a file changed since it last read it (the
       // test writes each file anew every round).
       return [{ name: 'Read', input: { file_path } }, ...changes(name, file_path)];
@@ -84,12 +98,18 @@ describe('vscode-review-merge: claude proposes, the user has unsaved edits, the 
     model.respond(...Array.from({ length: 40 * ROUNDS }, () => scenarioModel('merge', steps)));
     const specPath = `${workspace}-spec.json`;
     const resultsPath = `${specPath}.results.json`;
-    const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_MERGE_SPEC: specPath } });
+    const ic = prepareIntegratedClaude({
+      workspace,
+      modelUrl: model.url,
+      env: { NC_MERGE_SPEC: specPath },
+      globalConfig: { mcpServers: { [TOOLS_SERVER_NAME]: toolsRouteEntry() } },
+      settings: { permissions: { allow: [`mcp__${TOOLS_SERVER_NAME}`] } },
+    });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, rounds: ROUNDS, texts: TEXTS }));
     const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<InnerResult>({
       ic,
       model,
-      server: { workspace, vsixPaths: [vsix], userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'workbench.startupEditor': 'none' } },
+      server: { workspace, vsixPaths: [vsix], userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'workbench.startupEditor': 'none', '[ini]': { 'files.encoding': 'iso88591' } } },
       run: { files: ['review-merge-claude'], timeout: 900_000, timeoutMs: 1_000_000, name: 'review-merge-claude' },
       resultsPath,
     });
@@ -101,6 +121,11 @@ describe('vscode-review-merge: claude proposes, the user has unsaved edits, the 
       const heard = (name: string, round: number) => model.toolResultText(`toolu_nc_merge_${name}-${round}_1`);
       const accepted = ['disjoint', 'conflict', 'write', 'crlf'].flatMap((name) => Array.from({ length: ROUNDS }, (_, i) => ({ name: `${name}-${i + 1}`, heard: heard(name, i + 1) })));
       console.log(JSON.stringify({ inner: inner?.data, heard: accepted.filter((a) => a.name.endsWith('-1')) }, null, 2));
+      // apply_diff's own answer: accepted, the user's unsaved edits merged in.
+      for (let round = 1; round <= ROUNDS; round++) {
+        const answer = JSON.parse(heard('latin1', round) ?? '{}') as Record<string, unknown>;
+        expect({ round, answer }).toEqual({ round, answer: expect.objectContaining({ status: 'accepted', path: 'latin1.ini', merged_with_unsaved_edits: true }) });
+      }
       for (const a of accepted) {
         expect(a).toEqual({ name: a.name, heard: expect.stringMatching(/has been updated successfully\.[\s\S]*The user modified your proposed (changes|content) before accepting (them|it)/) });
       }

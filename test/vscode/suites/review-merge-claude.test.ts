@@ -11,6 +11,8 @@
  *             resolves them; accepted, claude writes the resolution, the editor ends clean.
  *   write     claude's Write replaces the file: one conflict over the whole file; resolved by hand.
  *   crlf      a CRLF file: the merge keeps CRLF, bytes exact on disk.
+ *   latin1    the tools route's apply_diff on a Latin-1 file (files.encoding): the merge written through
+ *             the user's own editor, which ends clean; every byte Latin-1 (é stays e9).
  * The outer test scripts the model and checks what reached it. Runs only with $NC_MERGE_SPEC.
  */
 import * as assert from 'assert';
@@ -18,7 +20,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, before, describe, it } from '../bdd';
-import { screen, startClaudeInTerminal, submit, waitForScreen } from '../claudeInTerminal';
+import { answer, screen, startClaudeInTerminal, submit, waitForScreen } from '../claudeInTerminal';
 import { openedReview, proposalTabs } from '../toolsClient';
 import { installedExtension, sleep, waitFor } from '../util';
 
@@ -48,11 +50,16 @@ interface MergeTexts {
   crlfSaved: string;
   crlfTyped: string;
   crlfMerged: string;
+  /** latin1.ini, in ISO 8859-1 (the outer test's files.encoding for ini): the é is byte e9. */
+  latin1Saved: string;
+  latin1Typed: string;
+  latin1Merged: string;
 }
 
 const SPEC_PATH = process.env.NC_MERGE_SPEC;
 const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
 const data: Record<string, unknown> = {};
+const SCENARIOS = ['disjoint', 'reject', 'conflict', 'write', 'crlf', 'latin1'];
 
 function record(state: string, error?: Error): void {
   fs.writeFileSync(spec!.results, JSON.stringify({ state, error: error ? String(error.stack ?? error) : undefined, data }, null, 2));
@@ -76,8 +83,8 @@ describe('one window, one claude: its proposals for files with unsaved edits, re
   });
 
   /** The file saved as `saved`, open in an editor, the user's typing in it (whole text `typed`), not saved. */
-  async function dirtyFile(rel: string, saved: string, typed: string): Promise<vscode.TextDocument> {
-    fs.writeFileSync(abs(rel), saved);
+  async function dirtyFile(rel: string, saved: string, typed: string, encoding: BufferEncoding = 'utf8'): Promise<vscode.TextDocument> {
+    fs.writeFileSync(abs(rel), Buffer.from(saved, encoding));
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(abs(rel)), { preview: false });
     await waitFor(`${rel} as saved in its editor`, () => editor.document.getText() === saved, 10_000);
     const all = new vscode.Range(editor.document.lineAt(0).range.start, editor.document.lineAt(editor.document.lineCount - 1).rangeIncludingLineBreak.end);
@@ -191,6 +198,28 @@ describe('one window, one claude: its proposals for files with unsaved edits, re
         await done(prompt);
         break;
       }
+      case 'latin1': {
+        const ini = 'latin1.ini';
+        const document = await dirtyFile(ini, t.latin1Saved, t.latin1Typed, 'latin1');
+        facts.encoding = document.encoding;
+        await submit(prompt);
+        // claude may ask before the model's first use of a tool of the tools route; the user says yes.
+        await waitFor('the review of latin1.ini (or claude asking first)', async () => {
+          if (proposalTabs().some((p) => path.posix.basename(p.input.modified.path) === ini)) return true;
+          if (/Do you want to proceed\?/.test(await screen())) await answer(/Do you want to proceed\?/, ['Enter'], 15_000);
+          return false;
+        }, 30_000, 250);
+        const opened = await review(ini, t.latin1Merged);
+        await vscode.commands.executeCommand('nativeClaude.acceptReview', opened.input.modified);
+        // Written through the user's document: clean at once, the bytes Latin-1.
+        await waitFor('latin1.ini written in Latin-1', () => fs.readFileSync(abs(ini)).equals(Buffer.from(t.latin1Merged, 'latin1')), 20_000).catch(() => {
+          throw new Error(`latin1.ini on disk: ${fs.readFileSync(abs(ini)).toString('hex')}, expected ${Buffer.from(t.latin1Merged, 'latin1').toString('hex')}`);
+        });
+        await waitFor("latin1.ini's editor to be clean", () => !document.isDirty && document.getText() === t.latin1Merged, 10_000);
+        facts.bytes = fs.readFileSync(abs(ini)).toString('hex');
+        await done(prompt);
+        break;
+      }
       default:
         throw new Error(`no scenario ${name}`);
     }
@@ -202,14 +231,14 @@ describe('one window, one claude: its proposals for files with unsaved edits, re
   it('runs the scenarios, round after round in one window', async function () {
     try {
       for (let round = 1; round <= spec!.rounds; round++) {
-        for (const name of ['disjoint', 'reject', 'conflict', 'write', 'crlf']) await scenario(name, round);
+        for (const name of SCENARIOS) await scenario(name, round);
         // The next round on the same paths: every file deleted and written anew, the editors closed unsaved.
         for (const document of vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file' && d.isDirty)) {
           await vscode.window.showTextDocument(document);
           await vscode.commands.executeCommand('workbench.action.files.revert');
         }
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-        for (const name of ['disjoint', 'reject', 'conflict', 'write', 'crlf']) fs.rmSync(abs(`${name}.txt`), { force: true });
+        for (const file of [...SCENARIOS.map((n) => `${n}.txt`), 'latin1.ini']) fs.rmSync(abs(file), { force: true });
         await sleep(500);
       }
       record('passed');
