@@ -83,6 +83,40 @@ export function conflictsLeft(text: string): number {
   return count;
 }
 
+/** One conflict left in a review's right side: 0-based lines of its three markers, and each side's lines. */
+export interface ConflictRegion {
+  start: number;
+  separator: number;
+  end: number;
+  ours: string[];
+  theirs: string[];
+}
+
+/**
+ * The conflicts the text holds, in order: a `<<<<<<< your unsaved edits` line, then `=======`, then
+ * `>>>>>>> Claude's proposal`. A region whose markers the user broke (one deleted, another conflict
+ * started inside) is not one: nothing is offered for it.
+ */
+export function conflictRegions(text: string): ConflictRegion[] {
+  const lines = toLf(text).split('\n');
+  const regions: ConflictRegion[] = [];
+  for (let start = 0; start < lines.length; start++) {
+    if (lines[start] !== OURS_MARKER) continue;
+    const separator = lines.findIndex((l, i) => i > start && (l === SEPARATOR_MARKER || l === OURS_MARKER || l === THEIRS_MARKER));
+    if (separator === -1 || lines[separator] !== SEPARATOR_MARKER) continue;
+    const end = lines.findIndex((l, i) => i > separator && (l === THEIRS_MARKER || l === OURS_MARKER || l === SEPARATOR_MARKER));
+    if (end === -1 || lines[end] !== THEIRS_MARKER) continue;
+    regions.push({ start, separator, end, ours: lines.slice(start + 1, separator), theirs: lines.slice(separator + 1, end) });
+    start = end;
+  }
+  return regions;
+}
+
+/** The lines a conflict becomes when the user keeps one side, or both (theirs after ours). */
+export function keptLines(region: ConflictRegion, keep: 'ours' | 'theirs' | 'both'): string[] {
+  return keep === 'ours' ? region.ours : keep === 'theirs' ? region.theirs : [...region.ours, ...region.theirs];
+}
+
 /** Lines with their `\n`; the last one has none when the text does not end with a line break. */
 function linesOf(text: string): string[] {
   const lf = toLf(stripBom(text));

@@ -9,6 +9,7 @@ import { conflictsLeft } from '../review/threeWayMerge';
 import { stripBom } from '../workspace/textFormat';
 import { MemoryFileSystem, ORIGINAL_SCHEME, PROPOSAL_SCHEME } from './proposalFileSystem';
 import { notify } from './notify';
+import { registerReviewConflictLenses } from './reviewConflictLenses';
 
 interface ReviewSides {
   original: vscode.Uri;
@@ -78,6 +79,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
       vscode.workspace.registerFileSystemProvider(ORIGINAL_SCHEME, this.originals, { isCaseSensitive: true, isReadonly: true }),
       vscode.commands.registerCommand('nativeClaude.acceptReview', (uri?: vscode.Uri) => this.decideFromUi(uri, 'accept')),
       vscode.commands.registerCommand('nativeClaude.rejectReview', (uri?: vscode.Uri) => this.decideFromUi(uri, 'reject')),
+      registerReviewConflictLenses(log),
       vscode.workspace.onWillSaveTextDocument((e) => {
         if (e.document.uri.scheme === PROPOSAL_SCHEME) this.saveReasons.set(e.document.uri.toString(), e.reason);
       }),

@@ -177,6 +177,8 @@ describe('vscode-tools', () => {
         'link-swapped',
         'list',
         'merge-conflict',
+        'merge-lenses',
+        'merge-lenses-attacker',
         'merge-opendiff-accept',
         'merge-opendiff-reject',
         'merge-tools-accept',
@@ -318,6 +320,15 @@ describe('vscode-tools', () => {
 
     it('overlapping edits: conflict markers; an accept with markers left is refused; resolved, accepted', () => {
       expectInnerPassed('merge-conflict');
+    });
+
+    it("a conflict's lenses in the review (Keep Your Edits / Keep Claude's Change / Keep Both) resolve it; VS Code's own merge lenses do not reach the review", () => {
+      expectInnerPassed('merge-lenses');
+    });
+
+    it("the lenses' command called by anyone on a real file, or with a made-up side, changes nothing", () => {
+      expectInnerPassed('merge-lenses-attacker');
+      expect(fs.readFileSync(abs('markers-on-disk.txt'), 'utf8')).toContain('<<<<<<< your unsaved edits');
     });
 
     it('nativeClaude.keepAcceptedFileOpen keeps the accepted file in a normal tab', () => {

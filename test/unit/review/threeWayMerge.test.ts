@@ -1,4 +1,4 @@
-import { conflictsLeft, mergeUnsavedEdits, OURS_MARKER, SEPARATOR_MARKER, THEIRS_MARKER } from '../../../src/review/threeWayMerge';
+import { conflictRegions, conflictsLeft, keptLines, mergeUnsavedEdits, OURS_MARKER, SEPARATOR_MARKER, THEIRS_MARKER } from '../../../src/review/threeWayMerge';
 import { NodeTextCodec } from '../../../src/workspace/encodings';
 import { withEol } from '../../../src/workspace/textFormat';
 
@@ -119,5 +119,38 @@ describe('mergeUnsavedEdits (saved file, the user\'s buffer, Claude\'s proposal)
     const merged = mergeUnsavedEdits(base, ours, theirs);
     expect(merged).toMatchObject({ conflicts: 1, tooLarge: true });
     expect(merged.text).toBe(`${OURS_MARKER}\n${ours}${SEPARATOR_MARKER}\n${theirs}${THEIRS_MARKER}\n`);
+  });
+});
+
+describe('conflictRegions / keptLines (the lenses over a review\'s conflicts)', () => {
+  const merged = mergeUnsavedEdits('a\nb\nc\nd\ne\n', 'a\nB mine\nc\nd\nE mine\n', 'a\nB claude\nc\nd\nE claude\n');
+
+  test('each conflict of a merge, with its sides, in order', () => {
+    expect(merged.conflicts).toBe(2);
+    const regions = conflictRegions(merged.text);
+    expect(regions.map((r) => ({ ours: r.ours, theirs: r.theirs }))).toEqual([
+      { ours: ['B mine'], theirs: ['B claude'] },
+      { ours: ['E mine'], theirs: ['E claude'] },
+    ]);
+    const lines = merged.text.split('\n');
+    for (const r of regions) expect([lines[r.start], lines[r.separator], lines[r.end]]).toEqual([OURS_MARKER, SEPARATOR_MARKER, THEIRS_MARKER]);
+  });
+
+  test('keeping one side or both', () => {
+    const [first] = conflictRegions(merged.text);
+    expect(keptLines(first, 'ours')).toEqual(['B mine']);
+    expect(keptLines(first, 'theirs')).toEqual(['B claude']);
+    expect(keptLines(first, 'both')).toEqual(['B mine', 'B claude']);
+  });
+
+  test('markers the user broke make no region: a deleted separator, a conflict started inside another, markers out of order', () => {
+    expect(conflictRegions(`${OURS_MARKER}\nx\n${THEIRS_MARKER}\n`)).toEqual([]);
+    expect(conflictRegions(`${OURS_MARKER}\nx\n${OURS_MARKER}\ny\n${SEPARATOR_MARKER}\nz\n${THEIRS_MARKER}\n`)).toEqual([{ start: 2, separator: 4, end: 6, ours: ['y'], theirs: ['z'] }]);
+    expect(conflictRegions(`${THEIRS_MARKER}\n${SEPARATOR_MARKER}\n${OURS_MARKER}\n`)).toEqual([]);
+    expect(conflictRegions('no markers\n')).toEqual([]);
+  });
+
+  test('CRLF text: the same regions', () => {
+    expect(conflictRegions(merged.text.replace(/\n/g, '\r\n'))).toEqual(conflictRegions(merged.text));
   });
 });
