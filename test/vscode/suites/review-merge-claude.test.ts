@@ -8,7 +8,8 @@
  *             claude writes it and the editor ends clean holding it; claude's next Edit of the file works.
  *   reject    the same, rejected: the buffer exactly as typed and dirty, the disk unchanged.
  *   conflict  both changed line 6: conflict markers; an accept with markers left is refused; the user
- *             resolves them; accepted, claude writes the resolution, the editor ends clean.
+ *             resolves them (by hand in round 1, with the Keep Both lens after); accepted, claude writes
+ *             the resolution, the editor ends clean.
  *   write     claude's Write replaces the file: one conflict over the whole file; resolved by hand.
  *   crlf      a CRLF file: the merge keeps CRLF, bytes exact on disk.
  *   latin1    the tools route's apply_diff on a Latin-1 file (files.encoding): the merge written through
@@ -165,9 +166,20 @@ describe('one window, one claude: its proposals for files with unsaved edits, re
         await sleep(1500);
         facts.afterFirstAccept = { pending: api.reviews().some((r) => r.filePath === abs(rel)), onDisk: read(rel) };
         assert.deepStrictEqual(facts.afterFirstAccept, { pending: true, onDisk: t.saved }, 'an accept with conflict markers left was not refused');
-        const editor = await vscode.window.showTextDocument(opened.document, { preview: false });
-        const all = new vscode.Range(editor.document.lineAt(0).range.start, editor.document.lineAt(editor.document.lineCount - 1).rangeIncludingLineBreak.end);
-        assert.ok(await editor.edit((b) => b.replace(all, t.conflictResolved)));
+        if (round === 1) {
+          // Resolved by hand: the whole right side typed over.
+          const editor = await vscode.window.showTextDocument(opened.document, { preview: false });
+          const all = new vscode.Range(editor.document.lineAt(0).range.start, editor.document.lineAt(editor.document.lineCount - 1).rangeIncludingLineBreak.end);
+          assert.ok(await editor.edit((b) => b.replace(all, t.conflictResolved)));
+        } else {
+          // Resolved with the conflict's lens Keep Both (yours, then Claude's): the same text.
+          const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', opened.input.modified)) ?? [];
+          facts.lenses = lenses.map((l) => l.command?.title);
+          const both = lenses.find((l) => l.command?.title === 'Keep Both');
+          assert.ok(both?.command, `no Keep Both lens among ${JSON.stringify(facts.lenses)}`);
+          assert.strictEqual(await vscode.commands.executeCommand(both.command.command, ...(both.command.arguments ?? [])), true);
+          assert.strictEqual(opened.document.getText(), t.conflictResolved);
+        }
         await vscode.commands.executeCommand('nativeClaude.acceptReview', opened.input.modified);
         await writtenAndClean(rel, document, t.conflictResolved);
         await done(prompt);
