@@ -11,7 +11,9 @@
  *   it showed "The editor could not be opened due to an unexpected error", with accept/reject buttons);
  * - a notification names the file and says to answer in claude's terminal;
  * - claude has reconnected and still shows its own prompt, and answering there works: Yes writes the file,
- *   Esc leaves it byte-identical.
+ *   Esc leaves it byte-identical;
+ * - with the user's unsaved typing in hello.js (the review is of the merge), the reload gives the typing
+ *   back (VS Code's hot exit: the tab dirty, the line in the editor) and the disk stays as it was.
  *
  * Run (under the machine's real-test lock):
  *   flock /tmp/native-claude-real.lock npx jest --selectProjects real --runInBand -- test/real/vscode-review-window-life.test.ts
@@ -27,10 +29,12 @@ import { codeServerAvailable, findFiles, openWorkbench, processTree, saveScreens
 import { startFakeModel, type FakeModel, type MessagesRequest, type Reply, freshMessages, textOf } from './harness/fakeModel';
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
-import { editorErrors, editorTabLabels, notificationTexts, ourStatus, reloadWindow, runCommand, until } from './harness/workbenchUi';
+import { editorErrors, editorTabLabels, notificationTexts, openFileByName, ourStatus, reloadWindow, runCommand, until } from './harness/workbenchUi';
 
 const ORIGINAL = 'console.log("hello");\n';
 const PROPOSED = 'console.log("hello, world");\n';
+/** With the user's typing: lines between claude's change (line 1) and the typing (the end) keep them apart. */
+const LONGER = 'console.log("hello");\nconst a = 1;\nconst b = 2;\n';
 const REVIEW_TAB = /\[Claude Code\] hello\.js/;
 const CLI_PROMPT = /Do you want to make this edit to hello\.js\?/;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -62,7 +66,14 @@ interface Seen {
   cliAfter?: string;
   cliAnswered?: string;
   file?: string;
+  /** With unsaved typing: the dirty tabs and the editor's text before and after the interruption. */
+  dirtyBefore?: string[];
+  dirtyAfter?: string[];
+  editorAfter?: string;
 }
+
+const TYPED_LINE = '// typed, not saved';
+const dirtyTabs = (page: Page) => page.evaluate(`Array.from(document.querySelectorAll('.editor .tabs-container .tab.dirty')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`) as Promise<string[]>;
 
 describe('vscode-review-window-life', () => {
   let model: FakeModel;
@@ -114,12 +125,12 @@ describe('vscode-review-window-life', () => {
    * A fresh window with claude in its terminal and claude's review of hello.js open; `interrupt` happens to
    * the window; then claude is answered in its terminal with `answer`.
    */
-  async function reviewInterrupted(name: string, interrupt: (page: Page) => Promise<void>, answer: 'Enter' | 'Escape'): Promise<Seen> {
+  async function reviewInterrupted(name: string, interrupt: (page: Page) => Promise<void>, answer: 'Enter' | 'Escape', opts: { typed?: boolean } = {}): Promise<Seen> {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `nc-review-life-${name}-`)));
     const folder = path.join(root, 'ws');
     fs.mkdirSync(folder);
     const file = path.join(folder, 'hello.js');
-    fs.writeFileSync(file, ORIGINAL);
+    fs.writeFileSync(file, opts.typed ? LONGER : ORIGINAL);
     const ic: IntegratedClaude = prepareIntegratedClaude({ workspace: folder, modelUrl: model.url });
     let wb: Workbench | undefined;
     const seen: Seen = {};
@@ -147,12 +158,24 @@ describe('vscode-review-window-life', () => {
         await waitForScreen(ic.tmuxSocket, /❯/, 30_000);
         // The CLI registers its handlers shortly after connecting.
         await sleep(1500);
+        if (opts.typed) {
+          // The user opens hello.js and types a line at its end, not saved: claude's review is of the merge.
+          await openFileByName(page, 'hello.js');
+          await until('hello.js in the editor', async () => ((await editorTabLabels(page)).some((t) => /^hello\.js/.test(t)) ? true : undefined), 15_000);
+          await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+          await page.keyboard.press('Control+End');
+          await page.keyboard.type(TYPED_LINE);
+          seen.dirtyBefore = await until('hello.js dirty', async () => {
+            const dirty = await dirtyTabs(page);
+            return dirty.some((t) => /hello\.js/.test(t)) ? dirty : undefined;
+          }, 10_000);
+        }
         const prompt = `edit ${folder}/hello.js`;
         await tmux(ic.tmuxSocket, 'send-keys', '-t', 'main', '-l', '--', prompt);
         await waitForScreen(ic.tmuxSocket, new RegExp(prompt.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')), 5_000);
         await sleep(200);
         await tmux(ic.tmuxSocket, 'send-keys', '-t', 'main', 'Enter');
-        seen.tabsBefore = await until('the review tab', async () => {
+        seen.tabsBefore = await until(opts.typed ? 'the review tab (of the merge)' : 'the review tab', async () => {
           const tabs = await editorTabLabels(page);
           return tabs.some((t) => REVIEW_TAB.test(t)) ? tabs : undefined;
         }, 60_000);
@@ -176,6 +199,14 @@ describe('vscode-review-window-life', () => {
         seen.tabsAfter = await editorTabLabels(page);
         seen.errorsAfter = await editorErrors(page);
         seen.cliAfter = await screen(ic.tmuxSocket);
+        if (opts.typed) {
+          // VS Code's hot exit gives the typing back: the tab dirty, the line in the editor.
+          seen.dirtyAfter = await until('hello.js restored dirty', async () => {
+            const dirty = await dirtyTabs(page);
+            return dirty.some((t) => /hello\.js/.test(t)) ? dirty : undefined;
+          }, 30_000).catch(() => dirtyTabs(page));
+          seen.editorAfter = await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText().catch((e: Error) => e.message);
+        }
         debug('after the interruption');
 
         // claude's own prompt still answers.
@@ -224,6 +255,15 @@ describe('vscode-review-window-life', () => {
     const seen = await reviewInterrupted('reload', reloadWindow, 'Enter');
     noBrokenReviewTab(seen);
     expect(seen.file).toBe(PROPOSED);
+  }, 300_000);
+
+  it("Reload Window while claude waits on the review of a merge with unsaved typing: the typing comes back (hot exit), dirty; the file on disk untouched; Esc in claude's terminal leaves it so", async () => {
+    const seen = await reviewInterrupted('reload-typed', reloadWindow, 'Escape', { typed: true });
+    noBrokenReviewTab(seen);
+    expect(seen.tabsBefore?.find((t) => REVIEW_TAB.test(t))).toMatch(/your unsaved edits \(merged\)/);
+    expect(seen.dirtyAfter).toEqual([expect.stringMatching(/^hello\.js/)]);
+    expect(seen.editorAfter?.replace(/\u00a0/g, ' ')).toContain(TYPED_LINE);
+    expect(seen.file).toBe(LONGER);
   }, 300_000);
 
   it("the extension host restarts while claude waits on a review: its tab is closed with a word on where to answer; Esc in claude's terminal leaves the file as it was", async () => {

@@ -48,6 +48,23 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await until(`the palette to close after "${title}"`, async () => !(await widget.isVisible()), 15_000);
 }
 
+/** Opens a workspace file by its name from Quick Open (the palette without `>`), as a user would. */
+export async function openFileByName(page: Page, name: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  const input = widget.locator('input').first();
+  await until('the previous palette to close', async () => !(await widget.isVisible()), 15_000);
+  await until('Quick Open', async () => {
+    if (!(await widget.isVisible())) await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 3_000 });
+    return input.isEditable();
+  }, 30_000, 500);
+  await input.fill(name);
+  const row = widget.locator('.quick-input-list .monaco-list-row', { has: page.locator('.label-name', { hasText: name }) }).first();
+  await row.waitFor({ timeout: 20_000 });
+  await row.click();
+  await until(`the palette to close after opening ${name}`, async () => !(await widget.isVisible()), 15_000);
+}
+
 /** Developer: Reload Window, and waits for the reloaded workbench in the same page. */
 export async function reloadWindow(page: Page): Promise<void> {
   await page.evaluate('window.__ncBeforeReload = true');
