@@ -153,7 +153,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     walkthrough,
     registerPendingReviews(review, statusBar, (id) => windowSessions.whoAsked(id)),
     registerMentionCommand(sessionTerminals, log, currentSharingPolicy),
-    registerHandoffCommands(sessionTerminals, log, currentSharingPolicy, (uri) => claudeChanges.originalOf(uri)),
+    registerHandoffCommands(sessionTerminals, log, currentSharingPolicy, (uri) => claudeChanges.changeOf(uri)),
     registerSelectionSharing(() => selection.refresh()),
     ...registerServerCommands(ideBridge, lifecycle, log, { ...windowSessions.launch, toolsEnabled: () => toolsRoute.isEnabled(), toolsServerName: () => toolsRoute.serverName() }, () => sessionLabels().map(describeSession)),
     vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable().then(walkthrough.refreshTools)),

@@ -107,18 +107,26 @@ export function problemPrompt(action: 'fix' | 'explain', problems: readonly Prob
 }
 
 export interface ChangeInfo {
-  /** Whose change: the file's uncommitted change (git) or one claude made. */
-  kind: 'git' | 'claude';
+  /**
+   * Whose change: the file's uncommitted change (git), one claude made, or one Claude's changes lists
+   * without certainty (the file changed while claude worked, no call of claude's naming it).
+   */
+  kind: 'git' | 'claude' | 'claude-uncertain';
   /** The file as the user reads it (workspace-relative). */
   displayPath: string;
   /** Unified-diff lines of the hunk (`-old`, `+new`); empty for a whole file. */
   diff: string;
 }
 
-/** "About this change claude made in src/a.ts:" and the hunk's diff (capped). */
+/** "About this change claude made in src/a.ts:" and the hunk's diff (capped); never claims more than is known. */
 export function changePrompt(change: ChangeInfo): string {
-  const whose = change.kind === 'claude' ? 'this change claude made' : 'this uncommitted change';
-  const head = `About ${whose} in ${cleanLine(change.displayPath, 300)}:`;
+  const file = cleanLine(change.displayPath, 300);
+  const head =
+    change.kind === 'claude'
+      ? `About this change claude made in ${file}:`
+      : change.kind === 'claude-uncertain'
+      ? `About this change in ${file}, made while claude was working (maybe not by claude):`
+      : `About this uncommitted change in ${file}:`;
   return change.diff.trim() === '' ? head : `${head}\n${fenced(capExcerpt(change.diff, 'head'), 'diff')}`;
 }
 

@@ -285,10 +285,15 @@ export class ClaudeChanges implements vscode.Disposable {
 
   /** The quick diff's original of a file claude changed (also what Ask Claude About This Change compares with). */
   originalOf(uri: vscode.Uri): vscode.Uri | undefined {
+    return this.changeOf(uri)?.original;
+  }
+
+  /** The file's content before claude and whether claude certainly changed it (the hand-off's words). */
+  changeOf(uri: vscode.Uri): { original: vscode.Uri; certain: boolean } | undefined {
     if (uri.scheme !== 'file') return undefined;
     for (const session of this.tracker.list()) {
       const change = session.files.find((f) => f.path === uri.fsPath);
-      if (change) return beforeUri(change);
+      if (change) return { original: beforeUri(change), certain: change.attribution === 'certain' };
     }
     return undefined;
   }

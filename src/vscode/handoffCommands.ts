@@ -32,7 +32,8 @@ export type HandoffOutcome =
   | { sent: false; reason: string };
 
 /** The `claude-before:` original of a file claude changed (src/vscode/claudeChanges.ts's quick diff). */
-export type ClaudeOriginal = (uri: vscode.Uri) => vscode.Uri | undefined;
+/** Claude's changes' record of a file: its content before claude, and whether claude certainly changed it. */
+export type ClaudeChangeOf = (uri: vscode.Uri) => { original: vscode.Uri; certain: boolean } | undefined;
 
 const LAUNCH_COMMAND = 'nativeClaude.launchClaude';
 /** How long a claude started for a hand-off may take to connect and be found in its terminal. */
@@ -44,7 +45,7 @@ export function registerHandoffCommands(
   sessions: SessionTerminals<vscode.Terminal>,
   log: Logger,
   policy: () => SharingPolicy,
-  claudeOriginal: ClaudeOriginal,
+  claudeChangeOf: ClaudeChangeOf,
 ): vscode.Disposable {
   const recency = new TerminalRecency<vscode.Terminal>();
   recency.touch(vscode.window.activeTerminal);
@@ -91,16 +92,19 @@ export function registerHandoffCommands(
     if (!uri || uri.scheme !== 'file') return refuse('Claude can only be pointed at files on disk.');
     const displayPath = vscode.workspace.asRelativePath(uri, false);
     const hunk = Array.isArray(changes) && typeof index === 'number' ? changes[index] : undefined;
-    if (!hunk) return send({ mention: buildAtMention(uri.fsPath), text: changePrompt({ kind, displayPath, diff: '' }) }, uri.fsPath);
+    // Claude's changes lists files it cannot attribute with certainty too: the text says so.
+    const claude = kind === 'claude' ? claudeChangeOf(uri) : undefined;
+    const whose = kind === 'git' ? 'git' : claude?.certain === false ? 'claude-uncertain' : 'claude';
+    if (!hunk) return send({ mention: buildAtMention(uri.fsPath), text: changePrompt({ kind: whose, displayPath, diff: '' }) }, uri.fsPath);
     const refusal = handoffRefusal(policy(), uri.fsPath, displayPath);
     if (refusal) return refuse(refusal); // before reading anything of it
-    const original = kind === 'claude' ? claudeOriginal(uri) : await gitOriginal(uri);
+    const original = kind === 'claude' ? claude?.original : await gitOriginal(uri);
     const diff = await hunkDiff(uri, original, hunk);
     // A deletion (end 0) names the line it follows.
     const from = Math.max(1, hunk.modifiedStartLineNumber);
     const to = hunk.modifiedEndLineNumber === 0 ? from : hunk.modifiedEndLineNumber;
     const mention: AtMentionParams = { filePath: uri.fsPath, lineStart: Math.max(0, from - 1), lineEnd: Math.max(0, to - 1) };
-    return send({ mention, text: changePrompt({ kind, displayPath, diff }) }, uri.fsPath);
+    return send({ mention, text: changePrompt({ kind: whose, displayPath, diff }) }, uri.fsPath);
   };
 
   const cell = async (arg?: unknown): Promise<HandoffOutcome> => {

@@ -10,7 +10,9 @@
  *   the CLI having attached line 2 of bad.ts;
  * - Ask Claude About This Change from the gutter peek of a hunk claude made: `@change.txt#L2` and the diff;
  *   from the gutter peek of git's hunk (the user's uncommitted change): `@tracked.txt#L2` and its diff; from
- *   the context menu of the changed file in Source Control: `@tracked.txt` and the file named;
+ *   the context menu of the changed file in Source Control: `@tracked.txt` and the file named; for a file
+ *   another program changed while claude worked (Claude's changes lists it without certainty): "maybe not
+ *   by claude";
  * - a problem in secrets/ (excluded by default) is refused with a message naming the setting;
  * - Send to Claude on a terminal selection: the output, fenced;
  * - Send Cell to Claude on a cell that raised: `@nb.ipynb`, the code and the ValueError;
@@ -54,6 +56,7 @@ describe('vscode-handoff', () => {
     [/About this change claude made in change\.txt/, 'answered change'],
     [/About this uncommitted change in tracked\.txt:\s*\n[\s\S]*`{3,}diff/, 'answered git change'],
     [/About this uncommitted change in tracked\.txt:/, 'answered scm file'],
+    [/About this change in notes\.txt, made while claude was working/, 'answered uncertain'],
   ];
   const router = (request: MessagesRequest): Reply => {
     const fresh = freshMessages(request);
@@ -92,9 +95,10 @@ describe('vscode-handoff', () => {
     // A git repository with one committed file (the git-hunk and Source Control entry points); the rest
     // stays untracked, so git's quick diff has nothing for the files claude changes.
     fs.writeFileSync(path.join(workspace, 'tracked.txt'), 'one\ntwo\nthree\n');
+    fs.writeFileSync(path.join(workspace, 'notes.txt'), 'first\nsecond\nthird\n');
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: workspace, stdio: 'pipe' });
     git('init', '-q');
-    git('add', 'tracked.txt');
+    git('add', 'tracked.txt', 'notes.txt');
     git('commit', '-q', '-m', 'tracked');
     // The user's own uncommitted change, made before any claude ran (so it is not among Claude's changes).
     fs.writeFileSync(path.join(workspace, 'tracked.txt'), 'one\nTWO 7c2d\nthree\n');
@@ -191,6 +195,13 @@ describe('vscode-handoff', () => {
     expect((d.menu as { items: string[] }).items.filter((i) => i === 'Ask Claude About This Change')).toHaveLength(1);
     const scm = typed.filter((t) => /About this uncommitted change in tracked\.txt:/.test(t) && !/```+diff/.test(t));
     expect(scm).toEqual([expect.stringMatching(/@tracked\.txt About this uncommitted change in tracked\.txt:/)]);
+  });
+
+  it('a change Claude\'s changes lists without certainty (another program wrote it while claude worked): the text says "maybe not by claude", never "claude made"', () => {
+    expectInnerPassed('uncertain');
+    const { typed: text } = requestWith(/About this change in notes\.txt/);
+    expect(text).toContain('@notes.txt About this change in notes.txt, made while claude was working (maybe not by claude):');
+    expect(typed.some((t) => /claude made in notes\.txt/.test(t))).toBe(false);
   });
 
   it('a problem in an excluded file (secrets/) is refused and the user told which setting', () => {

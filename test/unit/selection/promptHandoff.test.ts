@@ -1,5 +1,5 @@
 import { chooseHandoffTarget, deliverHandoff, MENTION_BEFORE_TEXT_MS, TerminalRecency, type HandoffPlace } from '../../../src/selection/promptHandoff';
-import { capExcerpt, problemPrompt } from '../../../src/selection/promptText';
+import { capExcerpt, changePrompt, problemPrompt } from '../../../src/selection/promptText';
 import type { IdeSession } from '../../../src/server/sessionSource';
 
 const session = (id: number, log: string[] = []): IdeSession => ({ id, notify: async (method, params) => void log.push(`${method} ${JSON.stringify(params)}`) }) as IdeSession;
@@ -65,5 +65,16 @@ describe('prompt text', () => {
     expect(capExcerpt(text, 'head', 3, 1000)).toBe('l0\nl1\nl2\n[first 3 of 10 lines shown: capped at 3 lines / 1000 characters]');
     expect(capExcerpt(text, 'tail', 2, 1000)).toBe('[last 2 of 10 lines shown: capped at 2 lines / 1000 characters]\nl8\nl9');
     expect(capExcerpt('short\n', 'tail')).toBe('short');
+  });
+});
+
+describe('changePrompt says whose change only as far as it is known', () => {
+  test("git's change, claude's change, and one Claude's changes lists without certainty", () => {
+    const diff = '-a\n+b';
+    expect(changePrompt({ kind: 'git', displayPath: 'x.ts', diff })).toMatch(/^About this uncommitted change in x\.ts:\n/);
+    expect(changePrompt({ kind: 'claude', displayPath: 'x.ts', diff })).toMatch(/^About this change claude made in x\.ts:\n/);
+    const uncertain = changePrompt({ kind: 'claude-uncertain', displayPath: 'x.ts', diff: '' });
+    expect(uncertain).toBe('About this change in x.ts, made while claude was working (maybe not by claude):');
+    expect(uncertain).not.toMatch(/claude made/);
   });
 });

@@ -277,6 +277,20 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
   });
 
+  it('[uncertain] a file another program changed while claude worked: Claude\'s changes lists it without certainty, and its Ask Claude About This Change says "maybe not by claude"', async () => {
+    started = Date.now();
+    const d = (data.uncertain = {} as Record<string, unknown>);
+    const file = path.join(workspace, 'notes.txt');
+    fs.writeFileSync(file, 'first\nSECOND by another program\nthird\n');
+    await waitFor("Claude's changes to list notes.txt", async () => (await api.changes()).some((x) => x.files.some((f) => f.path === file)), 30_000, 250);
+    // What the Source Control menu passes for the file's row in Claude's changes: its resource state.
+    const outcome = await vscode.commands.executeCommand<Outcome>('nativeClaude.askAboutClaudeChange', { resourceUri: vscode.Uri.file(file) });
+    d.outcome = outcome;
+    assert.strictEqual(outcome.sent, true, JSON.stringify(outcome));
+    d.prompt = await promptShows(a, '@notes.txt About this change in notes.txt, made while claude was working (maybe not by claude):');
+    await nothingSentThenEnter(a, 'About this change in notes.txt, made while claude was working', 'answered uncertain');
+  });
+
   it('[two] two claude: the one whose terminal was used last gets it; with handOffTo "ask" the quick pick decides', async () => {
     started = Date.now();
     const d = (data.two = {} as Record<string, unknown>);
