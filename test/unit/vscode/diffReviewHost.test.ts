@@ -70,6 +70,8 @@ jest.mock(
   'vscode',
   () => ({
     EventEmitter,
+    Disposable: { from: (...items: Array<{ dispose(): unknown }>) => ({ dispose: () => items.forEach((d) => d.dispose()) }) },
+    languages: { registerCodeLensProvider: () => disposable },
     Uri,
     TabInputTextDiff,
     TabInputNotebookDiff,
@@ -87,6 +89,7 @@ jest.mock(
       },
       onWillSaveTextDocument: () => disposable,
       onDidSaveTextDocument: () => disposable,
+      onDidChangeTextDocument: () => disposable,
       textDocuments: [],
       openTextDocument: async (uri: Uri) => ({ uri, isDirty: false, getText: () => Buffer.from(fake.providers.get(uri.scheme)!.readFile(uri)).toString('utf8') }),
     },

@@ -83,13 +83,19 @@ describe('one window, one claude: its proposals for files with unsaved edits, re
     if (spec) await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  /** The user types `text` over the whole of `document` (shown in an editor). */
+  async function typeOver(document: vscode.TextDocument, text: string): Promise<void> {
+    const editor = await vscode.window.showTextDocument(document, { preview: false });
+    const all = new vscode.Range(editor.document.lineAt(0).range.start, editor.document.lineAt(editor.document.lineCount - 1).rangeIncludingLineBreak.end);
+    assert.ok(await editor.edit((b) => b.replace(all, text)));
+  }
+
   /** The file saved as `saved`, open in an editor, the user's typing in it (whole text `typed`), not saved. */
   async function dirtyFile(rel: string, saved: string, typed: string, encoding: BufferEncoding = 'utf8'): Promise<vscode.TextDocument> {
     fs.writeFileSync(abs(rel), Buffer.from(saved, encoding));
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(abs(rel)), { preview: false });
     await waitFor(`${rel} as saved in its editor`, () => editor.document.getText() === saved, 10_000);
-    const all = new vscode.Range(editor.document.lineAt(0).range.start, editor.document.lineAt(editor.document.lineCount - 1).rangeIncludingLineBreak.end);
-    assert.ok(await editor.edit((b) => b.replace(all, typed)));
+    await typeOver(editor.document, typed);
     assert.strictEqual(editor.document.isDirty, true);
     return editor.document;
   }
@@ -168,9 +174,7 @@ describe('one window, one claude: its proposals for files with unsaved edits, re
         assert.deepStrictEqual(facts.afterFirstAccept, { pending: true, onDisk: t.saved }, 'an accept with conflict markers left was not refused');
         if (round === 1) {
           // Resolved by hand: the whole right side typed over.
-          const editor = await vscode.window.showTextDocument(opened.document, { preview: false });
-          const all = new vscode.Range(editor.document.lineAt(0).range.start, editor.document.lineAt(editor.document.lineCount - 1).rangeIncludingLineBreak.end);
-          assert.ok(await editor.edit((b) => b.replace(all, t.conflictResolved)));
+          await typeOver(opened.document, t.conflictResolved);
         } else {
           // Resolved with the conflict's lens Keep Both (yours, then Claude's): the same text.
           const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', opened.input.modified)) ?? [];
@@ -189,9 +193,7 @@ describe('one window, one claude: its proposals for files with unsaved edits, re
         const document = await dirtyFile(rel, t.saved, t.typed);
         await submit(prompt);
         const opened = await review(rel, t.writeMarkers);
-        const editor = await vscode.window.showTextDocument(opened.document, { preview: false });
-        const all = new vscode.Range(editor.document.lineAt(0).range.start, editor.document.lineAt(editor.document.lineCount - 1).rangeIncludingLineBreak.end);
-        assert.ok(await editor.edit((b) => b.replace(all, t.writeResolved)));
+        await typeOver(opened.document, t.writeResolved);
         await vscode.commands.executeCommand('nativeClaude.acceptReview', opened.input.modified);
         await writtenAndClean(rel, document, t.writeOnDisk);
         await done(prompt);
