@@ -64,6 +64,11 @@ export class LanguageToolError extends Error {
   override readonly name = 'LanguageToolError';
 }
 
+/** A budget as the model reads it: seconds, or milliseconds below one. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
 export function formatPlace(shown: string, position: Position): string {
   return `${shown}:${position.line + 1}:${position.character + 1}`;
 }
@@ -114,7 +119,7 @@ export class LanguageQuery {
     if (answer.timedOut) {
       const of = languageId ? ` for ${languageId}` : '';
       throw new LanguageToolError(
-        `VS Code's ${what} provider${of} did not answer within ${Math.round(this.budgets.answerMs / 1000)} s (a language server still busy, or an extension stuck): nothing was found or ruled out. Ask again in a moment; if it keeps happening, use search_files.`,
+        `VS Code's ${what} provider${of} did not answer within ${duration(this.budgets.answerMs)} (a language server still busy, or an extension stuck): nothing was found or ruled out. Ask again in a moment; if it keeps happening, use search_files.`,
       );
     }
     return answer.value;
@@ -214,7 +219,7 @@ export class LanguageQuery {
     const answer = await this.within(this.features.open(file), this.budgets.readyMs, progress && ((ms) => progress(`Waiting for VS Code's language server to load ${path.basename(file)} (${Math.round(ms / 1000)} s)`)));
     if (answer.timedOut) {
       throw new LanguageToolError(
-        `VS Code's language server had not loaded ${shown} after ${Math.round(this.budgets.readyMs / 1000)} s (a project's first load in a new window can take long): nothing was checked. Ask again in a moment.`,
+        `VS Code's language server had not loaded ${shown} after ${duration(this.budgets.readyMs)} (a project's first load in a new window can take long): nothing was checked. Ask again in a moment.`,
       );
     }
     if (!answer.value) throw new LanguageToolError(`VS Code could not load ${shown} as a text document (binary, too large or gone).`);
