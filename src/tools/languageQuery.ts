@@ -14,7 +14,7 @@ import { MODEL_WAIT_MS } from '../diagnostics/waitBudgets';
 import { displayPathOf, type WorkspaceFolderView } from '../workspace/displayPaths';
 import { readTextIfExists } from '../workspace/readTextIfExists';
 import { resolveInWorkspace, type WorkspacePath } from '../workspace/workspacePaths';
-import { linesOf, oneNamed, positionOnLine, symbolInOutline } from './symbolPosition';
+import { linesOf, nameAtOrAfter, oneNamed, positionOnLine, symbolInOutline } from './symbolPosition';
 import { errorResult, textResult, type ToolContext } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 
@@ -35,10 +35,10 @@ const LINE_TEXT_FILE_BYTES = 8 * 1024 * 1024;
 const PROGRESS_EVERY_MS = 1000;
 
 export const positionFields = {
-  path: z.string().min(1).optional().describe('File, relative to the workspace folder.'),
+  path: z.string().min(1).optional().describe('File (workspace-relative).'),
   line: z.number().int().min(1).optional().describe('1-based line.'),
-  column: z.number().int().min(1).optional().describe('1-based column; or give symbol instead.'),
-  symbol: z.string().min(1).max(200).optional().describe('Name of the symbol: its first whole-word match on line; without line, looked up in the file (or, without path, the workspace).'),
+  column: z.number().int().min(1).optional().describe('1-based column, or give symbol.'),
+  symbol: z.string().min(1).max(200).optional().describe("Symbol's name: its first whole word on line; without line, found in path, or without path in the workspace."),
 };
 
 export type PositionArgs = { path?: string; line?: number; column?: number; symbol?: string };
@@ -274,7 +274,9 @@ export class LanguageQuery {
       throw new LanguageToolError(one.error + note);
     }
     const file = await this.openFile((await this.insideWorkspace(one.location))!);
-    const position = one.location.range.start;
+    // TypeScript's location is the whole declaration (`export class Box`): the name is further on.
+    const text = await readTextIfExists(file.target.realPath).catch(() => undefined);
+    const position = (text !== undefined && nameAtOrAfter(text, one.location.range.start, symbol)) || one.location.range.start;
     return { ...file, position, word: symbol, where: formatPlace(file.shown, position) };
   }
 

@@ -32,6 +32,21 @@ export function wholeWordMatches(line: string, symbol: string): number[] {
   return found;
 }
 
+/**
+ * Where `symbol`'s name is in a declaration that starts at `from`: its first whole-word match at or after
+ * `from`, within `maxLines` lines (a workspace symbol's location can be its whole declaration,
+ * `export class Box …`, and the name is where the other questions must be asked).
+ */
+export function nameAtOrAfter(text: string, from: Position, symbol: string, maxLines = 50): Position | undefined {
+  const lines = linesOf(text);
+  for (let line = from.line; line < Math.min(lines.length, from.line + maxLines); line++) {
+    const start = line === from.line ? from.character : 0;
+    const at = wholeWordMatches(lines[line], symbol).find((c) => c >= start);
+    if (at !== undefined) return { line, character: at };
+  }
+  return undefined;
+}
+
 /** The identifier at (or right before) a 0-based character of a line, if any. */
 export function wordAt(line: string, character: number): string | undefined {
   for (const match of line.matchAll(WORDS)) {

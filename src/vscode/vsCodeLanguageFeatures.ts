@@ -47,6 +47,13 @@ function callItemOf(item: vscode.CallHierarchyItem): CallItem {
 }
 
 export class VsCodeLanguageFeatures implements LanguageFeatures {
+  /**
+   * Files a language server has been waited for in this window. The wait asks a hover at the file's first
+   * word, which for a keyword (`import`, `export`) answers nothing, so it takes its full second each time;
+   * once a server has had the file, its providers answer (or wait for it) themselves.
+   */
+  private readonly waitedFor = new Set<string>();
+
   constructor(private readonly documents: CheckedDocuments) {}
 
   private run<T>(command: string, ...args: unknown[]): Promise<T | undefined> {
@@ -63,7 +70,10 @@ export class VsCodeLanguageFeatures implements LanguageFeatures {
     const document = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath);
     if (!document) return undefined;
     if (NO_LANGUAGE_SUPPORT.has(document.languageId)) return { languageId: document.languageId, hasLanguageSupport: false };
-    await this.documents.checkerAnswered(absolutePath);
+    if (!this.waitedFor.has(absolutePath)) {
+      await this.documents.checkerAnswered(absolutePath);
+      this.waitedFor.add(absolutePath);
+    }
     return { languageId: document.languageId, hasLanguageSupport: true };
   }
 

@@ -1,4 +1,4 @@
-import { linesOf, oneNamed, positionOnLine, symbolInOutline, wholeWordMatches, wordAt } from '../../../src/tools/symbolPosition';
+import { linesOf, nameAtOrAfter, oneNamed, positionOnLine, symbolInOutline, wholeWordMatches, wordAt } from '../../../src/tools/symbolPosition';
 import type { OutlineSymbol } from '../../../src/host/languageFeatures';
 
 const text = 'import { double } from "./math";\r\nconst doubled = double(2); // double it\nexport const d = doubleAll([1]);\n';
@@ -33,6 +33,13 @@ describe('symbol positions: line plus column or name', () => {
     expect(positionOnLine(text, 'a.ts', 9, { symbol: 'x' })).toEqual({ error: 'a.ts has 3 lines; line 9 does not exist.' });
     expect(positionOnLine(text, 'a.ts', 1, { column: 40 })).toEqual({ error: expect.stringContaining('column 40 is past its end') });
     expect(positionOnLine(text, 'a.ts', 1, {})).toEqual({ error: expect.stringContaining('Give a column') });
+  });
+
+  test("a declaration's start (TypeScript's workspace symbol location) to its name", () => {
+    const source = 'import { Box } from "./box";\n/** doc */\nexport class Box {\n  box = 1;\n}\n';
+    expect(nameAtOrAfter(source, { line: 2, character: 0 }, 'Box')).toEqual({ line: 2, character: 13 });
+    expect(nameAtOrAfter(source, { line: 1, character: 0 }, 'Box')).toEqual({ line: 2, character: 13 });
+    expect(nameAtOrAfter(source, { line: 3, character: 0 }, 'Box')).toBeUndefined();
   });
 
   test('the word at a character', () => {
