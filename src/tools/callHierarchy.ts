@@ -27,13 +27,19 @@ async function callTree(query: LanguageQuery, features: LanguageFeatures, root: 
   let notAnswered = 0;
   const onPath = new Set<string>([keyOf(root)]);
   const visit = async (item: CallItem, level: number): Promise<void> => {
+    // After one step went unanswered, no further step is asked: each would cost the whole bound again.
+    if (notAnswered > 0) {
+      lines.push(`${'  '.repeat(level - 1)}(not expanded: the provider stopped answering)`);
+      notAnswered++;
+      return;
+    }
     let steps: CallStep[];
     try {
       steps = await query.ask(`${direction} calls`, () => (direction === 'incoming' ? features.incomingCalls(item) : features.outgoingCalls(item)), languageId);
     } catch (error) {
       if (!(error instanceof LanguageToolError) || level === 1) throw error;
       notAnswered++;
-      lines.push(`${'  '.repeat(level)}(not answered in time)`);
+      lines.push(`${'  '.repeat(level - 1)}(not answered in time)`);
       return;
     }
     for (const step of steps) {

@@ -130,18 +130,22 @@ export class LanguageQuery {
     let timer: NodeJS.Timeout | undefined;
     let ticker: NodeJS.Timeout | undefined;
     const abort = this.context?.signal;
+    let onAbort: (() => void) | undefined;
     try {
       return await Promise.race([
         promise.then((value) => ({ timedOut: false as const, value })),
         new Promise<{ timedOut: true }>((resolve) => {
           timer = setTimeout(() => resolve({ timedOut: true }), ms);
           if (onTick) ticker = setInterval(() => onTick(Date.now() - started), PROGRESS_EVERY_MS);
-          abort?.addEventListener('abort', () => resolve({ timedOut: true }), { once: true });
+          onAbort = () => resolve({ timedOut: true });
+          abort?.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
     } finally {
       clearTimeout(timer);
       clearInterval(ticker);
+      // A call hierarchy asks hundreds of times on one signal: no listener may stay behind.
+      if (onAbort) abort?.removeEventListener('abort', onAbort);
     }
   }
 

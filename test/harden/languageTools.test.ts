@@ -114,6 +114,25 @@ describe('hardening: language tools', () => {
     figures.push(`stuck providers answered after: ${timings.join('; ')}`);
   });
 
+  test('a call hierarchy whose deeper steps never answer: one bound paid, the rest not asked, the answer says so', async () => {
+    const client = await server.tools();
+    const main = abs('src/main.ts');
+    const item = (name: string, line: number) => ({ name, kind: 'Function', location: sourceLocation(main, line, 0), handle: name });
+    language.callsAt.set(`${main}:1:13`, [item('v', 1)]);
+    language.incoming.set('v', Array.from({ length: 50 }, (_, i) => ({ item: item(`caller${i}`, 10 + i), callSites: [] })));
+    for (let i = 0; i < 50; i++) language.hangCallsOf.add(`caller${i}`);
+    const started = Date.now();
+    const r = await server.call(client, 'call_hierarchy', { path: 'src/main.ts', line: 2, symbol: 'v', depth: 3 });
+    const ms = Date.now() - started;
+    const text = resultText(r);
+    expect(r.isError).toBeFalsy();
+    expect(text).toMatch(/^ {2}\(not answered in time\)$/m);
+    expect(text.match(/not expanded: the provider stopped answering/g)).toHaveLength(49);
+    expect(language.asked.filter((q) => /^incomingCalls caller/.test(q))).toHaveLength(1);
+    expect(ms).toBeLessThan(ANSWER_MS + 3000);
+    figures.push(`call hierarchy, 50 callers whose callers never answer: ${ms} ms`);
+  });
+
   test('10,000 references: capped, the total said, the answer small', async () => {
     const client = await server.tools();
     const many = abs('src/many.ts');

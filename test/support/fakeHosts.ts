@@ -192,6 +192,8 @@ export type LanguageMethod = 'open' | 'definitions' | 'references' | 'hover' | '
 export class ScriptedLanguageFeatures implements LanguageFeatures {
   readonly asked: string[] = [];
   readonly hang = new Set<LanguageMethod>();
+  /** Call hierarchy items whose incoming/outgoing calls never answer (by name). */
+  readonly hangCallsOf = new Set<string>();
   released = 0;
   readonly definitionsAt = new Map<string, SourceLocation[]>();
   readonly implementationsAt = new Map<string, SourceLocation[]>();
@@ -240,6 +242,7 @@ export class ScriptedLanguageFeatures implements LanguageFeatures {
     return this.answer('prepareCallHierarchy', key, this.callsAt.get(key) ?? []);
   }
   incomingCalls(item: CallItem): Promise<CallStep[]> {
+    if (this.hangCallsOf.has(item.name)) return (this.asked.push(`incomingCalls ${item.name}`), new Promise<CallStep[]>(() => undefined));
     return this.answer('incomingCalls', item.name, this.incoming.get(item.name) ?? []);
   }
   outgoingCalls(item: CallItem): Promise<CallStep[]> {
