@@ -63,10 +63,10 @@ export interface OpenedForLanguage {
 export interface LanguageFeatures {
   /**
    * Loads the file so its language server has it, and waits as the diagnostics do until a server
-   * answered about it (src/host/diagnostics.ts `checkerAnswered`); undefined when it cannot be loaded
-   * (binary, too large, gone).
+   * answered about it (src/host/diagnostics.ts `checkerAnswered`, asked at `at` when given: the
+   * position the question is about); undefined when it cannot be loaded (binary, too large, gone).
    */
-  open(absolutePath: string): Promise<OpenedForLanguage | undefined>;
+  open(absolutePath: string, at?: Position): Promise<OpenedForLanguage | undefined>;
   definitions(absolutePath: string, position: Position, kind: 'definition' | 'implementation'): Promise<SourceLocation[]>;
   /** Every reference, the declaration included. */
   references(absolutePath: string, position: Position): Promise<SourceLocation[]>;

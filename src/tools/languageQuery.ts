@@ -209,18 +209,24 @@ export class LanguageQuery {
    * The file resolved inside the workspace and loaded for its language server, waiting (bounded,
    * with progress) until a server answered about it, as the diagnostics do.
    */
-  async openFile(input: string): Promise<LanguageFile> {
+  async openFile(input: string, at?: (text: string | undefined) => Position | undefined): Promise<LanguageFile & { at?: Position }> {
     const target = await workspaceTarget(this.host, input, { mustExist: true });
     if ('error' in target) throw new LanguageToolError(target.error);
     const isFile = await fs.stat(target.realPath).then((s) => s.isFile(), () => false);
     const shown = await this.display(target.realPath);
     if (!isFile) throw new LanguageToolError(`${shown || '.'} is not a file. Give a source file.`);
-    return { target, shown, opened: await this.opened(target.realPath, shown) };
+    const position = at?.(await readTextIfExists(target.realPath).catch(() => undefined));
+    return { target, shown, opened: await this.opened(target.realPath, shown, position), at: position };
   }
 
-  private async opened(file: string, shown: string): Promise<OpenedForLanguage> {
+  /**
+   * `at`: the position the question is about. VS Code's TypeScript answers from its syntax server while
+   * the project loads (a definition then lands on the import, seen in a fresh window): the wait asks
+   * there, which only the type checker answers.
+   */
+  private async opened(file: string, shown: string, at?: Position): Promise<OpenedForLanguage> {
     const progress = this.context?.progress;
-    const answer = await this.within(this.features.open(file), this.budgets.readyMs, progress && ((ms) => progress(`Waiting for VS Code's language server to load ${path.basename(file)} (${Math.round(ms / 1000)} s)`)));
+    const answer = await this.within(this.features.open(file, at), this.budgets.readyMs, progress && ((ms) => progress(`Waiting for VS Code's language server to load ${path.basename(file)} (${Math.round(ms / 1000)} s)`)));
     if (answer.timedOut) {
       throw new LanguageToolError(
         `VS Code's language server had not loaded ${shown} after ${duration(this.budgets.readyMs)} (a project's first load in a new window can take long): nothing was checked. Ask again in a moment.`,
@@ -249,6 +255,8 @@ export class LanguageQuery {
       const outline = await this.ask('document symbol', () => this.features.outline(file.target.realPath), file.opened.languageId);
       const found = symbolInOutline(outline, args.symbol, file.shown);
       if ('error' in found) throw new LanguageToolError(found.error);
+      // The outline came from the file alone; what follows needs the project: wait there too.
+      await this.opened(file.target.realPath, file.shown, found.position);
       return { ...file, ...found, where: formatPlace(file.shown, found.position) };
     }
     if (args.column !== undefined && args.symbol !== undefined) throw new LanguageToolError('Give column or symbol, not both.');
@@ -262,7 +270,7 @@ export class LanguageQuery {
     if (text === undefined) throw new LanguageToolError(`${shown} does not exist.`);
     const at = positionOnLine(text, shown, args.line, { column: args.column, symbol: args.symbol });
     if ('error' in at) throw new LanguageToolError(at.error);
-    const opened = await this.opened(target.realPath, shown);
+    const opened = await this.opened(target.realPath, shown, at.position);
     return { target, shown, opened, position: at.position, word: at.word, where: formatPlace(shown, at.position) };
   }
 
@@ -277,10 +285,10 @@ export class LanguageQuery {
       const note = inside.length === 0 ? ' (The search covers the projects VS Code\'s language servers have loaded.)' : '';
       throw new LanguageToolError(one.error + note);
     }
-    const file = await this.openFile((await this.insideWorkspace(one.location))!);
     // TypeScript's location is the whole declaration (`export class Box`): the name is further on.
-    const text = await readTextIfExists(file.target.realPath).catch(() => undefined);
-    const position = (text !== undefined && nameAtOrAfter(text, one.location.range.start, symbol)) || one.location.range.start;
+    const start = one.location.range.start;
+    const file = await this.openFile((await this.insideWorkspace(one.location))!, (text) => (text !== undefined && nameAtOrAfter(text, start, symbol)) || start);
+    const position = file.at ?? start;
     return { ...file, position, word: symbol, where: formatPlace(file.shown, position) };
   }
 

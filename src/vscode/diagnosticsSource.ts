@@ -7,7 +7,7 @@
 
 import { existsSync, promises as fs } from 'node:fs';
 import type * as vscode from 'vscode';
-import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, Disposable, FileDiagnostics, LoadOutcome, SeverityName } from '../host/diagnostics';
+import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, Disposable, FileDiagnostics, LoadOutcome, Position, SeverityName } from '../host/diagnostics';
 import { readBytesIfExists, readTextIfExists } from '../workspace/readTextIfExists';
 import { stripBom } from '../workspace/textFormat';
 
@@ -92,6 +92,17 @@ function firstWordOffset(text: string): number {
     offset += line.length + 1;
   }
   return 0;
+}
+
+/** The offset of a 0-based line and character in `text` (clamped to the text). */
+function offsetOf(text: string, at: Position): number {
+  let offset = 0;
+  for (let line = 0; line < at.line; line++) {
+    const next = text.indexOf('\n', offset);
+    if (next === -1) return text.length;
+    offset = next + 1;
+  }
+  return Math.min(offset + at.character, text.length);
 }
 
 export function severityName(severity: vscode.DiagnosticSeverity): SeverityName {
@@ -274,10 +285,11 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     return outcome;
   }
 
-  async checkerAnswered(absolutePath: string): Promise<boolean> {
+  async checkerAnswered(absolutePath: string, at?: Position): Promise<boolean> {
     const document = this.loaded(absolutePath);
     if (!document || UNCHECKED_LANGUAGES.has(document.languageId)) return false;
-    const position = document.positionAt(firstWordOffset(document.getText()));
+    const text = document.getText();
+    const position = document.positionAt(at ? offsetOf(text, at) : firstWordOffset(text));
     const until = this.now() + ASK_AGAIN_FOR_MS;
     for (;;) {
       const answers = await this.api.askLanguageServers(document, position).then(

@@ -47,11 +47,7 @@ function callItemOf(item: vscode.CallHierarchyItem): CallItem {
 }
 
 export class VsCodeLanguageFeatures implements LanguageFeatures {
-  /**
-   * Files a language server has been waited for in this window. The wait asks a hover at the file's first
-   * word, which for a keyword (`import`, `export`) answers nothing, so it takes its full second each time;
-   * once a server has had the file, its providers answer (or wait for it) themselves.
-   */
+  /** Files waited for without a position (their first word) in this window. */
   private readonly waitedFor = new Set<string>();
 
   constructor(private readonly documents: CheckedDocuments) {}
@@ -64,15 +60,17 @@ export class VsCodeLanguageFeatures implements LanguageFeatures {
     return [vscode.Uri.file(p), new vscode.Position(position.line, position.character)];
   }
 
-  async open(absolutePath: string): Promise<OpenedForLanguage | undefined> {
+  async open(absolutePath: string, at?: Position): Promise<OpenedForLanguage | undefined> {
     // A tab where VS Code's TypeScript needs one to have the file (it answers only for files in tabs).
     if ((await this.documents.load(absolutePath, { show: true })) === 'skipped') return undefined;
     const document = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath);
     if (!document) return undefined;
     if (NO_LANGUAGE_SUPPORT.has(document.languageId)) return { languageId: document.languageId, hasLanguageSupport: false };
-    if (!this.waitedFor.has(absolutePath)) {
-      await this.documents.checkerAnswered(absolutePath);
-      this.waitedFor.add(absolutePath);
+    // At a name, a warm server answers at once; the file's first word may be a keyword, which costs the
+    // wait's full second every time: asked once per file.
+    if (at || !this.waitedFor.has(absolutePath)) {
+      await this.documents.checkerAnswered(absolutePath, at);
+      if (!at) this.waitedFor.add(absolutePath);
     }
     return { languageId: document.languageId, hasLanguageSupport: true };
   }

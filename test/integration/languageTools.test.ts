@@ -82,6 +82,8 @@ describe('language tools over the /tools route', () => {
     const r = await call('find_definitions', { path: 'src/app.ts', line: 2, symbol: 'double' });
     expect(r.isError).toBeFalsy();
     expect(resultText(r)).toBe('Definition of `double` at src/app.ts:2:11:\nsrc/math.ts:2:17 — export function double(n: number) {');
+    // The wait for the language server asks at the name (TypeScript's syntax server answers a definition from the import while the project loads).
+    expect(language.asked).toContain(`open ${file('src/app.ts')}:1:10`);
     expect(language.released).toBeGreaterThan(0);
   });
 
@@ -124,7 +126,9 @@ describe('language tools over the /tools route', () => {
   });
 
   test('call_hierarchy by symbol name alone (workspace search), incoming, depth 2, recursion not expanded', async () => {
+    const before = language.asked.length;
     const r = await call('call_hierarchy', { symbol: 'double', depth: 2 });
+    expect(language.asked.slice(before)).toContain(`open ${file('src/math.ts')}:1:16`);
     expect(resultText(r)).toBe(
       [
         'Callers of double (function, src/math.ts:2:17), depth 2: 2 found',
@@ -135,8 +139,10 @@ describe('language tools over the /tools route', () => {
   });
 
   test('a name in a file without a line: looked up in its outline', async () => {
+    const before = language.asked.length;
     const r = await call('call_hierarchy', { path: 'src/math.ts', symbol: 'double' });
     expect(resultText(r)).toContain('Callers of double');
+    expect(language.asked.slice(before, before + 3)).toEqual([`open ${file('src/math.ts')}`, `outline ${file('src/math.ts')}`, `open ${file('src/math.ts')}:1:16`]);
   });
 
   test('mistakes get errors saying what to do: a name not on the line, a line past the end, both column and name', async () => {

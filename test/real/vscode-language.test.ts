@@ -7,7 +7,8 @@
  * the window's first question to TypeScript. Checked: a definition across files; the references of an
  * exported function are exactly its real uses (not the comment, the string, nor the same-named function
  * of another module); the hover of an inferred variable; the outline; a workspace symbol; the incoming
- * calls; a symbol named alone; a plain text file's missing language support said at once.
+ * calls; a symbol named alone; a definition in TypeScript's lib files (outside: named, no contents); a
+ * reference provider that never answers (bounded, said); a plain text file's missing language support.
  *
  *   flock /tmp/native-claude-real.lock npx jest --selectProjects real --runInBand -- test/real/vscode-language.test.ts
  *   bash test/setup/repeat-real-test.sh 10 test/real/vscode-language.test.ts
@@ -51,11 +52,13 @@ const PROJECT: Record<string, string> = {
   ].join('\n'),
   // A function of the same name in another module: not a reference to math's double.
   'src/other/double.ts': "export function double(s: string): string {\n  return s + s;\n}\nexport const twice = double('x');\n",
-  'src/main.ts': "import { run } from './app';\nexport const answer = run();\n",
+  'src/main.ts': "import { run } from './app';\nexport const answer = run();\nexport const biggest = Math.max(1, 2);\n",
+  // Its references are asked of a provider that never answers (registered by the inner suite).
+  'settings.ini': '[main]\nname = demo\n',
   'notes.txt': 'double trouble\n',
 };
 
-const INNER_KEYS = ['lang-definition', 'lang-references', 'lang-hover', 'lang-outline', 'lang-symbols', 'lang-calls', 'lang-by-name', 'lang-no-support'];
+const INNER_KEYS = ['lang-definition', 'lang-references', 'lang-hover', 'lang-outline', 'lang-symbols', 'lang-calls', 'lang-by-name', 'lang-no-support', 'lang-outside', 'lang-stuck'];
 
 describe('vscode-language', () => {
   let root = '';
@@ -130,6 +133,12 @@ describe('vscode-language', () => {
   });
   it('a symbol named alone, found through the workspace symbol search', () => {
     expectInnerPassed('lang-by-name');
+  });
+  it("a definition in TypeScript's lib files, outside the workspace: named, its contents not shown", () => {
+    expectInnerPassed('lang-outside');
+  });
+  it("a provider that never answers (another extension's bug): a bounded wait, said so", () => {
+    expectInnerPassed('lang-stuck');
   });
   it('a plain text file: the missing language support said at once', () => {
     expectInnerPassed('lang-no-support');

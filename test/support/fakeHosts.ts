@@ -215,9 +215,9 @@ export class ScriptedLanguageFeatures implements LanguageFeatures {
     return this.hang.has(method) ? new Promise<T>(() => undefined) : Promise.resolve(value);
   }
 
-  open(file: string): Promise<OpenedForLanguage | undefined> {
+  open(file: string, at?: Position): Promise<OpenedForLanguage | undefined> {
     const languageId = this.languageOf(file);
-    return this.answer('open', file, { languageId, hasLanguageSupport: languageId !== 'plaintext' });
+    return this.answer('open', at ? ScriptedLanguageFeatures.key(file, at) : file, { languageId, hasLanguageSupport: languageId !== 'plaintext' });
   }
   definitions(file: string, position: Position, kind: 'definition' | 'implementation'): Promise<SourceLocation[]> {
     const key = ScriptedLanguageFeatures.key(file, position);

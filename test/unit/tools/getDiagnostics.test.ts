@@ -345,6 +345,10 @@ describe('tools: checked documents adapter', () => {
       await docs.load(path.join(dir, 'a.ts'), { show: false });
       expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(true);
       expect(asked).toEqual(Array(3).fill({ line: 1, character: 0 }));
+      // Asked at a given position (the language tools' name), not the first word.
+      expect(await docs.checkerAnswered(path.join(dir, 'a.ts'), { line: 1, character: 13 })).toBe(true);
+      expect(asked[3]).toEqual({ line: 1, character: 13 });
+      asked.splice(3);
       // Nothing checks plain text: no question is asked, and the answer is immediate.
       fs.writeFileSync(path.join(dir, 'notes.txt'), 'hello\n');
       await docs.load(path.join(dir, 'notes.txt'), { show: true });

@@ -106,6 +106,29 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
     assert.match(answer.text, /^`Calculator` at src\/math\.ts:6:14:\n```typescript\nclass Calculator\n```/);
   });
 
+  it('[lang-outside] a definition in TypeScript\'s lib files is named, its contents not shown', async () => {
+    const answer = await t.call('find_definitions', { path: 'src/main.ts', line: 3, symbol: 'max' });
+    record('lang-outside', { answer: answer.text });
+    assert.strictEqual(answer.isError, false, answer.text);
+    assert.match(answer.text, /^Definition of `max` at src\/main\.ts:3:29:\n\/\S+\/lib\.es5\.d\.ts:\d+:\d+ \(outside the workspace: contents not shown\)$/);
+  });
+
+  it('[lang-stuck] a reference provider that never answers costs the bound (10 s) and the answer says so', async function () {
+    // Another extension's bug, as a provider registered here for .ini files.
+    const stuck = vscode.languages.registerReferenceProvider({ language: 'ini' }, { provideReferences: () => new Promise<vscode.Location[]>(() => undefined) });
+    try {
+      const started = Date.now();
+      const answer = await t.call('find_references', { path: 'settings.ini', line: 2, symbol: 'name' });
+      const ms = Date.now() - started;
+      record('lang-stuck', { ms, answer: answer.text });
+      assert.strictEqual(answer.isError, true, answer.text);
+      assert.match(answer.text, /^VS Code's reference provider for ini did not answer within 10 s .*nothing was found or ruled out/);
+      assert.ok(ms >= 10_000 && ms < 15_000, `answered after ${ms} ms`);
+    } finally {
+      stuck.dispose();
+    }
+  });
+
   it('[lang-no-support] a plain text file: the missing language support is named at once', async () => {
     const started = Date.now();
     const answer = await t.call('file_outline', { path: 'notes.txt' });
