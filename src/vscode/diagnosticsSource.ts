@@ -67,6 +67,13 @@ const UNCHECKED_LANGUAGES = new Set(['plaintext']);
  */
 const ASK_AGAIN_MS = 250;
 const ASK_AGAIN_FOR_MS = 1000;
+/** `askLanguageServers`' answer when the only answers say the server is still loading the project. */
+export const STILL_LOADING_ANSWER = -1;
+/**
+ * Asked at a given position (the language tools' name), a server still loading its project is asked
+ * again for this long (its syntax server answers meanwhile, from the file alone).
+ */
+const ASK_WHILE_LOADING_FOR_MS = 30_000;
 /**
  * Check tabs close this long after the last check that needed them: claude's next edit of the same
  * file in the turn asks again at once, and a tab closed and reopened in between costs TypeScript a
@@ -291,12 +298,16 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     const text = document.getText();
     const position = document.positionAt(at ? offsetOf(text, at) : firstWordOffset(text));
     const until = this.now() + ASK_AGAIN_FOR_MS;
+    const loadingUntil = this.now() + (at ? ASK_WHILE_LOADING_FOR_MS : 0);
     for (;;) {
       const answers = await this.api.askLanguageServers(document, position).then(
         (n) => n,
         () => 0,
       );
-      if (answers > 0 || this.now() >= until) return true;
+      // Without a position, a "still loading" answer counts as an answer, as it always did for the diagnostics.
+      const loading = answers === STILL_LOADING_ANSWER;
+      if (answers > 0 || (loading && !at)) return true;
+      if (!(loading && this.now() < loadingUntil) && this.now() >= until) return true;
       await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_MS));
     }
   }

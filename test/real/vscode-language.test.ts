@@ -58,7 +58,7 @@ const PROJECT: Record<string, string> = {
   'notes.txt': 'double trouble\n',
 };
 
-const INNER_KEYS = ['lang-definition', 'lang-references', 'lang-hover', 'lang-outline', 'lang-symbols', 'lang-calls', 'lang-by-name', 'lang-no-support', 'lang-outside', 'lang-stuck'];
+const INNER_KEYS = ['lang-definition', 'lang-references', 'lang-hover', 'lang-outline', 'lang-symbols', 'lang-calls', 'lang-by-name', 'lang-no-support', 'lang-outside', 'lang-stuck', 'lang-overhead'];
 
 describe('vscode-language', () => {
   let root = '';
@@ -101,6 +101,7 @@ describe('vscode-language', () => {
     if (process.env.NC_LANGUAGE_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
     const figures = Object.fromEntries(INNER_KEYS.map((k) => [k, results[k]?.ms]));
     console.log(`vscode-language figures (ms per inner test): ${JSON.stringify({ ...figures, firstQueryMs: results['lang-definition']?.data?.ms })}`);
+    console.log(`vscode-language overhead (p50 of 15, tool over the socket vs the provider command in the window): ${JSON.stringify(results['lang-overhead']?.data)}`);
   }, 420_000);
 
   afterAll(async () => {
@@ -140,7 +141,10 @@ describe('vscode-language', () => {
   it("a provider that never answers (another extension's bug): a bounded wait, said so", () => {
     expectInnerPassed('lang-stuck');
   });
-  it('a plain text file: the missing language support said at once', () => {
+  it('each tool measured against the provider command it calls (figures printed)', () => {
+    expectInnerPassed('lang-overhead');
+  });
+    it('a plain text file: the missing language support said at once', () => {
     expectInnerPassed('lang-no-support');
   });
 });

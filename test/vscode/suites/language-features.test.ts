@@ -137,4 +137,35 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
     assert.match(answer.text, /VS Code has no language support for notes\.txt \(language "plaintext"\)/);
     assert.ok(Date.now() - started < 5000, `answered in ${Date.now() - started} ms`);
   });
+
+  it('[lang-overhead] each tool against the provider command it calls, in the same window (figures, p50 of 15)', async () => {
+    const uri = vscode.Uri.file(path.join(ws, 'src/math.ts'));
+    const at = new vscode.Position(1, 16);
+    const p50 = (ms: number[]) => [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)];
+    const timed = async (fn: () => Thenable<unknown>): Promise<number> => {
+      const started = performance.now();
+      await fn();
+      return performance.now() - started;
+    };
+    const pairs: Array<[string, () => Thenable<unknown>, () => Thenable<unknown>]> = [
+      ['find_references', () => t.call('find_references', { path: 'src/math.ts', line: 2, symbol: 'double' }), () => vscode.commands.executeCommand('vscode.executeReferenceProvider', uri, at)],
+      ['find_definitions', () => t.call('find_definitions', { path: 'src/math.ts', line: 2, symbol: 'double' }), () => vscode.commands.executeCommand('vscode.executeDefinitionProvider', uri, at)],
+      ['describe_symbol', () => t.call('describe_symbol', { path: 'src/math.ts', line: 2, symbol: 'double' }), () => vscode.commands.executeCommand('vscode.executeHoverProvider', uri, at)],
+      ['file_outline', () => t.call('file_outline', { path: 'src/math.ts' }), () => vscode.commands.executeCommand('vscode.executeDocumentSymbolProvider', uri)],
+      ['find_symbols', () => t.call('find_symbols', { query: 'Calculator' }), () => vscode.commands.executeCommand('vscode.executeWorkspaceSymbolProvider', 'Calculator')],
+    ];
+    const figures: Record<string, { toolMs: number; commandMs: number; ratio: number }> = {};
+    for (const [name, tool, command] of pairs) {
+      const toolMs: number[] = [];
+      const commandMs: number[] = [];
+      for (let i = 0; i < 15; i++) {
+        toolMs.push(await timed(tool));
+        commandMs.push(await timed(command));
+      }
+      figures[name] = { toolMs: Math.round(p50(toolMs) * 10) / 10, commandMs: Math.round(p50(commandMs) * 10) / 10, ratio: Math.round((p50(toolMs) / p50(commandMs)) * 100) / 100 };
+    }
+    record('lang-overhead', figures);
+    const answer = await t.call('find_references', { path: 'src/math.ts', line: 2, symbol: 'double' });
+    assert.strictEqual(answer.isError, false, answer.text);
+  });
 });
