@@ -60,19 +60,23 @@ export function findReferencesTool(features: LanguageFeatures, host: WorkspaceHo
       runLanguageQuery(features, host, budgets, context, async (query) => {
         const at = await query.resolve(args);
         const file = at.target.realPath;
+        // The declaration is marked where the definition provider points, asked at the same time; without
+        // its answer in time nothing is marked and the answer says so.
+        const declarationsAsked = query.ask('definition', () => features.definitions(file, at.position, 'definition'), at.opened.languageId).then(
+          (found): SourceLocation[] | 'not answered' => found,
+          (error: unknown) => {
+            if (error instanceof LanguageToolError) return 'not answered' as const;
+            throw error;
+          },
+        );
+        // Handled now: a reference error below must not leave it rejected unobserved.
+        declarationsAsked.catch(() => undefined);
         const references = distinctLocations(await query.ask('reference', () => features.references(file, at.position), at.opened.languageId));
         const heading = `References to ${at.word ? `\`${at.word}\` ` : ''}at ${at.where}`;
         if (references.length === 0) return `${heading}: none. VS Code's reference provider for ${at.opened.languageId} found none at that position.`;
-        // The declaration is marked where the definition provider points; without its answer, nothing is marked and the answer says so.
-        let declarations: SourceLocation[] = [];
-        let note = '';
-        try {
-          declarations = await query.ask('definition', () => features.definitions(file, at.position, 'definition'), at.opened.languageId);
-        } catch (error) {
-          if (!(error instanceof LanguageToolError)) throw error;
-          note = '\n(declaration not marked: the definition provider did not answer in time)';
-        }
-        return (await formatReferences(query, references, declarations, heading)) + note;
+        const declarations = await declarationsAsked;
+        if (declarations === 'not answered') return `${await formatReferences(query, references, [], heading)}\n(declaration not marked: the definition provider did not answer in time)`;
+        return formatReferences(query, references, declarations, heading);
       }),
   });
 }

@@ -207,6 +207,8 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
   private readonly consumers = new Map<string, number>();
   /** Tabs `load` opened only for checking (uri strings), until released or taken over by the user. */
   private readonly checkTabs = new Set<string>();
+  /** Files a language server answered about (asked at a position) with its project loaded. */
+  private readonly answeredFromProject = new Set<string>();
   private closeCheckTabsTimer: NodeJS.Timeout | undefined;
   private sequence = 0;
   private readonly subscriptions: Disposable[] = [];
@@ -295,6 +297,9 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
   async checkerAnswered(absolutePath: string, at?: Position): Promise<boolean> {
     const document = this.loaded(absolutePath);
     if (!document || UNCHECKED_LANGUAGES.has(document.languageId)) return false;
+    // Asked at a position: a server that has answered about the file from its loaded project has it
+    // (a project, once loaded, stays); asking again would cost each language tool call a hover.
+    if (at && this.answeredFromProject.has(absolutePath)) return true;
     const text = document.getText();
     const position = document.positionAt(at ? offsetOf(text, at) : firstWordOffset(text));
     const until = this.now() + ASK_AGAIN_FOR_MS;
@@ -306,6 +311,7 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
       );
       // Without a position, a "still loading" answer counts as an answer, as it always did for the diagnostics.
       const loading = answers === STILL_LOADING_ANSWER;
+      if (answers > 0 && at) this.answeredFromProject.add(absolutePath);
       if (answers > 0 || (loading && !at)) return true;
       if (!(loading && this.now() < loadingUntil) && this.now() >= until) return true;
       await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_MS));

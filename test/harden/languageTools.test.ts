@@ -108,6 +108,13 @@ describe('hardening: language tools', () => {
       expect(ms).toBeGreaterThanOrEqual(bound - 50);
       expect(ms).toBeLessThan(bound + 3000);
     }
+    // The definition provider (asked beside the references to mark the declaration) stuck: the references come, unmarked, said so.
+    language.hang.clear();
+    language.hang.add('definitions');
+    language.referencesAt.set(`${abs('src/main.ts')}:1:13`, [sourceLocation(abs('src/main.ts'), 1, 13)]);
+    const unmarked = await server.call(client, 'find_references', { path: 'src/main.ts', line: 2, symbol: 'v' });
+    expect(unmarked.isError).toBeFalsy();
+    expect(resultText(unmarked)).toMatch(/^ {2}2:14 — export const v = .*\n\(declaration not marked: the definition provider did not answer in time\)$/m);
     language.hang.clear();
     const after = await server.call(client, 'file_outline', { path: 'src/main.ts' });
     expect(after.isError).toBeFalsy();

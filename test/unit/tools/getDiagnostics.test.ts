@@ -353,11 +353,16 @@ describe('tools: checked documents adapter', () => {
       // position, asked again until the project is loaded; without one, taken as an answer, as before.
       let loadingAnswers = 0;
       (api as unknown as { askLanguageServers: unknown }).askLanguageServers = async () => (++loadingAnswers <= 6 ? STILL_LOADING_ANSWER : 1);
+      fs.writeFileSync(path.join(dir, 'b.ts'), 'export const b = 1;\n');
+      await docs.load(path.join(dir, 'b.ts'), { show: false });
       const started = Date.now();
-      expect(await docs.checkerAnswered(path.join(dir, 'a.ts'), { line: 1, character: 13 })).toBe(true);
+      expect(await docs.checkerAnswered(path.join(dir, 'b.ts'), { line: 0, character: 13 })).toBe(true);
       expect(loadingAnswers).toBe(7); // past the 1 s a server that answers nothing gets
       expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+      // Once answered from the loaded project, a question at a position is not asked again.
       loadingAnswers = 0;
+      expect(await docs.checkerAnswered(path.join(dir, 'a.ts'), { line: 0, character: 3 })).toBe(true);
+      expect(loadingAnswers).toBe(0);
       expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(true);
       expect(loadingAnswers).toBe(1);
       (api as unknown as { askLanguageServers: unknown }).askLanguageServers = async (_doc: unknown, position: { line: number; character: number }) => {
