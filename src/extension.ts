@@ -26,6 +26,7 @@ import { TerminalEnvironment } from './vscode/terminalEnvironment';
 import { workspaceFolderPaths } from './vscode/workspaceFolders';
 import { createIdeBridge, lockFilePid, ServerLifecycle } from './vscode/serverLifecycle';
 import { createWorkspaceHost } from './vscode/workspaceHost';
+import { VsCodeLanguageFeatures } from './vscode/vsCodeLanguageFeatures';
 import { VsCodeTerminalRunner } from './vscode/terminalRunner';
 import { createToolsConsent } from './vscode/toolsRoute';
 import { WalkthroughContext } from './vscode/walkthroughContext';
@@ -91,6 +92,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     commandApprover: modalCommandApprover,
     notebooks: new VsCodeNotebookKernelHost(),
     codeApprover: notebookCodeApprover,
+    language: new VsCodeLanguageFeatures(diagnostics.documents!),
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
     log: serverLog,

@@ -5,7 +5,18 @@ import { TOOLS_SERVER_NAME } from './toolsRouteEntry';
 
 type Json = Record<string, unknown>;
 
-const READ_ONLY_TOOLS = ['read_file', 'list_files', 'search_files', 'get_diagnostics'] as const;
+const READ_ONLY_TOOLS = [
+  'read_file',
+  'list_files',
+  'search_files',
+  'get_diagnostics',
+  'find_definitions',
+  'find_references',
+  'describe_symbol',
+  'file_outline',
+  'find_symbols',
+  'call_hierarchy',
+] as const;
 const WRITE_TOOLS = ['write_file', 'apply_diff'] as const;
 
 /**

@@ -76,8 +76,10 @@ export interface CheckedDocuments {
    * and its project in hand: TypeScript's first check of a project in a fresh window takes seconds, and
    * a clean file gets no report at all). Resolves false at once when nothing checks the file's language
    * (plain text) or the file is not loaded. Asked once per file per settle; may be slow, never rejects.
+   * `at`: where to ask (the language tools' position: a name, which TypeScript's type checker answers
+   * about, where the file's first word may be a keyword only its syntax server sees); default the first word.
    */
-  checkerAnswered(absolutePath: string): Promise<boolean>;
+  checkerAnswered(absolutePath: string, at?: Position): Promise<boolean>;
   /**
    * The tabs `load({show: true})` opened only so a checker would look at the file are no longer needed:
    * they close once no check has needed them for a while (a later `load({show: true})` keeps them),

@@ -11,6 +11,13 @@ export const TOOLS_INSTRUCTIONS = [
     'After changing code, use it instead of running a compiler, type checker or linter on those files; it is not a whole-project build.',
   '- execute_command: runs a command in a VS Code terminal the user can see; use it for builds, tests and long-running commands the user may want to watch.',
   '- read_file, list_files, search_files: the workspace on disk, .gitignore honoured.',
+  "Code questions, answered by VS Code's language servers (position: path + line + the symbol's name; or the name alone); prefer them to grep:",
+  '- find_definitions: where a name is defined or implemented.',
+  '- find_references: the real uses of a symbol, without the comments, strings and same-named symbols grep finds.',
+  '- describe_symbol: a type or signature (inferred too) without reading its file.',
+  '- file_outline: what a file declares, with line ranges, before reading it.',
+  '- find_symbols: a symbol by name when its file is unknown.',
+  '- call_hierarchy: the callers or callees of a function, a few levels deep.',
 ].join('\n');
 
 /** The IDE route: of its tools the CLI shows the model only getDiagnostics and executeCode (docs/protocol.md#what-the-model-sees). */

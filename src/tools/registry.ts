@@ -1,4 +1,5 @@
 import type { DiagnosticsSource } from '../host/diagnostics';
+import type { LanguageFeatures } from '../host/languageFeatures';
 import type { CodeApprover, NotebookKernelHost } from '../host/notebookKernel';
 import type { CommandApprover, TerminalHost } from '../host/terminal';
 import type { ReviewHost } from '../host/review';
@@ -7,6 +8,13 @@ import type { ChangeDependencies } from '../review/proposeChange';
 import type { RecentEdits } from '../review/recentEdits';
 import type { Logger } from '../util/logger';
 import { applyDiffTool } from './applyDiff';
+import { callHierarchyTool } from './callHierarchy';
+import { describeSymbolTool } from './describeSymbol';
+import { fileOutlineTool } from './fileOutline';
+import { findDefinitionsTool } from './findDefinitions';
+import { findReferencesTool } from './findReferences';
+import { findSymbolsTool } from './findSymbols';
+import type { LanguageBudgets } from './languageQuery';
 import { executeCodeTool } from './executeCode';
 import { executeCommandTool } from './executeCommand';
 import { getDiagnosticsTool } from './getDiagnostics';
@@ -36,6 +44,21 @@ export interface ToolHosts extends ChangeDependencies {
   notebooks?: NotebookKernelHost;
   /** Asks before executeCode runs code unless approvalMode is "never"; without it code is not asked about. */
   codeApprover?: CodeApprover;
+  /** VS Code's language features (definitions, references, hover, symbols, calls); without it those tools are not served. */
+  language?: LanguageFeatures;
+  /** How long the language tools wait for a language server (tests shorten it). */
+  languageBudgets?: LanguageBudgets;
+}
+
+function languageTools(language: LanguageFeatures, workspace: WorkspaceHost, budgets?: LanguageBudgets): ToolDefinition[] {
+  return [
+    findDefinitionsTool(language, workspace, budgets),
+    findReferencesTool(language, workspace, budgets),
+    describeSymbolTool(language, workspace, budgets),
+    fileOutlineTool(language, workspace, budgets),
+    findSymbolsTool(language, workspace, budgets),
+    callHierarchyTool(language, workspace, budgets),
+  ] as ToolDefinition[];
 }
 
 /**
@@ -59,6 +82,7 @@ export function workspaceTools(hosts: ToolHosts): ToolDefinition[] {
     listFilesTool(hosts.workspace),
     searchFilesTool(hosts.workspace),
     getDiagnosticsTool(hosts.diagnostics, hosts.workspace),
+    ...(hosts.language ? languageTools(hosts.language, hosts.workspace, hosts.languageBudgets) : []),
     writeFileTool(hosts.workspace, hosts),
     applyDiffTool(hosts.workspace, hosts),
     ...(hosts.terminal ? [executeCommandTool(hosts.terminal, hosts.workspace, hosts.commandApprover && { mode: hosts.approvalMode, approver: hosts.commandApprover })] : []),

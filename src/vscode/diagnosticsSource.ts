@@ -7,7 +7,7 @@
 
 import { existsSync, promises as fs } from 'node:fs';
 import type * as vscode from 'vscode';
-import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, Disposable, FileDiagnostics, LoadOutcome, SeverityName } from '../host/diagnostics';
+import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, Disposable, FileDiagnostics, LoadOutcome, Position, SeverityName } from '../host/diagnostics';
 import { readBytesIfExists, readTextIfExists } from '../workspace/readTextIfExists';
 import { stripBom } from '../workspace/textFormat';
 
@@ -67,6 +67,13 @@ const UNCHECKED_LANGUAGES = new Set(['plaintext']);
  */
 const ASK_AGAIN_MS = 250;
 const ASK_AGAIN_FOR_MS = 1000;
+/** `askLanguageServers`' answer when the only answers say the server is still loading the project. */
+export const STILL_LOADING_ANSWER = -1;
+/**
+ * Asked at a given position (the language tools' name), a server still loading its project is asked
+ * again for this long (its syntax server answers meanwhile, from the file alone).
+ */
+const ASK_WHILE_LOADING_FOR_MS = 30_000;
 /**
  * Check tabs close this long after the last check that needed them: claude's next edit of the same
  * file in the turn asks again at once, and a tab closed and reopened in between costs TypeScript a
@@ -92,6 +99,17 @@ function firstWordOffset(text: string): number {
     offset += line.length + 1;
   }
   return 0;
+}
+
+/** The offset of a 0-based line and character in `text` (clamped to the text). */
+function offsetOf(text: string, at: Position): number {
+  let offset = 0;
+  for (let line = 0; line < at.line; line++) {
+    const next = text.indexOf('\n', offset);
+    if (next === -1) return text.length;
+    offset = next + 1;
+  }
+  return Math.min(offset + at.character, text.length);
 }
 
 export function severityName(severity: vscode.DiagnosticSeverity): SeverityName {
@@ -189,6 +207,8 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
   private readonly consumers = new Map<string, number>();
   /** Tabs `load` opened only for checking (uri strings), until released or taken over by the user. */
   private readonly checkTabs = new Set<string>();
+  /** Files a language server answered about (asked at a position) with its project loaded. */
+  private readonly answeredFromProject = new Set<string>();
   private closeCheckTabsTimer: NodeJS.Timeout | undefined;
   private sequence = 0;
   private readonly subscriptions: Disposable[] = [];
@@ -274,17 +294,26 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     return outcome;
   }
 
-  async checkerAnswered(absolutePath: string): Promise<boolean> {
+  async checkerAnswered(absolutePath: string, at?: Position): Promise<boolean> {
     const document = this.loaded(absolutePath);
     if (!document || UNCHECKED_LANGUAGES.has(document.languageId)) return false;
-    const position = document.positionAt(firstWordOffset(document.getText()));
+    // Asked at a position: a server that has answered about the file from its loaded project has it
+    // (a project, once loaded, stays); asking again would cost each language tool call a hover.
+    if (at && this.answeredFromProject.has(absolutePath)) return true;
+    const text = document.getText();
+    const position = document.positionAt(at ? offsetOf(text, at) : firstWordOffset(text));
     const until = this.now() + ASK_AGAIN_FOR_MS;
+    const loadingUntil = this.now() + (at ? ASK_WHILE_LOADING_FOR_MS : 0);
     for (;;) {
       const answers = await this.api.askLanguageServers(document, position).then(
         (n) => n,
         () => 0,
       );
-      if (answers > 0 || this.now() >= until) return true;
+      // Without a position, a "still loading" answer counts as an answer, as it always did for the diagnostics.
+      const loading = answers === STILL_LOADING_ANSWER;
+      if (answers > 0 && at) this.answeredFromProject.add(absolutePath);
+      if (answers > 0 || (loading && !at)) return true;
+      if (!(loading && this.now() < loadingUntil) && this.now() >= until) return true;
       await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_MS));
     }
   }

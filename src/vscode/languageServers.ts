@@ -5,20 +5,35 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { CheckedDocuments } from '../host/diagnostics';
+import { STILL_LOADING_ANSWER } from './diagnosticsSource';
 import type { Logger } from '../util/logger';
+
+/**
+ * VS Code's TypeScript answers a hover from its syntax server while the project loads, marked
+ * "(loading...)" (in English; the mark is translated in other display languages, which then count as answers).
+ */
+const STILL_LOADING = /^\s*```[\w-]*\s*\(loading\.\.\.\)/;
+
+function saysStillLoading(hover: vscode.Hover): boolean {
+  const [first] = hover.contents;
+  const text = typeof first === 'string' ? first : first?.value;
+  return text !== undefined && STILL_LOADING.test(text);
+}
 
 /**
  * A hover at `position`, once the extensions that activate for the document's language have
  * activated (VS Code starts them when the document opens, but does not wait for them). TypeScript's
  * answer needs the file's project loaded and its type checker built, which is what its first check
- * waits for. Resolves with the number of answers (0: no server, or one still registering).
+ * waits for. Resolves with the number of answers (0: no server, or one still registering), or
+ * STILL_LOADING_ANSWER when the only answers say the server is still loading the project.
  */
 export async function askLanguageServers(document: vscode.TextDocument, position: vscode.Position): Promise<number> {
   const event = `onLanguage:${document.languageId}`;
   const activating = vscode.extensions.all.filter((e) => !e.isActive && ((e.packageJSON as { activationEvents?: string[] }).activationEvents ?? []).includes(event));
   await Promise.all(activating.map((e) => Promise.resolve(e.activate()).catch(() => undefined)));
   const hovers = await vscode.commands.executeCommand<vscode.Hover[] | undefined>('vscode.executeHoverProvider', document.uri, position);
-  return hovers?.length ?? 0;
+  const answers = hovers ?? [];
+  return answers.length > 0 && answers.every(saysStillLoading) ? STILL_LOADING_ANSWER : answers.length;
 }
 
 /** Where TypeScript/JavaScript sources are looked for; the first found starts the server. */

@@ -6,6 +6,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ScriptedLanguageFeatures } from '../support/fakeHosts';
 import { resultText, startWorkspaceToolServer, type ToolCallResult } from '../support/workspaceToolServer';
 
 jest.setTimeout(120_000);
@@ -25,6 +26,10 @@ const TOOLS: Tool[] = [
   { name: 'write_file', args: (p) => ({ path: p, content: 'PWNED\n' }) },
   { name: 'apply_diff', args: (p) => ({ path: p, diff: '<<<<<<< SEARCH\nsecret\n=======\nPWNED\n>>>>>>> REPLACE' }) },
   { name: 'execute_command', args: (p) => ({ command: 'echo PWNED', cwd: p }) },
+  // The language tools: a position (line + name), a file alone, a name looked up in a file's outline.
+  { name: 'find_references', args: (p) => ({ path: p, line: 1, symbol: 'secret' }) },
+  { name: 'file_outline', args: (p) => ({ path: p }) },
+  { name: 'call_hierarchy', args: (p) => ({ path: p, symbol: 'secret' }) },
 ];
 
 describe('hardening: paths', () => {
@@ -55,7 +60,13 @@ describe('hardening: paths', () => {
     await fs.symlink(path.join(outside, 'not-yet'), path.join(ws1, 'dangling-out'));
     await fs.symlink(path.join(ws1, 'src'), path.join(ws1, 'inside-link'));
     await fs.symlink(ws2, path.join(ws1, 'ws2-link'));
-    server = await startWorkspaceToolServer(() => [ws1, ws2]);
+    // Every file is of a language with support here, so the inside paths reach the providers.
+    const language = new ScriptedLanguageFeatures();
+    language.languageOf = () => 'typescript';
+    const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 6 } };
+    language.outlines.set(path.join(ws1, 'src', 'a.txt'), [{ name: 'secret', kind: 'Variable', range, selectionRange: range, children: [] }]);
+    language.outlines.set(path.join(ws2, 'b.txt'), [{ name: 'secret', kind: 'Variable', range, selectionRange: range, children: [] }]);
+    server = await startWorkspaceToolServer(() => [ws1, ws2], { language });
   });
   afterAll(async () => {
     await server?.stop();

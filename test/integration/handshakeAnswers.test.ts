@@ -15,7 +15,7 @@ import { ideTools, workspaceTools, type ToolHosts } from '../../src/tools/regist
 import { defineTool, textResult, type ToolDefinition } from '../../src/tools/toolDefinition';
 import { RecentEdits } from '../../src/review/recentEdits';
 import { KeyedLock } from '../../src/util/keyedLock';
-import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics } from '../support/fakeHosts';
+import { DiskDocumentWriter, ScriptedLanguageFeatures, ScriptedReviewHost, StaticDiagnostics } from '../support/fakeHosts';
 import { TEST_TOKEN, startTestServer, waitFor } from '../support/serverFixture';
 
 const echo = defineTool({
@@ -131,6 +131,7 @@ describe('the real tools of each route', () => {
     lock: new KeyedLock(),
     recentEdits: new RecentEdits(),
     terminal: { run: async (_command, { cwd }) => ({ exit_code: 0, output: '', cwd, output_captured: true }) },
+    language: new ScriptedLanguageFeatures(),
   };
   const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
   const handshake = [
@@ -146,7 +147,7 @@ describe('the real tools of each route', () => {
       const ours = await ourAnswers(`${fixture.url}${route === 'tools' ? '/tools' : ''}`, handshake, 2);
       expect(byId(ours)).toEqual(byId(await plainSdkAnswers(handshake, 2, listed, route)));
       const names = (JSON.parse(byId(ours)[1]) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
-      expect(names).toEqual(route === 'ide' ? ['getDiagnostics'] : ['read_file', 'list_files', 'search_files', 'get_diagnostics', 'write_file', 'apply_diff', 'execute_command']);
+      expect(names).toEqual(route === 'ide' ? ['getDiagnostics'] : ['read_file', 'list_files', 'search_files', 'get_diagnostics', 'find_definitions', 'find_references', 'describe_symbol', 'file_outline', 'find_symbols', 'call_hierarchy', 'write_file', 'apply_diff', 'execute_command']);
     } finally {
       await fixture.server.stop();
     }

@@ -100,8 +100,11 @@ describe('tools over the /tools route', () => {
     const instructions = client.getInstructions();
     expect(instructions).toBe(TOOLS_INSTRUCTIONS);
     for (const name of ['write_file', 'apply_diff', 'get_diagnostics', 'execute_command', 'read_file', 'list_files', 'search_files']) expect(instructions).toContain(name);
+    for (const name of ['find_definitions', 'find_references', 'describe_symbol', 'file_outline', 'find_symbols', 'call_hierarchy']) expect(instructions).toContain(name);
     expect(instructions).toMatch(/instead of running a compiler/);
-    expect(instructions!.length).toBeLessThan(1200);
+    expect(instructions).toMatch(/prefer them to grep/);
+    // 1,200 before the six language tools, which add a line each (about 500 characters).
+    expect(instructions!.length).toBeLessThan(1700);
     const ide = await connectClient(fixture.url, { announce: true });
     expect(ide.client.getInstructions()).toBe(IDE_INSTRUCTIONS);
     await ide.client.close();

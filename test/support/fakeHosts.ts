@@ -1,7 +1,8 @@
 import { promises as fs } from 'fs';
 import type { CellOutput, CodeApprover, NotebookKernelHost, NotebookRunOutcome, NotebookTarget } from '../../src/host/notebookKernel';
 import { writeWithoutFollowing } from '../../src/workspace/noFollowWrite';
-import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics } from '../../src/host/diagnostics';
+import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics, Position } from '../../src/host/diagnostics';
+import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenedForLanguage, OutlineSymbol, SourceLocation } from '../../src/host/languageFeatures';
 import type { DocumentWriter } from '../../src/host/documents';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../../src/host/review';
 import { ReviewRegistry } from '../../src/review/reviewRegistry';
@@ -194,4 +195,80 @@ export class ScriptedNotebook implements NotebookKernelHost {
       },
     };
   }
+}
+
+/** Which of ScriptedLanguageFeatures' methods never answer (another extension's stuck provider). */
+export type LanguageMethod = 'open' | 'definitions' | 'references' | 'hover' | 'outline' | 'workspaceSymbols' | 'prepareCallHierarchy' | 'incomingCalls' | 'outgoingCalls';
+
+/**
+ * VS Code's language features as the test scripts them: answers keyed by `path:line:character`
+ * (0-based), a language id by file extension, and methods that never answer. Records every question.
+ */
+export class ScriptedLanguageFeatures implements LanguageFeatures {
+  readonly asked: string[] = [];
+  readonly hang = new Set<LanguageMethod>();
+  /** Call hierarchy items whose incoming/outgoing calls never answer (by name). */
+  readonly hangCallsOf = new Set<string>();
+  released = 0;
+  readonly definitionsAt = new Map<string, SourceLocation[]>();
+  readonly implementationsAt = new Map<string, SourceLocation[]>();
+  readonly referencesAt = new Map<string, SourceLocation[]>();
+  readonly hoverAt = new Map<string, string[]>();
+  readonly outlines = new Map<string, OutlineSymbol[]>();
+  symbols: FoundSymbol[] = [];
+  readonly callsAt = new Map<string, CallItem[]>();
+  readonly incoming = new Map<string, CallStep[]>();
+  readonly outgoing = new Map<string, CallStep[]>();
+  languageOf: (file: string) => string = (file) => (/\.[cm]?[jt]sx?$/.test(file) ? 'typescript' : 'plaintext');
+
+  static key(file: string, position: Position): string {
+    return `${file}:${position.line}:${position.character}`;
+  }
+
+  private answer<T>(method: LanguageMethod, detail: string, value: T): Promise<T> {
+    this.asked.push(`${method} ${detail}`);
+    return this.hang.has(method) ? new Promise<T>(() => undefined) : Promise.resolve(value);
+  }
+
+  open(file: string, at?: Position): Promise<OpenedForLanguage | undefined> {
+    const languageId = this.languageOf(file);
+    return this.answer('open', at ? ScriptedLanguageFeatures.key(file, at) : file, { languageId, hasLanguageSupport: languageId !== 'plaintext' });
+  }
+  definitions(file: string, position: Position, kind: 'definition' | 'implementation'): Promise<SourceLocation[]> {
+    const key = ScriptedLanguageFeatures.key(file, position);
+    return this.answer('definitions', `${kind} ${key}`, (kind === 'definition' ? this.definitionsAt : this.implementationsAt).get(key) ?? []);
+  }
+  references(file: string, position: Position): Promise<SourceLocation[]> {
+    const key = ScriptedLanguageFeatures.key(file, position);
+    return this.answer('references', key, this.referencesAt.get(key) ?? []);
+  }
+  hover(file: string, position: Position): Promise<string[]> {
+    const key = ScriptedLanguageFeatures.key(file, position);
+    return this.answer('hover', key, this.hoverAt.get(key) ?? []);
+  }
+  outline(file: string): Promise<OutlineSymbol[]> {
+    return this.answer('outline', file, this.outlines.get(file) ?? []);
+  }
+  workspaceSymbols(query: string): Promise<FoundSymbol[]> {
+    return this.answer('workspaceSymbols', query, this.symbols.filter((s) => s.name.includes(query)));
+  }
+  prepareCallHierarchy(file: string, position: Position): Promise<CallItem[]> {
+    const key = ScriptedLanguageFeatures.key(file, position);
+    return this.answer('prepareCallHierarchy', key, this.callsAt.get(key) ?? []);
+  }
+  incomingCalls(item: CallItem): Promise<CallStep[]> {
+    if (this.hangCallsOf.has(item.name)) return (this.asked.push(`incomingCalls ${item.name}`), new Promise<CallStep[]>(() => undefined));
+    return this.answer('incomingCalls', item.name, this.incoming.get(item.name) ?? []);
+  }
+  outgoingCalls(item: CallItem): Promise<CallStep[]> {
+    return this.answer('outgoingCalls', item.name, this.outgoing.get(item.name) ?? []);
+  }
+  release(): void {
+    this.released++;
+  }
+}
+
+/** A location in a file, 0-based, one line long. */
+export function sourceLocation(file: string, line: number, character: number, length = 1): SourceLocation {
+  return { uri: `file://${file}`, path: file, range: { start: { line, character }, end: { line, character: character + length } } };
 }

@@ -4,7 +4,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalMode } from '../../src/host/approvalMode';
+import type { LanguageFeatures } from '../../src/host/languageFeatures';
 import type { TerminalHost } from '../../src/host/terminal';
+import type { LanguageBudgets } from '../../src/tools/languageQuery';
 import { ideTools, workspaceTools } from '../../src/tools/registry';
 import { KeyedLock } from '../../src/util/keyedLock';
 import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics } from './fakeHosts';
@@ -16,7 +18,7 @@ import { connectClient, TEST_TOKEN } from './serverFixture';
 
 export type ToolCallResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
-export async function startWorkspaceToolServer(folders: () => string[], options: { approval?: ApprovalMode } = {}) {
+export async function startWorkspaceToolServer(folders: () => string[], options: { approval?: ApprovalMode; language?: LanguageFeatures; languageBudgets?: LanguageBudgets } = {}) {
   const review = new ScriptedReviewHost();
   const documents = new DiskDocumentWriter();
   const diagnostics = new StaticDiagnostics();
@@ -40,6 +42,8 @@ export async function startWorkspaceToolServer(folders: () => string[], options:
     diagnosticsWaitMs: 10,
     workspace,
     terminal,
+    language: options.language,
+    languageBudgets: options.languageBudgets,
   };
   const log: string[] = [];
   const server = new IdeServer({

@@ -10,7 +10,7 @@ import {
   severityKey,
 } from '../../../src/tools/getDiagnostics';
 import { displayPathOf, inScope } from '../../../src/workspace/displayPaths';
-import { codeString, severityName, toDiagnosticItem, VsCodeDiagnosticsSource, type DiagnosticsApi } from '../../../src/vscode/diagnosticsSource';
+import { codeString, severityName, STILL_LOADING_ANSWER, toDiagnosticItem, VsCodeDiagnosticsSource, type DiagnosticsApi } from '../../../src/vscode/diagnosticsSource';
 import { pathOfFileUri } from '../../../src/workspace/fileUri';
 
 const item = (line: number, message: string, severity: 'Error' | 'Warning' | 'Information' | 'Hint', extra: { source?: string; code?: string } = {}) => ({
@@ -345,6 +345,30 @@ describe('tools: checked documents adapter', () => {
       await docs.load(path.join(dir, 'a.ts'), { show: false });
       expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(true);
       expect(asked).toEqual(Array(3).fill({ line: 1, character: 0 }));
+      // Asked at a given position (the language tools' name), not the first word.
+      expect(await docs.checkerAnswered(path.join(dir, 'a.ts'), { line: 1, character: 13 })).toBe(true);
+      expect(asked[3]).toEqual({ line: 1, character: 13 });
+      asked.splice(3);
+      // A server still loading its project (TypeScript's syntax server answers "(loading...)"): asked at a
+      // position, asked again until the project is loaded; without one, taken as an answer, as before.
+      let loadingAnswers = 0;
+      (api as unknown as { askLanguageServers: unknown }).askLanguageServers = async () => (++loadingAnswers <= 6 ? STILL_LOADING_ANSWER : 1);
+      fs.writeFileSync(path.join(dir, 'b.ts'), 'export const b = 1;\n');
+      await docs.load(path.join(dir, 'b.ts'), { show: false });
+      const started = Date.now();
+      expect(await docs.checkerAnswered(path.join(dir, 'b.ts'), { line: 0, character: 13 })).toBe(true);
+      expect(loadingAnswers).toBe(7); // past the 1 s a server that answers nothing gets
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+      // Once answered from the loaded project, a question at a position is not asked again.
+      loadingAnswers = 0;
+      expect(await docs.checkerAnswered(path.join(dir, 'a.ts'), { line: 0, character: 3 })).toBe(true);
+      expect(loadingAnswers).toBe(0);
+      expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(true);
+      expect(loadingAnswers).toBe(1);
+      (api as unknown as { askLanguageServers: unknown }).askLanguageServers = async (_doc: unknown, position: { line: number; character: number }) => {
+        asked.push(position);
+        return ++answers >= 3 ? 1 : 0;
+      };
       // Nothing checks plain text: no question is asked, and the answer is immediate.
       fs.writeFileSync(path.join(dir, 'notes.txt'), 'hello\n');
       await docs.load(path.join(dir, 'notes.txt'), { show: true });

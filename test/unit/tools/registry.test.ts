@@ -5,7 +5,7 @@ import { ideTools, workspaceTools } from '../../../src/tools/registry';
 import type { ToolDefinition } from '../../../src/tools/toolDefinition';
 import { RecentEdits } from '../../../src/review/recentEdits';
 import { KeyedLock } from '../../../src/util/keyedLock';
-import { DiskDocumentWriter, ScriptedReviewHost, StaticDiagnostics } from '../../support/fakeHosts';
+import { DiskDocumentWriter, ScriptedLanguageFeatures, ScriptedReviewHost, StaticDiagnostics } from '../../support/fakeHosts';
 
 // The registry is where a newcomer finds what each route serves, and each tool has a file of its own.
 describe('tools/registry', () => {
@@ -31,6 +31,14 @@ describe('tools/registry', () => {
     expect(names(workspaceTools(hosts({ terminal })))).toEqual(['read_file', 'list_files', 'search_files', 'get_diagnostics', 'write_file', 'apply_diff', 'execute_command']);
   });
 
+  it('serves the language tools only when VS Code\'s language features are given', () => {
+    expect(names(workspaceTools(hosts({ language: new ScriptedLanguageFeatures() })))).toEqual([
+      'read_file', 'list_files', 'search_files', 'get_diagnostics',
+      'find_definitions', 'find_references', 'describe_symbol', 'file_outline', 'find_symbols', 'call_hierarchy',
+      'write_file', 'apply_diff',
+    ]);
+  });
+
   it('execute_command asks the command approver under approvalMode "always", as extension.ts wires it', async () => {
     const approver = { approve: async (command: string) => (asked.push(command), false) };
     const tool = workspaceTools(hosts({ terminal, commandApprover: approver })).find((t) => t.name === 'execute_command')!;
@@ -47,7 +55,7 @@ describe('tools/registry', () => {
     const dir = path.join(__dirname, '../../../src/tools');
     const defined = fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => ({ f, tools: [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/defineTool\(\{\s*name: '([^']+)'/g)].map((m) => m[1]) }));
     expect(defined.filter((d) => d.tools.length > 1)).toEqual([]);
-    const all = [...names(ideTools(hosts())), ...names(workspaceTools(hosts({ terminal })))];
+    const all = [...names(ideTools(hosts())), ...names(workspaceTools(hosts({ terminal, language: new ScriptedLanguageFeatures() })))];
     expect(all.map((name) => defined.filter((d) => d.tools.includes(name)).length)).toEqual(all.map(() => 1));
   });
 });
