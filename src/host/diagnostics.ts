@@ -54,8 +54,9 @@ export type LoadOutcome =
  */
 export interface CheckedDocuments {
   /**
-   * Loads the file so language servers check it, without taking focus. `show` allows a preview tab
-   * for languages whose checker looks only at files in tabs (TypeScript/JavaScript in VS Code).
+   * Loads the file so language servers check it, without taking focus. `show` allows a background tab,
+   * since checkers look only at files in tabs (TypeScript/JavaScript, and language servers that pull
+   * their diagnostics, JSON's among them); plain text gets none.
    */
   load(absolutePath: string, options: { show: boolean }): Promise<LoadOutcome>;
   /**
