@@ -86,6 +86,11 @@ export interface CheckedDocuments {
    */
   releaseCheckTabs(): void;
   /**
+   * The file is now shown on purpose (the review's accepted file, revealed): a check tab showing it is
+   * the user's from now on, never closed by `releaseCheckTabs`.
+   */
+  keepTab?(absolutePath: string): void;
+  /**
    * Files that use `changed` (references the language server finds to what they declare, and relative
    * imports that resolve to them), most relevant first: at most `limit` in `files`, the rest in `more`.
    * Bounded by `timeoutMs`. Absent where nothing can tell (plain-Node fakes).

@@ -319,6 +319,13 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     this.closeCheckTabsTimer.unref?.();
   }
 
+  keepTab(absolutePath: string): void {
+    for (const tab of this.api.window.tabGroups.all.flatMap((group) => group.tabs)) {
+      const uri = (tab.input as { uri?: vscode.Uri } | undefined)?.uri;
+      if (uri?.scheme === 'file' && uri.fsPath === absolutePath) this.checkTabs.delete(uri.toString());
+    }
+  }
+
   private async closeCheckTabs(): Promise<void> {
     const tabs = this.api.window.tabGroups.all
       .flatMap((group) => group.tabs)

@@ -319,6 +319,27 @@ describe('tools: checked documents adapter', () => {
     }
   });
 
+  test("keepTab: a check tab of the file the review then reveals (the accepted file) is the user's, never closed", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-'));
+    try {
+      for (const f of ['accepted.json', 'other.json']) fs.writeFileSync(path.join(dir, f), '{}\n');
+      const { api, group } = fakeVsCode();
+      const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
+      const docs = source.documents!;
+      // claude's {} came first: both files got a check tab; then the review showed the accepted one.
+      for (const f of ['accepted.json', 'other.json']) await docs.load(path.join(dir, f), { show: true });
+      docs.keepTab!(path.join(dir, 'accepted.json'));
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+      docs.releaseCheckTabs();
+      await jest.advanceTimersByTimeAsync(10 * 30);
+      expect(group.tabs.map((t) => path.basename(t.input.uri.fsPath))).toEqual(['accepted.json']);
+      source.dispose();
+    } finally {
+      jest.useRealTimers();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('load: a kernel pseudo-file (size 0 with content: /proc/self/pagemap) is never opened; an empty file is', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-'));
     try {
