@@ -65,6 +65,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const review = new DiffReviewHost(log, {
     placement: () => setting('reviewPlacement'),
     keepAcceptedFileOpen: () => setting('keepAcceptedFileOpen'),
+    // The accepted file, shown on purpose, stays even if a diagnostics check had opened its tab first.
+    onRevealed: (filePath) => diagnostics.documents?.keepTab?.(filePath),
     describePath: (filePath) => vscode.workspace.asRelativePath(filePath, false),
   });
   reviewHost = review;

@@ -54,8 +54,9 @@ export type LoadOutcome =
  */
 export interface CheckedDocuments {
   /**
-   * Loads the file so language servers check it, without taking focus. `show` allows a preview tab
-   * for languages whose checker looks only at files in tabs (TypeScript/JavaScript in VS Code).
+   * Loads the file so language servers check it, without taking focus. `show` allows a background tab,
+   * since checkers look only at files in tabs (TypeScript/JavaScript, and language servers that pull
+   * their diagnostics, JSON's among them); plain text gets none.
    */
   load(absolutePath: string, options: { show: boolean }): Promise<LoadOutcome>;
   /**
@@ -86,6 +87,11 @@ export interface CheckedDocuments {
    * except those the user has since taken over (brought to the front, clicked or typed in, edited).
    */
   releaseCheckTabs(): void;
+  /**
+   * The file is now shown on purpose (the review's accepted file, revealed): a check tab showing it is
+   * the user's from now on, never closed by `releaseCheckTabs`.
+   */
+  keepTab?(absolutePath: string): void;
   /**
    * Files that use `changed` (references the language server finds to what they declare, and relative
    * imports that resolve to them), most relevant first: at most `limit` in `files`, the rest in `more`.

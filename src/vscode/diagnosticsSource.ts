@@ -44,14 +44,6 @@ export interface DocumentsApi {
 // vscode.DiagnosticSeverity: Error = 0, Warning = 1, Information = 2, Hint = 3.
 const SEVERITY_NAMES = ['Error', 'Warning', 'Information', 'Hint'] as const satisfies Record<vscode.DiagnosticSeverity, SeverityName>;
 
-/**
- * VS Code's TypeScript/JavaScript checker validates only documents shown in a tab (its
- * bufferSyncSupport skips other open documents unless project diagnostics are on, VS Code 1.139):
- * for these a file asked about gets a background tab (not activated, no focus, never replacing the
- * user's preview tab). Other languages' servers
- * (JSON, CSS, most LSP clients) check every loaded document.
- */
-const CHECKED_ONLY_IN_TABS = new Set(['typescript', 'typescriptreact', 'javascript', 'javascriptreact']);
 /** Larger files are not loaded just to check them (VS Code's language servers skip huge files anyway). */
 const LOAD_MAX_BYTES = 2 * 1024 * 1024;
 /** Paths remembered as changed on disk; the oldest are forgotten beyond this. */
@@ -59,7 +51,14 @@ const CHANGED_MAX = 5000;
 const NOT_WATCHED = /[\\/](?:\.git|node_modules)[\\/]/;
 /** vscode.TextEditorSelectionChangeKind.Command: a selection the user did not make with keyboard or mouse. */
 const SELECTION_BY_COMMAND = 3;
-/** Languages nothing checks: their files are settled as soon as they are loaded. */
+/**
+ * Languages nothing checks: their files are settled as soon as they are loaded, and never get a check
+ * tab. Every other language does, because checkers look only at documents shown in a tab: VS Code's
+ * TypeScript/JavaScript support (its bufferSyncSupport skips other open documents unless project
+ * diagnostics are on, VS Code 1.139), and every language server whose client pulls diagnostics (LSP
+ * 3.17; vscode-languageclient pulls only for documents visible in a tab, and clears a document's
+ * problems when its last tab closes): JSON's and CSS's in 1.139. Which server pulls cannot be asked.
+ */
 const UNCHECKED_LANGUAGES = new Set(['plaintext']);
 /**
  * A language server that is still registering its providers (its extension activated a moment ago)
@@ -247,6 +246,10 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     this.subscriptions.push(
       api.window.tabGroups.onDidChangeTabs((event) => {
         for (const tab of event.changed) if (tab.isActive && tab.group.tabs.length > 1) this.checkTabs.delete(tabUri(tab) ?? '');
+        for (const tab of event.opened) {
+          const uri = (tab.input as { uri?: vscode.Uri } | undefined)?.uri;
+          if (uri && tabUri(tab) !== undefined && this.tabsShowing(uri) <= 1) this.shownInTab(uri);
+        }
       }),
       api.window.onDidChangeTextEditorSelection((event) => {
         if (event.kind !== undefined && event.kind !== SELECTION_BY_COMMAND) this.checkTabs.delete(event.textEditor.document.uri.toString());
@@ -254,18 +257,33 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     );
   }
 
+  /**
+   * A loaded document shown in a tab when none showed it: its checkers start checking it only now
+   * (again, after its last tab closed and its problems were cleared), so it counts as changed: a report
+   * from before (that clearing, say) says nothing about it. Otherwise a file deleted and written again
+   * with the same text (no reload, no change event) was taken for settled with no problems at once.
+   */
+  private shownInTab(uri: vscode.Uri): void {
+    if (uri.scheme === 'file' && this.loaded(uri.fsPath)) this.documentChangedAt.set(uri.fsPath, this.now());
+  }
+
   private loaded(absolutePath: string): vscode.TextDocument | undefined {
     return this.api.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath);
   }
 
-  private inTab(uri: vscode.Uri): boolean {
+  /** How many tabs show the file (its own, and diffs with it on either side). */
+  private tabsShowing(uri: vscode.Uri): number {
     const key = uri.toString();
-    return this.api.window.tabGroups.all.some((group) =>
-      group.tabs.some((tab) => {
+    return this.api.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => {
         const input = tab.input as { uri?: vscode.Uri; original?: vscode.Uri; modified?: vscode.Uri } | undefined;
         return [input?.uri, input?.original, input?.modified].some((u) => u?.toString() === key);
-      }),
-    );
+      }).length;
+  }
+
+  private inTab(uri: vscode.Uri): boolean {
+    return this.tabsShowing(uri) > 0;
   }
 
   async load(absolutePath: string, options: { show: boolean }): Promise<LoadOutcome> {
@@ -282,13 +300,14 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
         return 'skipped'; // binary, or gone meanwhile
       }
     }
-    if (options.show && CHECKED_ONLY_IN_TABS.has(document.languageId)) {
+    if (options.show && !UNCHECKED_LANGUAGES.has(document.languageId)) {
       // A check needs the tabs now: none closes while it runs.
       clearTimeout(this.closeCheckTabsTimer);
       this.closeCheckTabsTimer = undefined;
       if (!this.inTab(document.uri)) {
         this.checkTabs.add(document.uri.toString());
         await this.api.showInBackground(document.uri);
+        this.shownInTab(document.uri);
       }
     }
     return outcome;
@@ -327,6 +346,13 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
       void this.closeCheckTabs();
     }, this.api.checkTabsIdleMs ?? CHECK_TABS_IDLE_MS);
     this.closeCheckTabsTimer.unref?.();
+  }
+
+  keepTab(absolutePath: string): void {
+    for (const tab of this.api.window.tabGroups.all.flatMap((group) => group.tabs)) {
+      const uri = (tab.input as { uri?: vscode.Uri } | undefined)?.uri;
+      if (uri?.scheme === 'file' && uri.fsPath === absolutePath) this.checkTabs.delete(uri.toString());
+    }
   }
 
   private async closeCheckTabs(): Promise<void> {

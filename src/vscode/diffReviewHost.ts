@@ -46,6 +46,8 @@ export interface DiffReviewOptions {
   placement?: () => ReviewPlacement;
   /** After an accept the file stays open in a normal tab rather than a preview (`nativeClaude.keepAcceptedFileOpen`). */
   keepAcceptedFileOpen?: () => boolean;
+  /** The accepted file was shown (on purpose: a check tab that showed it is the user's now). */
+  onRevealed?: (filePath: string) => void;
   /** How the file is named in messages (VS Code: relative to the workspace). */
   describePath?: (filePath: string) => string;
 }
@@ -327,7 +329,10 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     for (let waited = 0; waited < 5000; waited += 100) {
       if (await fs.stat(filePath).then(() => true, () => false)) {
         const preview = !(this.options.keepAcceptedFileOpen?.() ?? false);
-        await vscode.window.showTextDocument(vscode.Uri.file(filePath), { preview, preserveFocus: true }).then(undefined, (e: Error) => this.log.warn(`Could not show ${filePath}: ${e.message}`));
+        await vscode.window.showTextDocument(vscode.Uri.file(filePath), { preview, preserveFocus: true }).then(
+          () => this.options.onRevealed?.(filePath),
+          (e: Error) => this.log.warn(`Could not show ${filePath}: ${e.message}`),
+        );
         return;
       }
       await new Promise((r) => setTimeout(r, 100));

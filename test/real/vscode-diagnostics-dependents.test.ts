@@ -7,6 +7,14 @@
  *                   (Ctrl+S), the file is deleted afterwards; the same path N times: each time the model's
  *                   next request carries <new-diagnostics> with the error (the old file's problems are gone).
  *   json-fresh-1…N  the same with a new name each time.
+ *   json-rename-from  the same flow with data.json; then the file is renamed on disk to renamed.json (as `mv`
+ *                   would).
+ *   json-rename-back  claude Writes the broken data.json again at the OLD path (review saved): the model's
+ *                   next request carries its <new-diagnostics>; then the model's getDiagnostics {uri} of
+ *                   renamed.json (never loaded under that name) names its error. Both files deleted after.
+ *   (new session)   claude is ended (its tmux server killed, as the user quitting it) and a new claude
+ *                   started in the same window (a new terminal).
+ *   json-same-again-1…M  the same-path flow of json-same, in the new session (M = min(N, 3)).
  *   (accept-edits)  Shift+Tab: claude writes files itself from here on.
  *   clean           a change that breaks nothing (util.ts gains an export; user.ts uses it): the model's
  *                   getDiagnostics {} answers [] with no note.
@@ -62,6 +70,13 @@ const searchTool = (tool: string) => ({ name: 'ToolSearch', input: { query: `sel
 function stepsOf(name: string, abs: (rel: string) => string): Array<{ name: string; input: Record<string, unknown> }> {
   if (name.startsWith('json-same')) return [{ name: 'Write', input: { file_path: abs('data.json'), content: BROKEN_JSON } }];
   if (name.startsWith('json-fresh')) return [{ name: 'Write', input: { file_path: abs(`${name}.json`), content: BROKEN_JSON } }];
+  if (name === 'json-rename-from') return [{ name: 'Write', input: { file_path: abs('data.json'), content: BROKEN_JSON } }];
+  if (name === 'json-rename-back')
+    return [
+      { name: 'Write', input: { file_path: abs('data.json'), content: BROKEN_JSON } },
+      searchTool('mcp__ide__getDiagnostics'),
+      { name: 'mcp__ide__getDiagnostics', input: { uri: `file://${abs('renamed.json')}` } },
+    ];
   const getDiagnostics = [searchTool('mcp__ide__getDiagnostics'), { name: 'mcp__ide__getDiagnostics', input: {} }];
   switch (name) {
     case 'clean':
@@ -116,6 +131,10 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
     const scenarios = [
       ...Array.from({ length: JSON_RUNS }, (_, i) => `json-same-${i + 1}`),
       ...Array.from({ length: JSON_RUNS }, (_, i) => `json-fresh-${i + 1}`),
+      'json-rename-from',
+      'json-rename-back',
+      'new-session',
+      ...Array.from({ length: Math.min(JSON_RUNS, 3) }, (_, i) => `json-same-again-${i + 1}`),
       'accept-edits',
       'clean',
       'signature',
@@ -145,7 +164,8 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       run: { files: ['diagnostics-dependents'], timeout: 900_000, timeoutMs: 1_000_000, name: 'diagnostics-dependents' },
       resultsPath,
       after: async () => {
-        debugLog = fs.existsSync(debugFile) ? fs.readFileSync(debugFile, 'utf8') : '';
+        // Each claude session writes its own debug file (the second one: `<debugFile>.2`).
+        debugLog = [debugFile, `${debugFile}.2`].map((f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '')).join('\n');
       },
     });
     const requests = [...model.mainRequests];
@@ -161,7 +181,10 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       const figures: Record<string, unknown> = {};
       // The JSON flows: every run's error reached the model (the same path, deleted between runs, too).
       const jsonMissed = scenarios.filter((n) => n.startsWith('json-') && !/<new-diagnostics>[\s\S]*\.json[\s\S]*Trailing comma/.test(answerTo(`toolu_nc_dep_${n}_0`).fresh));
-      figures.jsonRuns = { runs: JSON_RUNS * 2, missed: jsonMissed };
+      figures.jsonRuns = { runs: scenarios.filter((n) => n.startsWith('json-')).length, missed: jsonMissed };
+      // The renamed file, asked about under its new name: its own error, not an empty or stale answer.
+      const renamed = answerTo('toolu_nc_dep_json-rename-back_2').text;
+      figures.renamed = renamed;
       // The model's {} answers (the first text item is the JSON; a note follows it when there is one).
       const modelAnswer = (name: string) => answerTo(`toolu_nc_dep_${name}_3`).text;
       const entries = (text: string) => JSON.parse(text.split('\n')[0] || '[]') as Array<{ uri: string; diagnostics: Array<{ message: string }> }>;
@@ -178,6 +201,8 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       console.log(JSON.stringify(figures, null, 2));
 
       expect(jsonMissed).toEqual([]);
+      expect(renamed.split('\n').slice(1)).toEqual([]); // no note: it was checked
+      expect(entries(renamed)).toEqual([{ uri: `file://${abs('renamed.json')}`, diagnostics: [expect.objectContaining({ message: 'Trailing comma' })] }]);
       expect(modelAnswer('clean')).toBe('[]');
       const signature = entries(modelAnswer('signature'));
       // double(2) now returns a string where main.ts wants a number: two errors on its one line.

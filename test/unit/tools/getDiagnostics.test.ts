@@ -241,18 +241,19 @@ describe('tools: checked documents adapter', () => {
     return { api: api as unknown as ConstructorParameters<typeof VsCodeDiagnosticsSource>[2], emitters, documents, shown, tabs, group, activate, click };
   }
 
-  test('load: TS/JS files get a background tab (checked only in tabs), JSON does not; missing files are skipped; matchesDisk compares with the disk', async () => {
+  test('load: every checked language gets a background tab (checkers look only at files in tabs: TypeScript, JSON\'s pulled diagnostics), plain text does not; missing files are skipped; matchesDisk compares with the disk', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-'));
     try {
-      for (const f of ['a.ts', 'b.json']) fs.writeFileSync(path.join(dir, f), '1\n');
+      for (const f of ['a.ts', 'b.json', 'c.txt']) fs.writeFileSync(path.join(dir, f), '1\n');
       const { api, shown } = fakeVsCode();
       const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
       const docs = source.documents!;
       expect(await docs.load(path.join(dir, 'a.ts'), { show: true })).toBe('opened');
       expect(await docs.load(path.join(dir, 'a.ts'), { show: false })).toBe('loaded');
       expect(await docs.load(path.join(dir, 'b.json'), { show: true })).toBe('opened');
+      expect(await docs.load(path.join(dir, 'c.txt'), { show: true })).toBe('opened');
       expect(await docs.load(path.join(dir, 'gone.ts'), { show: true })).toBe('skipped');
-      expect(shown).toEqual([path.join(dir, 'a.ts')]);
+      expect(shown).toEqual([path.join(dir, 'a.ts'), path.join(dir, 'b.json')]);
       expect(docs.lastChange(path.join(dir, 'a.ts')).document).toEqual(expect.any(Number));
       expect(await docs.matchesDisk(path.join(dir, 'a.ts'))).toBe(true);
       fs.writeFileSync(path.join(dir, 'a.ts'), '2\n'); // changed on disk, not reloaded yet
@@ -260,6 +261,81 @@ describe('tools: checked documents adapter', () => {
       expect(await docs.matchesDisk(path.join(dir, 'never-loaded.ts'))).toBeUndefined();
       source.dispose();
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a loaded file shown in a tab again (its check tab had closed, its problems cleared) is waited for: the clearing is no report on it', async () => {
+    // The JSON flow of a window with history: data.json stays loaded after its tab closed (the pull client
+    // cleared its problems then); it is written again with the same text (no reload, no change event).
+    // Its checker looks at it again only once it is shown, so the answer must wait for that report.
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-')));
+    const file = path.join(dir, 'data.json');
+    try {
+      fs.writeFileSync(file, '{\n  "name": "demo",\n}\n');
+      const { api, group, emitters } = fakeVsCode();
+      const problems: [vscode.Uri, vscode.Diagnostic[]][] = [];
+      const languages = fakeLanguages(problems);
+      const source = new VsCodeDiagnosticsSource(languages.api, (p) => fakeUri(p), api);
+      const docs = source.documents!;
+      await docs.load(file, { show: true });
+      problems.push([fakeUri(file), [diag(0)]]);
+      languages.fire([fakeUri(file)]);
+      // Its tab closes: the pull client clears its problems (a report), the document stays loaded.
+      const tab = group.tabs.splice(0, 1);
+      emitters.tabs.forEach((l) => l({ opened: [], closed: tab, changed: [] }));
+      problems.splice(0);
+      await new Promise((r) => setTimeout(r, 20));
+      languages.fire([fakeUri(file)]);
+      await new Promise((r) => setTimeout(r, 300)); // longer ago than a report needs to be quiet
+      // Asked again: shown in a tab, its checker reports 200 ms later.
+      const report = setTimeout(() => {
+        problems.push([fakeUri(file), [diag(0)]]);
+        languages.fire([fakeUri(file)]);
+      }, 200);
+      const { settleDiagnostics } = await import('../../../src/diagnostics/settleDiagnostics');
+      const settled = await settleDiagnostics(source, [file], { timeoutMs: 1500, load: 'show' });
+      clearTimeout(report);
+      expect({ unsettled: settled.unsettled, problems: source.forFile(file).length }).toEqual({ unsettled: [], problems: 1 });
+      expect(settled.waitedMs).toBeGreaterThanOrEqual(200);
+      // A tab the user opens counts the same (the review's accepted file, revealed): the checker starts now.
+      const before = docs.lastChange(file).document!;
+      await new Promise((r) => setTimeout(r, 5));
+      group.tabs.splice(0);
+      const opened = { input: { uri: fakeUri(file) }, isActive: true, isDirty: false, group };
+      group.tabs.push(opened);
+      emitters.tabs.forEach((l) => l({ opened: [opened], closed: [], changed: [] }));
+      const shownAt = docs.lastChange(file).document!;
+      expect(shownAt).toBeGreaterThan(before);
+      // A second tab of a file a tab already shows changes nothing: its checker has it already.
+      await new Promise((r) => setTimeout(r, 5));
+      const second = { input: { uri: fakeUri(file) }, isActive: false, isDirty: false, group };
+      group.tabs.push(second);
+      emitters.tabs.forEach((l) => l({ opened: [second], closed: [], changed: [] }));
+      expect(docs.lastChange(file).document).toBe(shownAt);
+      source.dispose();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("keepTab: a check tab of the file the review then reveals (the accepted file) is the user's, never closed", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-'));
+    try {
+      for (const f of ['accepted.json', 'other.json']) fs.writeFileSync(path.join(dir, f), '{}\n');
+      const { api, group } = fakeVsCode();
+      const source = new VsCodeDiagnosticsSource(fakeLanguages([]).api, (p) => fakeUri(p), api);
+      const docs = source.documents!;
+      // claude's {} came first: both files got a check tab; then the review showed the accepted one.
+      for (const f of ['accepted.json', 'other.json']) await docs.load(path.join(dir, f), { show: true });
+      docs.keepTab!(path.join(dir, 'accepted.json'));
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+      docs.releaseCheckTabs();
+      await jest.advanceTimersByTimeAsync(10 * 30);
+      expect(group.tabs.map((t) => path.basename(t.input.uri.fsPath))).toEqual(['accepted.json']);
+      source.dispose();
+    } finally {
+      jest.useRealTimers();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

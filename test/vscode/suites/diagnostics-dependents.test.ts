@@ -111,6 +111,14 @@ describe('one window, one claude: the problems a change causes elsewhere, and a 
   async function runScenario(name: string): Promise<void> {
     const started = Date.now();
     const abs = (rel: string) => path.join(spec!.workspace, rel);
+    if (name === 'new-session') {
+      // The user quits claude (its tmux server killed, claude with it) and starts a new one in the same
+      // window, in a new terminal; it writes its own debug file.
+      await tmux('kill-server');
+      await waitFor("claude's session to end", () => api.status().sessionCount === 0, 20_000);
+      await startClaudeInTerminal(spec!.workspace, () => api.status().sessionCount === 1, spec!.debugFile ? ['--debug-file', `${spec!.debugFile}.2`] : []);
+      return;
+    }
     if (name === 'accept-edits') {
       // Shift+Tab: claude's permission mode from default to accept-edits (claude writes files itself).
       await tmux('send-keys', '-t', 'main', 'BTab');
@@ -119,7 +127,7 @@ describe('one window, one claude: the problems a change causes elsewhere, and a 
     }
     await submit(`scenario:${name}`);
     if (name.startsWith('json-')) {
-      const file = name.startsWith('json-same') ? 'data.json' : `${name}.json`;
+      const file = jsonFileOf(name);
       const review = await waitFor(
         `the review of ${file}`,
         () =>
@@ -148,7 +156,14 @@ describe('one window, one claude: the problems a change causes elsewhere, and a 
       await sleep(200);
     }
     (data.scenarios as Record<string, unknown>)[name] = { doneAfterMs: Date.now() - started };
-    // The JSON flow's file is deleted before the next run: the same path is then a new file again.
-    if (name.startsWith('json-')) fs.rmSync(abs(name.startsWith('json-same') ? 'data.json' : `${name}.json`), { force: true });
+    // The JSON flow's file is deleted before the next run: the same path is then a new file again. After
+    // json-rename-from it is renamed instead (as `mv` would), and json-rename-back then writes the old path.
+    if (name === 'json-rename-from') fs.renameSync(abs('data.json'), abs('renamed.json'));
+    else if (name.startsWith('json-')) for (const file of [jsonFileOf(name), 'renamed.json']) fs.rmSync(abs(file), { force: true });
+  }
+
+  /** The file a JSON flow's claude writes: data.json for the same-path and rename flows, else a new name. */
+  function jsonFileOf(name: string): string {
+    return name.startsWith('json-fresh') ? `${name}.json` : 'data.json';
   }
 });
