@@ -192,6 +192,8 @@ describe('vscode-handoff', () => {
     const d = expectInnerPassed('scm-file');
     // Only git lists the file (the user changed it before claude ran): one row, one such item.
     expect(d.menu).toMatchObject({ rows: 1, items: expect.arrayContaining(['Ask Claude About This Change']) });
+    // The first click put the text into claude's prompt (else: what was seen, and whether a second did).
+    expect({ firstTry: d.firstTry, menuAgain: d.menuAgain }).toEqual({ firstTry: undefined, menuAgain: undefined });
     expect((d.menu as { items: string[] }).items.filter((i) => i === 'Ask Claude About This Change')).toHaveLength(1);
     const scm = typed.filter((t) => /About this uncommitted change in tracked\.txt:/.test(t) && !/```+diff/.test(t));
     expect(scm).toEqual([expect.stringMatching(/@tracked\.txt About this uncommitted change in tracked\.txt:/)]);

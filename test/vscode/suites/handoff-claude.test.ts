@@ -272,7 +272,20 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await vscode.commands.executeCommand('workbench.view.scm');
     await sleep(1000);
     d.menu = await probe('scmFileMenu', { file: 'tracked.txt', item: 'Ask Claude About This Change' });
-    d.prompt = await promptShows(a, '@tracked.txt About this uncommitted change in tracked.txt:');
+    const expected = '@tracked.txt About this uncommitted change in tracked.txt:';
+    try {
+      d.prompt = await promptShows(a, expected);
+    } catch (error) {
+      // Once in 10 runs the prompt stayed empty after the menu's click. What the user would see (a
+      // notification?), and whether a second right-click and click does it: the outer test fails either
+      // way, with these facts.
+      await vscode.commands.executeCommand('notifications.showList');
+      await sleep(500);
+      d.firstTry = { error: String(error).split('\n')[0], notifications: await probe('notifications'), activeTerminal: vscode.window.activeTerminal?.name };
+      await vscode.commands.executeCommand('notifications.hideList');
+      d.menuAgain = await probe('scmFileMenu', { file: 'tracked.txt', item: 'Ask Claude About This Change' });
+      d.prompt = await promptShows(a, expected);
+    }
     await nothingSentThenEnter(a, 'About this uncommitted change in tracked.txt:', 'answered scm file', 1);
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
   });
