@@ -194,11 +194,12 @@ describe('vscode-handoff', () => {
     expect(d.menu).toMatchObject({ rows: 1, items: expect.arrayContaining(['Ask Claude About This Change']) });
     // The first click put the text into claude's prompt. Once in 20 runs it did not, with nothing shown
     // (cause not found): a second click, as a user would, is tolerated only when the first showed no
-    // notification (a refusal of the product's would), and printed (as vscode-changes-reload counts its
+    // notification of a refusal (the list keeps earlier tests' notifications), and printed (as vscode-changes-reload counts its
     // clicks); the next session reads it in the log.
     const firstTry = d.firstTry as { notifications?: string[] } | undefined;
     if (firstTry) console.warn(`vscode-handoff [scm-file]: the first menu click left claude's prompt empty; a second did it: ${JSON.stringify(firstTry)}`);
-    expect(firstTry?.notifications ?? []).toEqual([]);
+    const refusals = /tracked\.txt|pointed at files on disk|outside this window's terminals|No claude is running|Could not hand|No claude was picked/;
+    expect((firstTry?.notifications ?? []).filter((n) => refusals.test(n))).toEqual([]);
     expect((d.menu as { items: string[] }).items.filter((i) => i === 'Ask Claude About This Change')).toHaveLength(1);
     const scm = typed.filter((t) => /About this uncommitted change in tracked\.txt:/.test(t) && !/```+diff/.test(t));
     expect(scm).toEqual([expect.stringMatching(/@tracked\.txt About this uncommitted change in tracked\.txt:/)]);
