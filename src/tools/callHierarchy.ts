@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { CallItem, CallStep, LanguageFeatures } from '../host/languageFeatures';
 import type { WorkspaceHost } from '../host/workspace';
-import { formatPlace, LANGUAGE_BUDGETS, LanguageToolError, positionFields, runLanguageQuery, type LanguageBudgets, type LanguageQuery } from './languageQuery';
+import { formatPlace, LANGUAGE_BUDGETS, type LanguageBudgets, type LanguageQuery, LanguageToolError, positionFields, runLanguageQuery, symbolLabel } from './languageQuery';
 import { defineTool, type ToolDefinition } from './toolDefinition';
 
 export const CALL_DEPTH_MAX = 3;
@@ -77,7 +77,7 @@ export function callHierarchyTool(features: LanguageFeatures, host: WorkspaceHos
         const direction = args.direction ?? 'incoming';
         const depth = args.depth ?? 1;
         const roots = await query.ask('call hierarchy', () => features.prepareCallHierarchy(at.target.realPath, at.position), at.opened.languageId);
-        const what = `${at.word ? `\`${at.word}\` ` : ''}at ${at.where}`;
+        const what = symbolLabel(at);
         if (roots.length === 0) return `No function ${what}: VS Code's call hierarchy provider for ${at.opened.languageId} found none at that position.`;
         const out: string[] = [];
         for (const root of roots) {

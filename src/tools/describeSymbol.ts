@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { LanguageFeatures } from '../host/languageFeatures';
 import type { WorkspaceHost } from '../host/workspace';
-import { LANGUAGE_BUDGETS, positionFields, runLanguageQuery, type LanguageBudgets } from './languageQuery';
+import { LANGUAGE_BUDGETS, type LanguageBudgets, positionFields, runLanguageQuery, symbolLabel } from './languageQuery';
 import { defineTool, type ToolDefinition } from './toolDefinition';
 
 /** Characters of hover text returned at most. */
@@ -41,7 +41,7 @@ export function describeSymbolTool(features: LanguageFeatures, host: WorkspaceHo
       runLanguageQuery(features, host, budgets, context, async (query) => {
         const at = await query.resolve(args);
         const text = hoverText(await query.ask('hover', () => features.hover(at.target.realPath, at.position), at.opened.languageId));
-        const heading = `${at.word ? `\`${at.word}\` ` : ''}at ${at.where}`;
+        const heading = symbolLabel(at);
         if (text === '') return `${heading}: VS Code's hover provider for ${at.opened.languageId} shows nothing at that position.`;
         return `${heading}:\n${text}`;
       }),

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { LanguageFeatures } from '../host/languageFeatures';
 import type { WorkspaceHost } from '../host/workspace';
-import { distinctLocations, LANGUAGE_BUDGETS, positionFields, runLanguageQuery, type LanguageBudgets } from './languageQuery';
+import { distinctLocations, LANGUAGE_BUDGETS, type LanguageBudgets, positionFields, runLanguageQuery, symbolLabel } from './languageQuery';
 import { defineTool, type ToolDefinition } from './toolDefinition';
 
 const inputSchema = z
@@ -26,7 +26,7 @@ export function findDefinitionsTool(features: LanguageFeatures, host: WorkspaceH
         const at = await query.resolve(args);
         const kind = args.implementations ? 'implementation' : 'definition';
         const found = distinctLocations(await query.ask(kind, () => features.definitions(at.target.realPath, at.position, kind), at.opened.languageId));
-        const of = `${kind === 'implementation' ? 'Implementations' : 'Definition'} of ${at.word ? `\`${at.word}\` ` : ''}at ${at.where}`;
+        const of = `${kind === 'implementation' ? 'Implementations' : 'Definition'} of ${symbolLabel(at)}`;
         if (found.length === 0) return `${of}: none. VS Code's ${kind} provider for ${at.opened.languageId} found none at that position.`;
         const lines = await Promise.all(found.map((l) => query.describeLocation(l)));
         return [`${of}${found.length > 1 ? ` (${found.length})` : ''}:`, ...lines].join('\n');

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { LanguageFeatures, SourceLocation } from '../host/languageFeatures';
 import type { WorkspaceHost } from '../host/workspace';
-import { distinctLocations, LANGUAGE_BUDGETS, LanguageToolError, positionFields, runLanguageQuery, type LanguageBudgets, type LanguageQuery } from './languageQuery';
+import { distinctLocations, LANGUAGE_BUDGETS, type LanguageBudgets, type LanguageQuery, LanguageToolError, positionFields, runLanguageQuery, symbolLabel } from './languageQuery';
 import { defineTool, type ToolDefinition } from './toolDefinition';
 
 /** References listed at most; the answer then says how many there are. */
@@ -72,7 +72,7 @@ export function findReferencesTool(features: LanguageFeatures, host: WorkspaceHo
         // Handled now: a reference error below must not leave it rejected unobserved.
         declarationsAsked.catch(() => undefined);
         const references = distinctLocations(await query.ask('reference', () => features.references(file, at.position), at.opened.languageId));
-        const heading = `References to ${at.word ? `\`${at.word}\` ` : ''}at ${at.where}`;
+        const heading = `References to ${symbolLabel(at)}`;
         if (references.length === 0) return `${heading}: none. VS Code's reference provider for ${at.opened.languageId} found none at that position.`;
         const declarations = await declarationsAsked;
         if (declarations === 'not answered') return `${await formatReferences(query, references, [], heading)}\n(declaration not marked: the definition provider did not answer in time)`;

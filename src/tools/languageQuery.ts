@@ -59,6 +59,11 @@ export interface SymbolAt extends LanguageFile {
   where: string;
 }
 
+/** How the answers name a resolved position: "`double` at src/a.ts:3:5", or "at src/a.ts:3:5" without a name. */
+export function symbolLabel(at: Pick<SymbolAt, 'word' | 'where'>): string {
+  return `${at.word ? `\`${at.word}\` ` : ''}at ${at.where}`;
+}
+
 /** Thrown with the message the model reads: the tools turn it into an error result. */
 export class LanguageToolError extends Error {
   override readonly name = 'LanguageToolError';

@@ -40,12 +40,12 @@ export class VsCodeDocumentWriter implements DocumentWriter {
     // claude writes right after the answer; wait (at most 10 s) until the file holds the merge as claude
     // writes it (2.1.328 drops the last newline of a Write accepted with other text).
     let written: Buffer | undefined;
-    let wanted = '';
+    let onDisk = '';
     for (let waited = 0; ; waited += 100) {
       // Bounded like every read: a FIFO or a device swapped in is refused, never waited on.
       written = await readBytesIfExists(absolutePath).catch(() => undefined);
-      wanted = written ? toLf(stripBom(await this.codec.decode(written, document.encoding).catch(() => ''))) : '';
-      if (written && isClaudesWriteOf(wanted, accepted)) break;
+      onDisk = written ? toLf(stripBom(await this.codec.decode(written, document.encoding).catch(() => ''))) : '';
+      if (written && isClaudesWriteOf(onDisk, accepted)) break;
       if (waited >= 10_000) return;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -53,7 +53,7 @@ export class VsCodeDocumentWriter implements DocumentWriter {
     if (!document.isDirty || toLf(stripBom(document.getText())) !== toLf(stripBom(unsaved))) return;
     const edit = new vscode.WorkspaceEdit();
     const all = new vscode.Range(document.lineAt(0).range.start, document.lineAt(document.lineCount - 1).rangeIncludingLineBreak.end);
-    const merged = withEol(wanted, document.eol === vscode.EndOfLine.CRLF ? '\r\n' : '\n');
+    const merged = withEol(onDisk, document.eol === vscode.EndOfLine.CRLF ? '\r\n' : '\n');
     edit.replace(document.uri, all, merged);
     if (!(await vscode.workspace.applyEdit(edit))) return;
     // Saved only when that writes the very bytes claude wrote (else VS Code would ask about a newer file):
