@@ -164,20 +164,22 @@ export class ChangeTracker implements ChangeCapture {
     // The caller waits for the read only. Hashing and storing the blob (milliseconds for a large file,
     // on this thread) start on the next turn, after the caller's answer is on its way, and before any
     // change of the file is looked at (same queue).
-    this.enqueue(filePath, async () => {
+    // A failure here (the store full, the file gone) leaves no expectation: the watcher then lists the
+    // change as not attributed with certainty, which is the truth.
+    void this.enqueue(filePath, async () => {
       await answered;
       await new Promise((resolve) => setImmediate(resolve));
       const { bytes, mode } = await read;
       const before = await this.imageOf(bytes, mode ?? (bytes ? await modeOf(filePath) : undefined));
       this.remember(filePath, before);
       this.ledger.expectWrite(session.id, filePath, before, moment, at, until);
-    });
+    }).catch(() => undefined);
     return answered;
   }
 
   writeCancelled(connectionId: number, filePath: string): void {
     const session = this.session(connectionId);
-    if (session) this.enqueue(filePath, async () => this.ledger.cancelExpected(session.id, filePath));
+    if (session) void this.enqueue(filePath, async () => this.ledger.cancelExpected(session.id, filePath)).catch(() => undefined);
   }
 
   /**

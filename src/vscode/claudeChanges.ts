@@ -421,10 +421,11 @@ export class ClaudeChanges implements vscode.Disposable {
   }
 
   private registerCommands(): vscode.Disposable[] {
-    const run = (name: string, work: (...args: any[]) => Promise<unknown>) =>
-      vscode.commands.registerCommand(name, async (...args: any[]) => {
+    // Each handler states the arguments VS Code hands it (a resource state, a selection, a target).
+    const run = (name: string, work: (...args: never[]) => Promise<unknown>) =>
+      vscode.commands.registerCommand(name, async (...args: unknown[]) => {
         try {
-          return await work(...args);
+          return await work(...(args as never[]));
         } catch (error) {
           void notify.error(`Claude's changes: ${(error as Error).message}`);
           return undefined;
@@ -635,7 +636,7 @@ function isScripted(value: unknown): value is ScriptedAnswer {
 
 /** Resource states from the view (one, or the selection as an array), or {sessionId, filePath} objects. */
 function fileTargets(args: unknown[]): FileTarget[] {
-  const flat = args.flat() as unknown[];
+  const flat: unknown[] = args.flat();
   return flat.filter((a): a is FileTarget => typeof a === 'object' && a !== null && typeof (a as FileTarget).sessionId === 'string' && typeof (a as FileTarget).filePath === 'string');
 }
 

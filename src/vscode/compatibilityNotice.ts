@@ -1,4 +1,3 @@
-import * as vscode from 'vscode';
 import { notify } from './notify';
 
 /** Tells the user, once, that the connected claude CLI is outside the supported range (message from clientVersion.ts). */

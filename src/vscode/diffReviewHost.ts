@@ -119,7 +119,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     } catch (error) {
       if (this.registry.settle(id, { kind: 'rejected', reason: 'user' })) this.forget(original, proposal);
       this.changed.fire();
-      throw new Error(`Could not open the review diff: ${(error as Error).message}`);
+      throw new Error(`Could not open the review diff: ${(error as Error).message}`, { cause: error });
     }
     const decision = await pending.decision;
     this.log.info(`Review ${request.title}: ${decision.kind}${'reason' in decision ? ` (${decision.reason})` : ''}`);

@@ -40,7 +40,7 @@ export class VsCodeDocumentWriter implements DocumentWriter {
     // claude writes right after the answer; wait (at most 10 s) until the file holds the merge as claude
     // writes it (2.1.328 drops the last newline of a Write accepted with other text).
     let written: Buffer | undefined;
-    let onDisk = '';
+    let onDisk: string;
     for (let waited = 0; ; waited += 100) {
       // Bounded like every read: a FIFO or a device swapped in is refused, never waited on.
       written = await readBytesIfExists(absolutePath).catch(() => undefined);

@@ -56,7 +56,7 @@ describe('a fresh window: every problem reaches claude', function () {
     await waitFor('the IDE server to run', () => api.status().running, 20_000);
     tabsBefore = tabsNow();
     const started = Date.now();
-    await startClaudeInTerminal(spec!.workspace, () => api.status().sessionCount === 1, spec!.debugFile ? ['--debug-file', spec!.debugFile] : []);
+    await startClaudeInTerminal(spec.workspace, () => api.status().sessionCount === 1, spec.debugFile ? ['--debug-file', spec.debugFile] : []);
     data.claudeConnectedAfterMs = Date.now() - started;
   });
 
