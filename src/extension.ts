@@ -6,7 +6,7 @@ import { registerPendingReviews } from './vscode/pendingReviews';
 import { describeSession, type SessionLabel } from './vscode/statusBar';
 import type { PendingReviewInfo } from './vscode/diffReviewHost';
 import { WindowSessions } from './vscode/windowSessions';
-import { approvalModes, setting } from './vscode/settings';
+import { approvalModes, reportInvalidSettingsTo, setting } from './vscode/settings';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
 import { registerMentionCommand } from './vscode/mentionCommand';
@@ -60,6 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const activated = performance.now();
   const log = vscode.window.createOutputChannel('Native Claude', { log: true });
   const serverLog = safeLogger(log); // used during shutdown, when the channel may be gone
+  reportInvalidSettingsTo(log);
   const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection, () => vscode.workspace.workspaceFolders ?? []);
   const statusBar = new StatusBar();
   const review = new DiffReviewHost(log, {
