@@ -34,7 +34,7 @@ export interface ChangeTrackerDeps {
   skipsUnannounced?(filePath: string): Promise<boolean>;
   /**
    * Whether a file's content may be kept at all: inside the workspace folders once links are resolved
-   * (src/vscode/claudeChanges.ts), so no file outside (`~/.ssh`, `/proc/<pid>/environ`) reaches the store,
+   * (src/vscode/changes/claudeChanges.ts), so no file outside (`~/.ssh`, `/proc/<pid>/environ`) reaches the store,
    * whichever path a peer names or a link leads to. Absent: every file.
    */
   mayKeep?(filePath: string): Promise<boolean>;
@@ -70,7 +70,7 @@ const MAX_REDO = 50;
 /**
  * Claude's changes, wired: takes the before-images at the moments the tools report (ChangeCapture),
  * attributes the changes the file watcher sees through the ledger, and keeps or undoes them, whole or
- * hunk by hunk, byte for byte. Plain TypeScript: the VS Code side (src/vscode/claudeChanges.ts)
+ * hunk by hunk, byte for byte. Plain TypeScript: the VS Code side (src/vscode/changes/claudeChanges.ts)
  * supplies the watcher events, the session names, git's fallback and the questions.
  */
 export class ChangeTracker implements ChangeCapture {

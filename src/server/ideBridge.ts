@@ -13,7 +13,7 @@ export interface ServerIdentity {
 
 /**
  * Where the identity survives an extension reload (VS Code: the port in the workspace's state, the
- * token in SecretStorage; src/vscode/identityStore.ts). `load` may find the port without the token
+ * token in SecretStorage; src/vscode/lifecycle/identityStore.ts). `load` may find the port without the token
  * (secrets not kept on this machine): the port is re-bound and a new token made.
  */
 export interface IdentityStore {

@@ -1,7 +1,7 @@
 // executeCode (the model's mcp__ide__executeCode): runs code in the kernel of the notebook the user
 // has open, in a new cell the user sees, after asking them (approvalMode), and answers with the
 // cell's outputs (src/tools/notebookOutput.ts). Finding the notebook, adding and running the cell and
-// watching it end are the NotebookKernelHost's business (src/vscode/vsCodeNotebookKernel.ts).
+// watching it end are the NotebookKernelHost's business (src/vscode/notebooks/vsCodeNotebookKernel.ts).
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';

@@ -5,10 +5,19 @@ import { DEFAULT_EXCLUDE_PATTERNS } from '../selection/sharingPolicy';
 import type { SessionPolicy } from '../server/ideServer';
 import type { HandoffTargetMode } from '../selection/promptHandoff';
 import { DEFAULT_APPROVAL_MODE, stricterApprovalMode, type ApprovalModes } from './approvalModeSetting';
-import type { ReviewPlacement } from './diffReviewHost';
 
 /** The section of every setting in package.json's `contributes.configuration`. */
 export const SETTINGS_SECTION = 'nativeClaude';
+
+/**
+ * Where a review opens (setting `nativeClaude.reviewPlacement`). In every case keyboard focus stays
+ * where the user was typing (the terminal keeps it if it had it).
+ * - `active`: a tab in the active editor group;
+ * - `beside`: another group than the active one and than any showing a terminal (claude's terminal
+ *   may be an editor tab), so the file being edited and the terminal stay visible;
+ * - `background`: no tab; a notification and the pending-reviews status item open it on demand.
+ */
+export type ReviewPlacement = 'active' | 'beside' | 'background';
 
 /** The extension's settings and their types. */
 export interface NativeClaudeSettings {

@@ -9,7 +9,7 @@
 jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeStandIn(), { virtual: true });
 
 import * as vscode from 'vscode';
-import { currentSharingPolicy } from '../../src/vscode/selectionSharing';
+import { currentSharingPolicy } from '../../src/vscode/selection/selectionSharing';
 import { SETTING_DEFAULTS, reportInvalidSettingsTo, setting, type NativeClaudeSettings } from '../../src/vscode/settings';
 import { standIn } from './support/vscodeStandIn';
 

@@ -10,7 +10,7 @@ import {
   severityKey,
 } from '../../../src/tools/getDiagnostics';
 import { displayPathOf, inScope } from '../../../src/workspace/displayPaths';
-import { codeString, severityName, STILL_LOADING_ANSWER, toDiagnosticItem, VsCodeDiagnosticsSource, type DiagnosticsApi } from '../../../src/vscode/diagnosticsSource';
+import { codeString, severityName, STILL_LOADING_ANSWER, toDiagnosticItem, VsCodeDiagnosticsSource, type DiagnosticsApi } from '../../../src/vscode/diagnostics/diagnosticsSource';
 import { pathOfFileUri } from '../../../src/workspace/fileUri';
 
 const item = (line: number, message: string, severity: 'Error' | 'Warning' | 'Information' | 'Hint', extra: { source?: string; code?: string } = {}) => ({

@@ -120,7 +120,7 @@ describe('a fresh window: every problem reaches claude', function () {
     // The tabs opened only so a language server would check a file are gone again. An accepted review
     // shows the file it wrote (a preview tab, on purpose: the user just accepted that change).
     const expectedTabs = s.scenario === 'json-review' ? [...tabsBefore, `${path.basename(s.file)} ${vscode.Uri.file(s.file).toString()}`] : tabsBefore;
-    // They close 10 s after the last check that needed them (src/vscode/diagnosticsSource.ts CHECK_TABS_IDLE_MS).
+    // They close 10 s after the last check that needed them (src/vscode/diagnostics/diagnosticsSource.ts CHECK_TABS_IDLE_MS).
     await waitFor('no tab left that the user did not have', () => JSON.stringify(tabsNow()) === JSON.stringify(expectedTabs), 16_000, 200).catch(() => undefined);
     data.tabsBefore = tabsBefore;
     data.tabsAfter = tabsNow();
