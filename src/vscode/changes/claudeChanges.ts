@@ -8,7 +8,6 @@ import { gitCheckIgnore } from '../../changes/gitCheckIgnore';
 import { insideGitFolder, isControlFile, WatchFilter } from '../../changes/watchFilter';
 import type { TextCodec } from '../../host/textCodec';
 import type { IdeBridge } from '../../server/ideBridge';
-import { pidTrusted } from '../../server/peerProcess';
 import { MAX_TEXT_FILE_BYTES } from '../../workspace/readTextIfExists';
 import { resolveInWorkspace } from '../../workspace/workspacePaths';
 import type { Logger } from '../../util/logger';
@@ -162,19 +161,13 @@ export class ClaudeChanges implements vscode.Disposable {
 
   /** Which claude a connection belongs to: its pid (stable across a reconnect and a window reload), named by its terminal. */
   private sessionOf(connectionId: number): TrackedSession | undefined {
-    const connections = this.bridge.ideServer?.connections() ?? [];
-    const connection = connections.find((c) => c.id === connectionId);
-    if (!connection) return undefined;
-    if (connection.route === 'tools') {
-      // The claude whose verified pid holds this socket (IdeServer.ownerOf); none found: not attributed.
-      const owner = this.bridge.ideServer?.ownerOf(connection);
-      return owner ? this.sessionOf(owner.id) : undefined;
-    }
-    if (connection.cliPid === undefined) return undefined;
-    const pid = connection.cliPid && pidTrusted(connection.pidCheck) ? connection.cliPid : undefined;
-    const label = this.windowSessions.labels().find((l) => l.id === connectionId);
-    const name = label?.terminalName ? `claude in "${label.terminalName}"` : `claude${pid ? ` (pid ${pid})` : ` (connection ${connectionId})`}`;
-    return { id: pid ? `claude-pid-${pid}` : `claude-connection-${connectionId}`, label: name, connection: `${connectionId}@${connection.connectedAt.getTime()}` };
+    // A tools-route connection is its owner's (the claude whose verified pid holds its socket); none found: not attributed.
+    const claude = this.windowSessions.claudeOf(connectionId);
+    if (!claude) return undefined;
+    const pid = claude.cliPid;
+    const label = this.windowSessions.labels().find((l) => l.id === claude.id);
+    const name = label?.terminalName ? `claude in "${label.terminalName}"` : `claude${pid ? ` (pid ${pid})` : ` (connection ${claude.id})`}`;
+    return { id: pid ? `claude-pid-${pid}` : `claude-connection-${claude.id}`, label: name, connection: `${claude.id}@${claude.connectedAt?.getTime() ?? 0}` };
   }
 
   /** Watches the workspace while a claude is connected; names each listed session after its terminal. */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { bridgeSessionSource } from '../../server/sessionSource';
+import { bridgeSessionSource, type IdeSession } from '../../server/sessionSource';
 import { parentPidReaderFor } from '../../terminal/processAncestry';
 import { SessionTerminals } from '../../terminal/sessionTerminals';
 import type { IdeBridge } from '../../server/ideBridge';
@@ -25,9 +25,15 @@ export class WindowSessions implements vscode.Disposable {
     return this.sessionTerminals.sessionPlaces().map((p) => ({ id: p.session.id, cliPid: p.session.cliPid, claimedPid: p.session.claimedPid, terminalName: p.terminalName, cliVersion: p.session.cliVersion }));
   }
 
-  /** Who a review belongs to, for the pending-reviews list. */
+  /** The claude a connection belongs to (its own IDE session, or a tools-route connection's owner): src/server/sessionSource.ts. */
+  claudeOf(connectionId: number): IdeSession | undefined {
+    return this.bridgeSessions.claudeOf(connectionId);
+  }
+
+  /** Who a review belongs to, for the pending-reviews list: the claude (its terminal), else the route it came by. */
   whoAsked(connectionId: number): string | undefined {
-    const label = this.labels().find((l) => l.id === connectionId);
+    const claude = this.claudeOf(connectionId);
+    const label = claude && this.labels().find((l) => l.id === claude.id);
     if (label) return `claude in ${describeSession(label)}`;
     return this.bridge.ideServer?.connections().some((c) => c.id === connectionId && c.route === 'tools') ? 'VS Code tools' : undefined;
   }

@@ -151,7 +151,8 @@ export const oneClaude = {
     on: () => undefined,
     off: () => undefined,
     status: () => ({ sessionCount: 0 }),
-    ideServer: { connections: () => [{ id: 1, route: 'ide', cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) }], sessionConnections: () => [], ownerOf: () => undefined },
+    ideServer: { connections: () => [{ id: 1, route: 'ide', cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) }], sessionConnections: () => [] },
   } as unknown as IdeBridge,
-  windowSessions: { labels: () => [], sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions,
+  // Connection 1 is the one claude, pid 4242 verified (src/server/sessionSource.ts answers this in the product).
+  windowSessions: { labels: () => [], claudeOf: (id: number) => (id === 1 ? { id: 1, cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) } : undefined), sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions,
 };
