@@ -6,6 +6,8 @@ import { registerPendingReviews } from './vscode/review/pendingReviews';
 import { describeSession, type SessionLabel } from './vscode/statusBar';
 import type { PendingReviewInfo } from './vscode/review/diffReviewHost';
 import { WindowSessions } from './vscode/lifecycle/windowSessions';
+import { COMMANDS } from './host/commandIds';
+import { reportCommandFailuresTo } from './vscode/commandTable';
 import { approvalModes, reportInvalidSettingsTo, setting } from './vscode/settings';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
@@ -28,11 +30,11 @@ import { createIdeBridge, lockFilePid, ServerLifecycle } from './vscode/lifecycl
 import { createWorkspaceHost } from './vscode/workspace/workspaceHost';
 import { VsCodeLanguageFeatures } from './vscode/language/vsCodeLanguageFeatures';
 import { VsCodeTerminalRunner } from './vscode/terminals/terminalRunner';
-import { createToolsConsent } from './vscode/setup/toolsRoute';
+import { createToolsConsent, registerToolsCommands } from './vscode/setup/toolsRoute';
 import { WalkthroughContext } from './vscode/setup/walkthroughContext';
 import { modalCommandApprover, notebookCodeApprover } from './vscode/terminals/commandApprover';
 import { VsCodeNotebookKernelHost } from './vscode/notebooks/vsCodeNotebookKernel';
-import { Coexistence } from './vscode/lifecycle/coexistenceChoice';
+import { Coexistence, registerChooseIdeExtension } from './vscode/lifecycle/coexistenceChoice';
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/setup/healthView';
 import { registerPermissionRulesCommand } from './vscode/setup/permissionRulesCommand';
 import { showCompatibilityNotice } from './vscode/lifecycle/compatibilityNotice';
@@ -61,6 +63,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const log = vscode.window.createOutputChannel('Native Claude', { log: true });
   const serverLog = safeLogger(log); // used during shutdown, when the channel may be gone
   reportInvalidSettingsTo(log);
+  reportCommandFailuresTo(log);
   const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection, () => vscode.workspace.workspaceFolders ?? []);
   const statusBar = new StatusBar();
   const review = new DiffReviewHost(log, {
@@ -143,7 +146,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     toolsServerName: () => toolsRoute.serverName(),
     log,
   };
-  toolsRoute.onEnabled = () => vscode.commands.executeCommand('nativeClaude.addPermissionRules');
+  toolsRoute.onEnabled = () => vscode.commands.executeCommand(COMMANDS.addPermissionRules);
 
   context.subscriptions.push(
     log,
@@ -161,14 +164,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     registerHandoffCommands(sessionTerminals, log, currentSharingPolicy, (uri) => claudeChanges.changeOf(uri)),
     registerSelectionSharing(() => selection.refresh()),
     ...registerServerCommands(ideBridge, lifecycle, log, { ...windowSessions.launch, toolsEnabled: () => toolsRoute.isEnabled(), toolsServerName: () => toolsRoute.serverName() }, () => sessionLabels().map(describeSession)),
-    vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable().then(walkthrough.refreshTools)),
+    ...registerToolsCommands(toolsRoute, walkthrough.refreshTools),
     registerHealthView(healthDeps),
     registerPermissionRulesCommand(log, () => toolsRoute.serverName()),
-    vscode.commands.registerCommand('nativeClaude.chooseIdeExtension', async (choice?: 'this' | 'anthropic') => {
-      const chosen = await coexistence.choose(choice);
-      return { choice: chosen, portElsewhere: coexistence.portElsewhere };
-    }),
-    vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove().then(walkthrough.refreshTools)),
+    registerChooseIdeExtension(coexistence),
     vscode.workspace.onDidChangeWorkspaceFolders(() => lifecycle.followWorkspaceFolders()),
   );
 

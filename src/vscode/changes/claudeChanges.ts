@@ -13,6 +13,9 @@ import { resolveInWorkspace } from '../../workspace/workspacePaths';
 import type { Logger } from '../../util/logger';
 import type { WindowSessions } from '../lifecycle/windowSessions';
 import { notify } from '../notify';
+import { COMMANDS, type CommandId } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
+import { DisposableStore } from '../disposables';
 
 /** The before-images' scheme: `claude-before:<file path>?<blob id | absent>`, read-only. */
 export const BEFORE_SCHEME = 'claude-before';
@@ -57,7 +60,7 @@ export class ClaudeChanges implements vscode.Disposable {
   private readonly sourceControl: vscode.SourceControl;
   private readonly groups = new Map<string, vscode.SourceControlResourceGroup>();
   private readonly statusItem: vscode.StatusBarItem;
-  private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly subscriptions = new DisposableStore();
   /** Never fired: a before-image's URI names its content (a blob id), which never changes. */
   private readonly beforeChanged = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   private watchers: vscode.Disposable[] = [];
@@ -409,25 +412,27 @@ export class ClaudeChanges implements vscode.Disposable {
       resourceUri,
       contextValue: change.rewroteUndo ? `${change.attribution} rewroteUndo` : change.attribution,
       decorations: { tooltip: `${again}${what}. ${how}`, faded: change.attribution !== 'certain', strikeThrough: deleted, ...(change.rewroteUndo && { iconPath: new vscode.ThemeIcon('warning') }) },
-      command: { command: 'nativeClaude.changes.open', title: 'Open Change', arguments: [{ sessionId: session.id, filePath: change.path }] },
+      command: { command: COMMANDS.changesOpen, title: 'Open Change', arguments: [{ sessionId: session.id, filePath: change.path }] },
     };
   }
 
   private registerCommands(): vscode.Disposable[] {
-    // Each handler states the arguments VS Code hands it (a resource state, a selection, a target).
-    const run = (name: string, work: (...args: never[]) => Promise<unknown>) =>
-      vscode.commands.registerCommand(name, async (...args: unknown[]) => {
-        try {
-          return await work(...(args as never[]));
-        } catch (error) {
-          void notify.error(`Claude's changes: ${(error as Error).message}`);
-          return undefined;
-        } finally {
-          this.refresh();
-        }
-      });
+    // Each handler states the arguments VS Code hands it (a resource state, a selection, a target); the list
+    // is refreshed after each, failed or not.
+    const run = <A extends unknown[]>(id: CommandId, work: (...args: A) => Promise<unknown>) =>
+      registerCommand(
+        id,
+        async (...args: A) => {
+          try {
+            return await work(...args);
+          } finally {
+            this.refresh();
+          }
+        },
+        "Claude's changes",
+      );
     return [
-      run('nativeClaude.changes.open', async (target: FileTarget) => {
+      run(COMMANDS.changesOpen, async (target: FileTarget) => {
         const change = this.find(target);
         const name = path.basename(change.path);
         const now = vscode.Uri.file(change.path);
@@ -437,41 +442,41 @@ export class ClaudeChanges implements vscode.Disposable {
         const title = change.attribution === 'certain' ? `${name} (before Claude ↔ now)` : `${name} (before Claude ↔ now · not attributed with certainty)`;
         await vscode.commands.executeCommand('vscode.diff', left, deleted ? beforeUri({ ...change, before: { absent: true } }) : now, title);
       }),
-      run('nativeClaude.changes.keepFile', async (...targets: unknown[]) => {
+      run(COMMANDS.changesKeepFile, async (...targets: unknown[]) => {
         for (const t of fileTargets(targets)) await this.tracker.keepFile(t.sessionId, t.filePath);
       }),
-      run('nativeClaude.changes.undoFile', async (...targets: unknown[]) => {
+      run(COMMANDS.changesUndoFile, async (...targets: unknown[]) => {
         const scripted = targets.find(isScripted);
         const undone: boolean[] = [];
         for (const t of fileTargets(targets)) undone.push(await this.undoWhole(t, this.confirmer(scripted)));
         return undone;
       }),
-      run('nativeClaude.changes.keepAll', async (group?: { id: string } | string) => {
+      run(COMMANDS.changesKeepAll, async (group?: { id: string } | string) => {
         const id = typeof group === 'string' ? group : group?.id;
         for (const f of this.tracker.list().find((s) => s.id === id)?.files ?? []) await this.tracker.keepFile(id!, f.path);
       }),
-      run('nativeClaude.changes.undoAll', async (group?: { id: string } | string, scripted?: ScriptedAnswer) => {
+      run(COMMANDS.changesUndoAll, async (group?: { id: string } | string, scripted?: ScriptedAnswer) => {
         const id = typeof group === 'string' ? group : group?.id;
         const undone: boolean[] = [];
         for (const f of [...(this.tracker.list().find((s) => s.id === id)?.files ?? [])]) undone.push(await this.undoWhole({ sessionId: id!, filePath: f.path }, this.confirmer(scripted)));
         return undone;
       }),
-      run('nativeClaude.changes.undoHunk', async (uri: vscode.Uri, changes: LineChange[], index: number, scripted?: ScriptedAnswer) => {
+      run(COMMANDS.changesUndoHunk, async (uri: vscode.Uri, changes: LineChange[], index: number, scripted?: ScriptedAnswer) => {
         const { target, at } = this.hunkTarget(uri, changes, index);
         return this.tracker.undoHunk(target.sessionId, target.filePath, at, this.confirmer(scripted));
       }),
-      run('nativeClaude.changes.keepHunk', async (uri: vscode.Uri, changes: LineChange[], index: number) => {
+      run(COMMANDS.changesKeepHunk, async (uri: vscode.Uri, changes: LineChange[], index: number) => {
         const { target, at } = this.hunkTarget(uri, changes, index);
         await this.tracker.keepHunk(target.sessionId, target.filePath, at);
         return true;
       }),
-      run('nativeClaude.changes.undoAgain', async (...targets: unknown[]) => {
+      run(COMMANDS.changesUndoAgain, async (...targets: unknown[]) => {
         const scripted = targets.find(isScripted);
         const undone: boolean[] = [];
         for (const t of fileTargets(targets)) undone.push(await this.tracker.undoAgain(t.sessionId, t.filePath, this.confirmer(scripted)));
         return undone;
       }),
-      run('nativeClaude.changes.redo', async () => {
+      run(COMMANDS.changesRedo, async () => {
         const filePath = await this.tracker.redo();
         if (!filePath) void notify.info("Claude's changes: no undo to take back.");
         return filePath;
@@ -490,7 +495,7 @@ export class ClaudeChanges implements vscode.Disposable {
     const done = await this.tracker.undoFile(target.sessionId, target.filePath, confirm);
     if (done) {
       const choice = notify.info(`Undid Claude's change to ${vscode.workspace.asRelativePath(target.filePath, false)}.`, "Redo Claude's change");
-      void choice.then((c) => c && vscode.commands.executeCommand('nativeClaude.changes.redo'));
+      void choice.then((c) => c && vscode.commands.executeCommand(COMMANDS.changesRedo));
     }
     return done;
   }
@@ -501,8 +506,8 @@ export class ClaudeChanges implements vscode.Disposable {
     const who = attribution === 'certain' ? 'Claude' : 'Claude (not attributed with certainty: its Bash, or another program)';
     const choice = notify.warn(`${who} wrote ${name} again after you undid its change.`, 'Show Change', 'Undo Again');
     void choice.then((c) => {
-      if (c === 'Show Change') return vscode.commands.executeCommand('nativeClaude.changes.open', target);
-      if (c === 'Undo Again') return vscode.commands.executeCommand('nativeClaude.changes.undoAgain', target);
+      if (c === 'Show Change') return vscode.commands.executeCommand(COMMANDS.changesOpen, target);
+      if (c === 'Undo Again') return vscode.commands.executeCommand(COMMANDS.changesUndoAgain, target);
       return undefined;
     });
   }
@@ -568,7 +573,7 @@ export class ClaudeChanges implements vscode.Disposable {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     for (const w of this.watchers) w.dispose();
     for (const group of this.groups.values()) group.dispose();
-    for (const s of this.subscriptions) s.dispose();
+    this.subscriptions.dispose();
   }
 }
 

@@ -3,6 +3,8 @@ import { terminalSsePort } from '../terminals/terminalEnvironment';
 import type { IdeExtensionChoice } from '../../health/checkSetup';
 import { ANTHROPIC_EXTENSION_ID, CHOICE_ANTHROPIC, CHOICE_THIS, COEXISTENCE_QUESTION, coexistencePlan, type CoexistencePlan } from '../../health/coexistence';
 import { notify } from '../notify';
+import { COMMANDS } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
 
 const CHOICE_KEY = 'nativeClaude.ideExtensionChoice';
 
@@ -49,7 +51,7 @@ export class Coexistence {
   async askIfUndecided(): Promise<void> {
     if (!this.plan().ask) return;
     const picked = await notify.info(COEXISTENCE_QUESTION, CHOICE_THIS, CHOICE_ANTHROPIC, 'Check Setup');
-    if (picked === 'Check Setup') await vscode.commands.executeCommand('nativeClaude.checkSetup');
+    if (picked === 'Check Setup') await vscode.commands.executeCommand(COMMANDS.checkSetup);
     else if (picked) await this.choose(picked === CHOICE_THIS ? 'this' : 'anthropic');
   }
 
@@ -76,7 +78,7 @@ export class Coexistence {
           'Native Claude serves claude in this workspace, but new terminals of this window still get another CLAUDE_CODE_SSE_PORT. Claude: Check Setup shows where each terminal connects.',
           'Check Setup',
         )
-        .then((c) => c && vscode.commands.executeCommand('nativeClaude.checkSetup'));
+        .then((c) => c && vscode.commands.executeCommand(COMMANDS.checkSetup));
       return choice;
     }
     this.portElsewhere = false;
@@ -87,4 +89,13 @@ export class Coexistence {
     );
     return choice;
   }
+}
+
+/** Claude: Choose IDE Extension [this|anthropic]: answers the choice and whether new terminals got the port elsewhere (for the tests). */
+export function registerChooseIdeExtension(coexistence: Coexistence): vscode.Disposable {
+  return registerCommand(
+    COMMANDS.chooseIdeExtension,
+    async (choice?: IdeExtensionChoice) => ({ choice: await coexistence.choose(choice), portElsewhere: coexistence.portElsewhere }),
+    'Could not choose the IDE extension',
+  );
 }

@@ -3,7 +3,8 @@ import type { IdeBridge } from '../../server/ideBridge';
 import { describeStatus } from '../../server/statusText';
 import { claudeLaunchCommand } from '../../cliSetup/launchCommand';
 import { claudeCommand, setting } from '../settings';
-import { notify } from '../notify';
+import { COMMANDS } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
 
 export interface ServerControls {
   start(): Promise<void>;
@@ -43,40 +44,31 @@ async function launchClaudeInTerminal(options: LaunchOptions, log: vscode.LogOut
 }
 
 export function registerServerCommands(bridge: IdeBridge, controls: ServerControls, log: vscode.LogOutputChannel, launch: LaunchOptions, sessionPlaces: () => string[] = () => []): vscode.Disposable[] {
-  const run = (what: string, action: () => Promise<void>) => async () => {
-    try {
-      await action();
-    } catch (error) {
-      const message = `Claude Code IDE server: could not ${what}: ${(error as Error).message}`;
-      log.error(message);
-      void notify.error(message, 'Show Log').then((choice) => choice && log.show());
-    }
-  };
   return [
-    vscode.commands.registerCommand('nativeClaude.startServer', run('start', controls.start)),
-    vscode.commands.registerCommand('nativeClaude.stopServer', run('stop', controls.stop)),
-    vscode.commands.registerCommand('nativeClaude.restartServer', run('restart', controls.restart)),
-    vscode.commands.registerCommand('nativeClaude.launchClaude', () => launchClaudeInTerminal(launch, log)),
-    vscode.commands.registerCommand('nativeClaude.showLog', () => log.show()),
-    vscode.commands.registerCommand('nativeClaude.showStatus', async () => {
+    registerCommand(COMMANDS.startServer, () => controls.start(), 'Claude Code IDE server: could not start'),
+    registerCommand(COMMANDS.stopServer, () => controls.stop(), 'Claude Code IDE server: could not stop'),
+    registerCommand(COMMANDS.restartServer, () => controls.restart(), 'Claude Code IDE server: could not restart'),
+    registerCommand(COMMANDS.launchClaude, () => launchClaudeInTerminal(launch, log), 'Could not launch claude'),
+    registerCommand(COMMANDS.showLog, () => log.show(), 'Could not show the log'),
+    registerCommand(COMMANDS.showStatus, async () => {
       const status = bridge.status();
       const { long } = describeStatus(status, sessionPlaces());
       const actions: Array<vscode.QuickPickItem & { command?: string }> = [
         ...long.split('\n').map((line) => ({ label: line, kind: vscode.QuickPickItemKind.Separator })),
         status.running
-          ? { label: '$(debug-restart) Restart server', command: 'nativeClaude.restartServer' }
-          : { label: '$(play) Start server', command: 'nativeClaude.startServer' },
-        ...(status.running ? [{ label: '$(debug-stop) Stop server', command: 'nativeClaude.stopServer' }] : []),
-        { label: '$(terminal) Launch claude in a terminal', command: 'nativeClaude.launchClaude' },
-        { label: '$(checklist) Check setup', command: 'nativeClaude.checkSetup' },
+          ? { label: '$(debug-restart) Restart server', command: COMMANDS.restartServer }
+          : { label: '$(play) Start server', command: COMMANDS.startServer },
+        ...(status.running ? [{ label: '$(debug-stop) Stop server', command: COMMANDS.stopServer }] : []),
+        { label: '$(terminal) Launch claude in a terminal', command: COMMANDS.launchClaude },
+        { label: '$(checklist) Check setup', command: COMMANDS.checkSetup },
         setting('shareSelection')
-          ? { label: '$(eye-closed) Stop sharing the selection', command: 'nativeClaude.toggleSelectionSharing' }
-          : { label: '$(eye) Share the selection again', command: 'nativeClaude.toggleSelectionSharing' },
-        { label: '$(output) Show log', command: 'nativeClaude.showLog' },
+          ? { label: '$(eye-closed) Stop sharing the selection', command: COMMANDS.toggleSelectionSharing }
+          : { label: '$(eye) Share the selection again', command: COMMANDS.toggleSelectionSharing },
+        { label: '$(output) Show log', command: COMMANDS.showLog },
       ];
       const picked = await vscode.window.showQuickPick(actions, { title: 'Claude Code IDE', placeHolder: long.split('\n')[0] });
       if (picked?.command) await vscode.commands.executeCommand(picked.command);
       return status;
-    }),
+    }, 'Could not show the status'),
   ];
 }

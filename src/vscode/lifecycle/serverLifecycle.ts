@@ -12,6 +12,7 @@ import { setting } from '../settings';
 import type { TerminalEnvironment } from '../terminals/terminalEnvironment';
 import { workspaceFolderPaths } from '../workspace/workspaceFolders';
 import { notify } from '../notify';
+import { COMMANDS } from '../../host/commandIds';
 
 /**
  * The lock file's pid. The CLI requires it to be alive, owned by this user, and (in an integrated
@@ -134,7 +135,7 @@ export class ServerLifecycle implements ServerControls {
         (error: Error) => {
           log.error(`Could not start the Claude Code IDE server: ${error.message}`);
           void notify.error(`Claude Code IDE server did not start: ${error.message}`, 'Check Setup', 'Show Log').then((c) =>
-            c === 'Show Log' ? log.show() : c && vscode.commands.executeCommand('nativeClaude.checkSetup'),
+            c === 'Show Log' ? log.show() : c && vscode.commands.executeCommand(COMMANDS.checkSetup),
           );
         },
       );

@@ -11,6 +11,9 @@ import { MemoryFileSystem, ORIGINAL_SCHEME, PROPOSAL_SCHEME } from './proposalFi
 import { notify } from '../notify';
 import type { ReviewPlacement } from '../settings';
 import { registerReviewConflictLenses } from './reviewConflictLenses';
+import { COMMANDS } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
+import { DisposableStore } from '../disposables';
 
 interface ReviewSides {
   original: vscode.Uri;
@@ -54,7 +57,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
   private readonly registry = new ReviewRegistry<ReviewSides>();
   private readonly proposals = new MemoryFileSystem();
   private readonly originals = new MemoryFileSystem();
-  private readonly disposables: vscode.Disposable[] = [];
+  private readonly disposables = new DisposableStore();
   /** Save reasons seen in onWillSave, consumed by onDidSave; keyed by uri.toString() (trap 7). */
   private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
   private readonly changed = new vscode.EventEmitter<void>();
@@ -71,8 +74,8 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
       this.changed,
       vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, this.proposals, { isCaseSensitive: true }),
       vscode.workspace.registerFileSystemProvider(ORIGINAL_SCHEME, this.originals, { isCaseSensitive: true, isReadonly: true }),
-      vscode.commands.registerCommand('nativeClaude.acceptReview', (uri?: vscode.Uri) => this.decideFromUi(uri, 'accept')),
-      vscode.commands.registerCommand('nativeClaude.rejectReview', (uri?: vscode.Uri) => this.decideFromUi(uri, 'reject')),
+      registerCommand(COMMANDS.acceptReview, (uri?: vscode.Uri) => this.decideFromUi(uri, 'accept'), "Could not accept Claude's proposal"),
+      registerCommand(COMMANDS.rejectReview, (uri?: vscode.Uri) => this.decideFromUi(uri, 'reject'), "Could not reject Claude's proposal"),
       registerReviewConflictLenses(log),
       vscode.workspace.onWillSaveTextDocument((e) => {
         if (e.document.uri.scheme === PROPOSAL_SCHEME) this.saveReasons.set(e.document.uri.toString(), e.reason);
@@ -178,7 +181,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
    */
   dispose(): void {
     if (!this.stopping) for (const review of this.registry.all()) this.registry.settle(review.id, { kind: 'rejected', reason: 'window-closed' });
-    for (const d of this.disposables) d.dispose();
+    this.disposables.dispose();
   }
 
   /**

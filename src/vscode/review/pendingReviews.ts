@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
 import type { DiffReviewHost } from './diffReviewHost';
-import { SHOW_PENDING_REVIEWS_COMMAND, type StatusBar } from '../statusBar';
+import type { StatusBar } from '../statusBar';
 import { notify } from '../notify';
+import { COMMANDS } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
 
 /**
  * The pending-reviews status item and its quick pick: every proposal still waiting (also those opened
@@ -14,7 +16,7 @@ export function registerPendingReviews(review: DiffReviewHost, statusBar: Status
   refresh();
   return vscode.Disposable.from(
     review.onDidChangePending(refresh),
-    vscode.commands.registerCommand(SHOW_PENDING_REVIEWS_COMMAND, async (id?: string) => {
+    registerCommand(COMMANDS.showPendingReviews, async (id?: string) => {
       const pending = review.pendingReviews();
       if (pending.length === 0) {
         void notify.info('No Claude proposal is waiting for review.');
@@ -36,6 +38,6 @@ export function registerPendingReviews(review: DiffReviewHost, statusBar: Status
             )?.review;
       if (picked) await review.reveal(picked.id);
       return picked?.id;
-    }),
+    }, 'Could not show the pending reviews'),
   );
 }

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { conflictRegions, keptLines } from '../../review/threeWayMerge';
 import { PROPOSAL_SCHEME } from './proposalFileSystem';
+import { COMMANDS } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
 
-/** The command the lenses run: (proposal uri, the conflict's first line, which side to keep). */
-export const KEEP_CONFLICT_SIDE_COMMAND = 'nativeClaude.review.keepConflictSide';
 
 type Keep = 'ours' | 'theirs' | 'both';
 const LENSES: Array<[Keep, string]> = [
@@ -24,7 +24,7 @@ export function registerReviewConflictLenses(log: vscode.LogOutputChannel): vsco
     provideCodeLenses(document) {
       return conflictRegions(document.getText()).flatMap((region) => {
         const range = new vscode.Range(region.start, 0, region.start, 0);
-        return LENSES.map(([keep, title]) => new vscode.CodeLens(range, { title, command: KEEP_CONFLICT_SIDE_COMMAND, arguments: [document.uri, region.start, keep] }));
+        return LENSES.map(([keep, title]) => new vscode.CodeLens(range, { title, command: COMMANDS.keepConflictSide, arguments: [document.uri, region.start, keep] }));
       });
     },
   };
@@ -32,7 +32,7 @@ export function registerReviewConflictLenses(log: vscode.LogOutputChannel): vsco
   /** Keeps one side of the conflict starting at `start`; anything but a review's conflict is left alone. */
   const keep = async (uri: unknown, start: unknown, side: unknown): Promise<boolean> => {
     if (!(uri instanceof vscode.Uri) || uri.scheme !== PROPOSAL_SCHEME || typeof start !== 'number' || !LENSES.some(([k]) => k === side)) {
-      log.warn(`${KEEP_CONFLICT_SIDE_COMMAND}: not a conflict in a review of Claude's proposal, nothing changed`);
+      log.warn(`${COMMANDS.keepConflictSide}: not a conflict in a review of Claude's proposal, nothing changed`);
       return false;
     }
     const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
@@ -57,6 +57,6 @@ export function registerReviewConflictLenses(log: vscode.LogOutputChannel): vsco
     vscode.workspace.onDidChangeTextDocument((e) => {
       if (e.document.uri.scheme === PROPOSAL_SCHEME) changed.fire();
     }),
-    vscode.commands.registerCommand(KEEP_CONFLICT_SIDE_COMMAND, keep),
+    registerCommand(COMMANDS.keepConflictSide, keep, 'Could not resolve the conflict'),
   );
 }

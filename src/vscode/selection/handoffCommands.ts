@@ -10,6 +10,8 @@ import type { Logger } from '../../util/logger';
 import { notify } from '../notify';
 import { diskPathOf } from './selectionTracker';
 import { setting } from '../settings';
+import { COMMANDS } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
 
 /**
  * The hand-off entry points (docs/selection.md, "Handing work to claude"): Fix/Explain with Claude
@@ -18,15 +20,6 @@ import { setting } from '../settings';
  * selection. Each builds what a careful user would type (src/selection/promptText.ts) and puts it into
  * the right claude's prompt without pressing Enter. Each command returns what it did (for the tests).
  */
-export const HANDOFF_COMMANDS = {
-  fix: 'nativeClaude.fixWithClaude',
-  explain: 'nativeClaude.explainWithClaude',
-  claudeChange: 'nativeClaude.askAboutClaudeChange',
-  gitChange: 'nativeClaude.askAboutGitChange',
-  cell: 'nativeClaude.sendCellToClaude',
-  terminal: 'nativeClaude.sendTerminalSelectionToClaude',
-} as const;
-
 export type HandoffOutcome =
   | { sent: true; terminalName: string; sessionId: number; text: string; mention?: AtMentionParams }
   | { sent: false; reason: string };
@@ -35,7 +28,6 @@ export type HandoffOutcome =
 /** Claude's changes' record of a file: its content before claude, and whether claude certainly changed it. */
 export type ClaudeChangeOf = (uri: vscode.Uri) => { original: vscode.Uri; certain: boolean } | undefined;
 
-const LAUNCH_COMMAND = 'nativeClaude.launchClaude';
 /** How long a claude started for a hand-off may take to connect and be found in its terminal. */
 const START_TIMEOUT_MS = 90_000;
 /** claude drops what arrives before its handlers are up (docs/selection.md, "New sessions"). */
@@ -132,10 +124,10 @@ export function registerHandoffCommands(
         if (context.diagnostics.length === 0) return [];
         const args = [document.uri, [...context.diagnostics]];
         const fix = new vscode.CodeAction('Fix with Claude', vscode.CodeActionKind.QuickFix);
-        fix.command = { command: HANDOFF_COMMANDS.fix, title: 'Fix with Claude', arguments: args };
+        fix.command = { command: COMMANDS.fixWithClaude, title: 'Fix with Claude', arguments: args };
         fix.diagnostics = [...context.diagnostics];
         const explain = new vscode.CodeAction('Explain with Claude', vscode.CodeActionKind.QuickFix);
-        explain.command = { command: HANDOFF_COMMANDS.explain, title: 'Explain with Claude', arguments: args };
+        explain.command = { command: COMMANDS.explainWithClaude, title: 'Explain with Claude', arguments: args };
         explain.diagnostics = [...context.diagnostics];
         return [fix, explain];
       },
@@ -147,12 +139,12 @@ export function registerHandoffCommands(
     codeActions,
     vscode.window.onDidChangeActiveTerminal((terminal) => recency.touch(terminal)),
     vscode.window.onDidCloseTerminal((terminal) => recency.forget(terminal)),
-    vscode.commands.registerCommand(HANDOFF_COMMANDS.fix, problems('fix')),
-    vscode.commands.registerCommand(HANDOFF_COMMANDS.explain, problems('explain')),
-    vscode.commands.registerCommand(HANDOFF_COMMANDS.claudeChange, change('claude')),
-    vscode.commands.registerCommand(HANDOFF_COMMANDS.gitChange, change('git')),
-    vscode.commands.registerCommand(HANDOFF_COMMANDS.cell, cell),
-    vscode.commands.registerCommand(HANDOFF_COMMANDS.terminal, terminalSelection),
+    registerCommand(COMMANDS.fixWithClaude, problems('fix'), 'Fix with Claude'),
+    registerCommand(COMMANDS.explainWithClaude, problems('explain'), 'Explain with Claude'),
+    registerCommand(COMMANDS.askAboutClaudeChange, change('claude'), 'Ask Claude About This Change'),
+    registerCommand(COMMANDS.askAboutGitChange, change('git'), 'Ask Claude About This Change'),
+    registerCommand(COMMANDS.sendCellToClaude, cell, 'Send Cell to Claude'),
+    registerCommand(COMMANDS.sendTerminalSelectionToClaude, terminalSelection, 'Send to Claude'),
   );
 }
 
@@ -197,7 +189,7 @@ async function startAndWait(sessions: SessionTerminals<vscode.Terminal>): Promis
     const timer = setTimeout(() => (subscription.dispose(), resolve(undefined)), START_TIMEOUT_MS);
     const subscription = sessions.onDidConnect((session) => (clearTimeout(timer), subscription.dispose(), resolve(session)));
   });
-  await vscode.commands.executeCommand(LAUNCH_COMMAND);
+  await vscode.commands.executeCommand(COMMANDS.launchClaude);
   const session = await connected;
   if (!session) return refuseLater(`claude did not connect within ${START_TIMEOUT_MS / 1000} s.`);
   const deadline = Date.now() + 15_000;

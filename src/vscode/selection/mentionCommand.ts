@@ -6,9 +6,9 @@ import type { Logger } from '../../util/logger';
 import type { SharingPolicy } from '../../selection/sharingPolicy';
 import { diskPathOf, isRealFile } from './selectionTracker';
 import { notify } from '../notify';
+import { COMMANDS } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
 
-const MENTION_COMMAND = 'nativeClaude.mentionSelection';
-const LAUNCH_COMMAND = 'nativeClaude.launchClaude';
 
 /**
  * `nativeClaude.mentionSelection`: sends `at_mentioned` for the editor's selection (or the whole file
@@ -28,7 +28,7 @@ export function registerMentionCommand(
       .catch((error: Error) => log.warn(`Could not bring claude's terminal forward: ${error.message}`));
   const dispatcher = new MentionDispatcher({ sessions, log, onDelivered: (session) => void focusClaudeTerminal(session) });
 
-  const command = vscode.commands.registerCommand(MENTION_COMMAND, async (uri?: unknown, uris?: unknown): Promise<MentionOutcome | undefined> => {
+  const command = registerCommand(COMMANDS.mentionSelection, async (uri?: unknown, uris?: unknown): Promise<MentionOutcome | undefined> => {
     const target = withoutExcluded(mentionTarget(uri, uris), policy());
     if ('problem' in target) {
       void notify.warn(target.problem);
@@ -46,13 +46,13 @@ export function registerMentionCommand(
     if (outcome.kind === 'queued') {
       const what = target.mentions.map((m) => formatAtMention(m, vscode.workspace.asRelativePath(m.filePath, false))).join(' ');
       void notify.info(`Claude is not connected to this window yet; ${what} will be sent when it connects.`, 'Launch claude')
-        .then((choice) => choice && vscode.commands.executeCommand(LAUNCH_COMMAND));
+        .then((choice) => choice && vscode.commands.executeCommand(COMMANDS.launchClaude));
     } else {
       // 'pending' too: claude is starting in a terminal the user will want to type in.
       await focusClaudeTerminal(outcome.sessions[0]);
     }
     return outcome;
-  });
+  }, 'Could not send to Claude');
   return vscode.Disposable.from(command, dispatcher);
 }
 

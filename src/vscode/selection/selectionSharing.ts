@@ -2,8 +2,8 @@ import * as vscode from 'vscode';
 import { SharingPolicy } from '../../selection/sharingPolicy';
 import { affectsSetting, setting, updateSetting } from '../settings';
 import { workspaceFolderPaths } from '../workspace/workspaceFolders';
-
-const TOGGLE_SHARING_COMMAND = 'nativeClaude.toggleSelectionSharing';
+import { COMMANDS } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
 
 /** The current `nativeClaude.shareSelection` / `excludeFromSharing` settings as a policy. */
 export function currentSharingPolicy(): SharingPolicy {
@@ -23,18 +23,18 @@ export function registerSelectionSharing(onChange: () => void): vscode.Disposabl
   item.name = 'Claude: selection sharing';
   item.text = '$(eye-closed) Claude: selection not shared';
   item.tooltip = 'Claude does not see what you select. Click to share selections again.';
-  item.command = TOGGLE_SHARING_COMMAND;
+  item.command = COMMANDS.toggleSelectionSharing;
   const show = () => (currentSharingPolicy().sharesSelection ? item.hide() : item.show());
   show();
   return vscode.Disposable.from(
     item,
-    vscode.commands.registerCommand(TOGGLE_SHARING_COMMAND, async () => {
+    registerCommand(COMMANDS.toggleSelectionSharing, async () => {
       const next = !setting('shareSelection');
       // Where the user set it (workspace or user); a new setting goes to the user settings.
       await updateSetting('shareSelection', next);
       void vscode.window.setStatusBarMessage(next ? 'Claude sees your selection again' : 'Claude no longer sees your selection', 3000);
       return next;
-    }),
+    }, 'Could not change sharing the selection'),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!affectsSetting(event, 'shareSelection', 'excludeFromSharing')) return;
       show();

@@ -3,6 +3,7 @@ import type { IdeSessionSource } from '../../server/sessionSource';
 import type { SharingPolicy } from '../../selection/sharingPolicy';
 import { MAX_SELECTION_TEXT_CHARS, SelectionNotifier, type EditorState, type SelectionChangedParams } from '../../selection/selectionNotifier';
 import type { Logger } from '../../util/logger';
+import { DisposableStore } from '../disposables';
 
 /**
  * Only files on this machine's disk are worth telling claude about: the CLI reads them by path.
@@ -37,7 +38,7 @@ export function diskPathOf(document: vscode.TextDocument): string | undefined {
  */
 export class SelectionTracker implements vscode.Disposable {
   private readonly notifier: SelectionNotifier;
-  private readonly subscriptions: vscode.Disposable[];
+  private readonly subscriptions = new DisposableStore();
   /** `uri.toString()` of the file the notifier's state is about. */
   private tracked?: string;
 
@@ -47,14 +48,14 @@ export class SelectionTracker implements vscode.Disposable {
     private policy: () => SharingPolicy,
   ) {
     this.notifier = new SelectionNotifier({ sessions, log });
-    this.subscriptions = [
+    this.subscriptions.push(
       // Background editors can change selection too (reveal, diff views): only the active one counts.
       vscode.window.onDidChangeTextEditorSelection((event) => {
         if (event.textEditor === vscode.window.activeTextEditor) this.track(event.textEditor);
       }),
       vscode.window.onDidChangeActiveTextEditor((editor) => editor && this.track(editor)),
       vscode.window.tabGroups.onDidChangeTabs((event) => event.closed.length > 0 && this.forgetIfClosed()),
-    ];
+    );
     const active = vscode.window.activeTextEditor;
     if (active) this.track(active);
   }
@@ -72,7 +73,7 @@ export class SelectionTracker implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const subscription of this.subscriptions) subscription.dispose();
+    this.subscriptions.dispose();
     this.notifier.dispose();
   }
 

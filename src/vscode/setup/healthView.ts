@@ -8,6 +8,8 @@ import type { BridgeStatus, ServerIdentity } from '../../server/ideBridge';
 import { approvalModes, setting } from '../settings';
 import { notify } from '../notify';
 import { terminalSsePort } from '../terminals/terminalEnvironment';
+import { COMMANDS } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
 
 export interface HealthViewDeps {
   status(): BridgeStatus;
@@ -63,7 +65,7 @@ export function registerHealthView(deps: HealthViewDeps): vscode.Disposable {
     } else {
       panel.reveal(undefined, false);
     }
-    panel.webview.html = renderHealthHtml(report, { refreshCommand: HEALTH_COMMANDS.checkSetup, generatedAt: new Date() });
+    panel.webview.html = renderHealthHtml(report, { refreshCommand: COMMANDS.checkSetup, generatedAt: new Date() });
     deps.log.info(`Check Setup: ${problems(report).length} problem(s): ${problems(report).map((p) => p.id).join(', ') || 'none'}`);
     return report;
   };
@@ -71,8 +73,8 @@ export function registerHealthView(deps: HealthViewDeps): vscode.Disposable {
 
   return vscode.Disposable.from(
     { dispose: () => panel?.dispose() },
-    vscode.commands.registerCommand(HEALTH_COMMANDS.checkSetup, show),
-    vscode.commands.registerCommand(HEALTH_COMMANDS.relaunchTerminals, async (names?: string[]) => {
+    registerCommand(COMMANDS.checkSetup, show, 'Could not check the setup'),
+    registerCommand(COMMANDS.relaunchTerminals, async (names?: string[]) => {
       const wanted = new Set(names ?? []);
       const stale = vscode.window.terminals.filter((t) => wanted.size === 0 || wanted.has(t.name));
       const port = deps.status().port;
@@ -95,8 +97,8 @@ export function registerHealthView(deps: HealthViewDeps): vscode.Disposable {
       }
       refreshIfOpen();
       return targets.length;
-    }),
-    vscode.commands.registerCommand(HEALTH_COMMANDS.deleteStaleLockFile, async (file: unknown) => {
+    }, 'Could not relaunch the terminals'),
+    registerCommand(COMMANDS.deleteStaleLockFile, async (file: unknown) => {
       // Any extension can run this command with any argument: only a stale <port>.lock in claude's lock folders goes.
       try {
         await deleteStaleLockFile(file);
@@ -108,8 +110,8 @@ export function registerHealthView(deps: HealthViewDeps): vscode.Disposable {
       deps.log.info(`Deleted stale lock file ${String(file)}`);
       refreshIfOpen();
       return true;
-    }),
-    vscode.commands.registerCommand(HEALTH_COMMANDS.openFile, (file: string) => vscode.window.showTextDocument(vscode.Uri.file(file))),
+    }, 'Could not delete the lock file'),
+    registerCommand(COMMANDS.openPath, (file: string) => vscode.window.showTextDocument(vscode.Uri.file(file)), 'Could not open the file'),
   );
 }
 
@@ -124,7 +126,7 @@ export async function offerHealthCheckIfNeeded(deps: HealthViewDeps): Promise<vo
   const first = urgent[0];
   const fixes = first.fixes ?? [];
   const choice = await notify.warn(`Claude: ${first.title}${urgent.length > 1 ? ` (and ${urgent.length - 1} more)` : ''}`, ...fixes.map((f) => f.label), 'Check Setup');
-  if (choice === 'Check Setup') await vscode.commands.executeCommand(HEALTH_COMMANDS.checkSetup);
+  if (choice === 'Check Setup') await vscode.commands.executeCommand(COMMANDS.checkSetup);
   const picked = fixes.find((f) => f.label === choice);
   if (picked) await vscode.commands.executeCommand(picked.command, ...(picked.args ?? []));
 }

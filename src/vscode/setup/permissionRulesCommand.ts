@@ -4,6 +4,8 @@ import { matchesToolLevelRules } from '../../util/cliVersion';
 import { ClaudeUserSettings, offerPermissionRules, rulesToAdd } from '../../cliSetup/permissionRules';
 import { approvalModes, claudeCommand } from '../settings';
 import { notify } from '../notify';
+import { COMMANDS } from '../../host/commandIds';
+import { registerCommand } from '../commandTable';
 
 /** The version of the claude a terminal would run, when it can be told (decides the rule form). */
 async function cliVersion(): Promise<string | undefined> {
@@ -12,7 +14,7 @@ async function cliVersion(): Promise<string | undefined> {
 
 /** `nativeClaude.addPermissionRules`: the offer from src/cliSetup/permissionRules.ts with a modal dialog as its UI. */
 export function registerPermissionRulesCommand(log: vscode.LogOutputChannel, serverName: () => string): vscode.Disposable {
-  return vscode.commands.registerCommand('nativeClaude.addPermissionRules', async () => {
+  return registerCommand(COMMANDS.addPermissionRules, async () => {
     const version = await cliVersion();
     // The rules go to the CLI's user settings, for every project: only the user's own mode may decide
     // them, not one this workspace made stricter (another workspace would not confirm what they allow).
@@ -29,5 +31,5 @@ export function registerPermissionRulesCommand(log: vscode.LogOutputChannel, ser
         fail: (message) => void notify.error(message, 'Show Log').then((c) => c && log.show()),
       },
     });
-  });
+  }, 'Could not offer the permission rules');
 }

@@ -3,6 +3,7 @@ import type { BridgeStatus } from '../../server/ideBridge';
 import { findExecutable } from '../../util/findExecutable';
 import { PROPOSAL_SCHEME } from '../review/proposalFileSystem';
 import { affectsSetting, claudeCommand } from '../settings';
+import { DisposableStore } from '../disposables';
 
 /**
  * The context keys the first-run walkthrough (package.json contributes.walkthroughs) completes its steps
@@ -29,17 +30,17 @@ const WALKTHROUGH_KEYS = {
  */
 export class WalkthroughContext implements vscode.Disposable {
   private readonly values = new Map<string, boolean>();
-  private readonly subscriptions: vscode.Disposable[];
+  private readonly subscriptions = new DisposableStore();
 
   constructor(private readonly toolsInstalled: () => Promise<boolean>) {
-    this.subscriptions = [
+    this.subscriptions.push(
       vscode.window.tabGroups.onDidChangeTabs((e) => {
         if ([...e.opened, ...e.changed].some((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === PROPOSAL_SCHEME)) {
           this.set(WALKTHROUGH_KEYS.reviewSeen, true);
         }
       }),
       vscode.workspace.onDidChangeConfiguration((e) => affectsSetting(e, 'claudeCommand') && this.checkCli()),
-    ];
+    );
     this.checkCli();
     this.refreshTools();
   }
@@ -69,6 +70,6 @@ export class WalkthroughContext implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const s of this.subscriptions) s.dispose();
+    this.subscriptions.dispose();
   }
 }
