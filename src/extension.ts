@@ -38,7 +38,8 @@ import { Coexistence, registerChooseIdeExtension } from './vscode/lifecycle/coex
 import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/setup/healthView';
 import { registerPermissionRulesCommand } from './vscode/setup/permissionRulesCommand';
 import { showCompatibilityNotice } from './vscode/lifecycle/compatibilityNotice';
-import { ClaudeChanges, scriptedAnswersAllowed } from './vscode/changes/claudeChanges';
+import { ClaudeChanges } from './vscode/changes/claudeChanges';
+import { scriptedAnswersAllowed } from './vscode/changes/changesCommands';
 import type { ChangeCapture } from './host/changeCapture';
 import type { SessionChanges } from './changes/changeLedger';
 

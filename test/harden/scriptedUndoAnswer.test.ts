@@ -12,7 +12,8 @@ import * as path from 'node:path';
 jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeStandIn(), { virtual: true });
 
 import * as vscode from 'vscode';
-import { ClaudeChanges, SCRIPTED_ANSWERS_VARIABLE, scriptedAnswersAllowed } from '../../src/vscode/changes/claudeChanges';
+import { ClaudeChanges } from '../../src/vscode/changes/claudeChanges';
+import { SCRIPTED_ANSWERS_VARIABLE, scriptedAnswersAllowed } from '../../src/vscode/changes/changesCommands';
 import { memoryLogger } from '../../src/util/logger';
 import { oneClaude, standIn } from './support/vscodeStandIn';
 
