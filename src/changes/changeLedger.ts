@@ -84,10 +84,10 @@ export interface LedgerBound {
 }
 
 /** 256 MiB and 5,000 files: room for the 1,000 files and 50 MB the view is built for, with margin. */
-export const DEFAULT_BOUND: LedgerBound = { maxBytes: 256 * 1024 * 1024, maxFiles: 5000 };
+const DEFAULT_BOUND: LedgerBound = { maxBytes: 256 * 1024 * 1024, maxFiles: 5000 };
 
 /** Undos remembered (the oldest forgotten first; their blobs count in the bound's bytes, and go first when over it). */
-export const MAX_UNDOS = 1000;
+const MAX_UNDOS = 1000;
 
 /** A before-image taken when a call named a file, waiting for the write it announced. */
 interface Expected {

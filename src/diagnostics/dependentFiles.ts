@@ -14,14 +14,12 @@ import { DEPENDENTS_LOOKUP_MS } from './waitBudgets';
 /** The most files that use the changed files one answer loads and waits for; the rest are named as unchecked. */
 export const DEPENDENTS_MAX = 10;
 
-/** Sources whose import specifiers are read (JS/TS and the single-file components that import them). */
-export const IMPORTING_SOURCES = /\.(?:[cm]?[jt]sx?|vue|svelte|astro)$/i;
 /** Extensions a specifier may leave out, in TypeScript's order. */
 const RESOLVED_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.vue', '.svelte', '.json'];
 /** `import … from '…'`, `export … from '…'`, `import '…'`, `require('…')`, `import('…')`. */
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(['"])([^'"\n]{1,500})\1/g;
 /** Only the start of a file is read for its imports (they come first; bounds a huge generated file). */
-export const IMPORT_SCAN_MAX_CHARS = 200_000;
+const IMPORT_SCAN_MAX_CHARS = 200_000;
 
 /** The relative import specifiers of a JS/TS source ('./math', '../lib/index.js'); bare package names are skipped. */
 export function relativeSpecifiers(text: string): string[] {

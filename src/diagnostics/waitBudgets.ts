@@ -48,7 +48,7 @@ export function stillBeingChecked(files: readonly string[], display: (file: stri
 }
 
 /** Who says the file is still being checked (not a language server): the item's `source`. */
-export const NOT_CHECKED_SOURCE = 'native-claude';
+const NOT_CHECKED_SOURCE = 'native-claude';
 
 /**
  * The note in claude's own `{}` answer for a file it wrote that was still being checked: claude reads

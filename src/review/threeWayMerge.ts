@@ -20,7 +20,7 @@ export const THEIRS_MARKER = ">>>>>>> Claude's proposal";
  * Past it the changed region is one conflict, shown at once, so the extension host is not held for long
  * (a proposal that reorders the lines of a large file would otherwise cost N²).
  */
-export const MERGE_WORK_LIMIT = 4e8;
+const MERGE_WORK_LIMIT = 4e8;
 
 export interface UnsavedEditsMerge {
   /** The merged text, `\n` line ends, no BOM; with conflict markers where both changed the same lines. */

@@ -11,10 +11,10 @@ import { revealInvisible } from '../util/invisibleCharacters';
  */
 
 /** Caps, said in the text when they cut something. */
-export const MESSAGE_MAX_CHARS = 500;
-export const PROBLEMS_MAX = 5;
-export const EXCERPT_MAX_CHARS = 3000;
-export const EXCERPT_MAX_LINES = 80;
+const MESSAGE_MAX_CHARS = 500;
+const PROBLEMS_MAX = 5;
+const EXCERPT_MAX_CHARS = 3000;
+const EXCERPT_MAX_LINES = 80;
 
 // A whole escape sequence first (CSI, OSC/DCS/SOS/PM/APC up to BEL or ST, or ESC and one character),
 // so colours in a terminal's output leave no `[31m` behind; then any control character left.
@@ -28,13 +28,13 @@ const CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/g;
  * control character are removed (so neither `\r` nor a paste end `ESC[201~` can reach the terminal),
  * and invisible or direction-changing characters are written out as `⟦U+202E⟧`.
  */
-export function cleanUntrusted(text: string): string {
+function cleanUntrusted(text: string): string {
   const lines = text.replace(/\r\n?|[\u2028\u2029\u0085]/g, '\n').replace(/\t/g, '  ');
   return revealInvisible(lines.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '')).text;
 }
 
 /** Untrusted text for one line (a file name, a source, a code): line breaks become spaces. */
-export function cleanLine(text: string, maxChars = MESSAGE_MAX_CHARS): string {
+function cleanLine(text: string, maxChars = MESSAGE_MAX_CHARS): string {
   return capChars(cleanUntrusted(text).replace(/\s*\n\s*/g, ' ').trim(), maxChars);
 }
 

@@ -36,10 +36,10 @@ function serializedAnswer(message: JSONRPCMessage): string | undefined {
 }
 
 /** Default bound on bytes queued for one peer; past it the peer is not reading and is closed. */
-export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** Close code and reason for a peer that stopped reading (1008: policy violation). */
 export const NOT_READING_CLOSE_CODE = 1008;
-export const NOT_READING_CLOSE_REASON = 'Client is not reading: too much data waiting to be sent';
+const NOT_READING_CLOSE_REASON = 'Client is not reading: too much data waiting to be sent';
 /** How long a closed non-reading peer gets to take the close frame before its socket is destroyed. */
 const NOT_READING_GRACE_MS = 1000;
 

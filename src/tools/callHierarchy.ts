@@ -7,9 +7,9 @@ import type { WorkspaceHost } from '../host/workspace';
 import { formatPlace, LANGUAGE_BUDGETS, type LanguageBudgets, type LanguageQuery, LanguageToolError, positionFields, runLanguageQuery, symbolLabel } from './languageQuery';
 import { defineTool, type ToolDefinition } from './toolDefinition';
 
-export const CALL_DEPTH_MAX = 3;
+const CALL_DEPTH_MAX = 3;
 /** Functions listed at most over all levels. */
-export const CALLS_SHOWN = 200;
+const CALLS_SHOWN = 200;
 
 const inputSchema = z
   .object({

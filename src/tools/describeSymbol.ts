@@ -17,7 +17,7 @@ const inputSchema = z.object({ ...positionFields }).strict();
  * commands in VS Code, which means nothing to the model), HTML entities VS Code's TypeScript uses for
  * spaces are spaces again, code fences stay.
  */
-export function hoverText(contents: readonly string[]): string {
+function hoverText(contents: readonly string[]): string {
   const parts = contents
     .map((c) =>
       c

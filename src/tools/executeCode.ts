@@ -14,7 +14,7 @@ import { defineTool, errorResult, textResult } from './toolDefinition';
 /** How long a cell may run before it is interrupted (the model is told; it can split the work or ask the user). */
 export const EXECUTE_CODE_MAX_MS = 5 * 60_000;
 /** MCP progress while the cell runs (2.1.328 shows the message under the running tool). */
-export const EXECUTE_CODE_PROGRESS_MS = 5_000;
+const EXECUTE_CODE_PROGRESS_MS = 5_000;
 
 /** Asks the user first unless approvalMode is "never": running code in their kernel is an action in their editor. */
 export interface CodeApproval {

@@ -11,8 +11,8 @@ import type { WorkspaceHost } from '../host/workspace';
 import { defineTool, errorResult, jsonResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 
-export const COMMAND_DEFAULT_TIMEOUT_MS = 120_000;
-export const COMMAND_MAX_TIMEOUT_MS = 600_000;
+const COMMAND_DEFAULT_TIMEOUT_MS = 120_000;
+const COMMAND_MAX_TIMEOUT_MS = 600_000;
 
 /** What the model gets: the outcome, plus a note when something needs explaining. */
 export type CommandResult = CommandOutcome & { note?: string };
@@ -22,7 +22,7 @@ function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
-export function describeOutcome(outcome: CommandOutcome, timeoutMs: number): CommandResult {
+function describeOutcome(outcome: CommandOutcome, timeoutMs: number): CommandResult {
   if (outcome.timed_out) {
     return {
       ...outcome,

@@ -7,12 +7,12 @@ import { LANGUAGE_BUDGETS, runLanguageQuery, type LanguageBudgets } from './lang
 import { defineTool, type ToolDefinition } from './toolDefinition';
 
 /** Symbols listed at most; the answer then says how many there are. */
-export const OUTLINE_SHOWN = 500;
+const OUTLINE_SHOWN = 500;
 
 const inputSchema = z.object({ path: z.string().min(1).describe('File, relative to the workspace folder.') }).strict();
 
 /** One line per symbol, children indented under their parent: `name (kind) lines a–b — detail`. */
-export function formatOutline(symbols: readonly OutlineSymbol[], limit = OUTLINE_SHOWN): { lines: string[]; total: number } {
+function formatOutline(symbols: readonly OutlineSymbol[], limit = OUTLINE_SHOWN): { lines: string[]; total: number } {
   const lines: string[] = [];
   let total = 0;
   const walk = (list: readonly OutlineSymbol[], depth: number) => {

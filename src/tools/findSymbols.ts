@@ -7,7 +7,7 @@ import { formatPlace, LANGUAGE_BUDGETS, runLanguageQuery, type LanguageBudgets }
 import { defineTool, type ToolDefinition } from './toolDefinition';
 
 /** Symbols listed at most; the answer then says how many were found. */
-export const SYMBOLS_SHOWN = 100;
+const SYMBOLS_SHOWN = 100;
 
 const inputSchema = z.object({ query: z.string().min(1).max(200).describe('Name or part of it (fuzzy, as Ctrl+T).') }).strict();
 

@@ -56,7 +56,7 @@ export const SETTING_DEFAULTS: Readonly<NativeClaudeSettings> = Object.freeze({
 /** `maxMessageBytes`' range: below 64 KiB a review of an ordinary file does not fit; above 64 MiB one message could take that much of the extension host's memory. */
 export const MAX_MESSAGE_BYTES_RANGE = { min: 64 * 1024, max: 64 * 1024 * 1024 } as const;
 /** At most this many `excludeFromSharing` patterns, each at most this long (each is compiled and matched on every selection). */
-export const EXCLUDE_PATTERNS_MAX = { count: 1000, chars: 1000 } as const;
+const EXCLUDE_PATTERNS_MAX = { count: 1000, chars: 1000 } as const;
 
 /** What `WorkspaceConfiguration.inspect()` reports of one setting (language-specific values are not used). */
 export interface InspectedSetting {

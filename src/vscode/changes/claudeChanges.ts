@@ -313,7 +313,7 @@ export class ClaudeChanges implements vscode.Disposable {
 }
 
 /** Told once per window when the store reached its bound on disk (the status bar's tooltip keeps the count). */
-export const DROPPED_TEXT =
+const DROPPED_TEXT =
   "Claude's changes: the contents kept from before Claude's changes reached their bound (256 MiB, 5,000 files): the oldest were dropped, so the oldest changes are no longer listed. Keep or undo listed changes to make room.";
 
 const REWROTE_TEXT = 'Claude wrote this again after you undid it ("Undo Again" restores what your undo left).';
@@ -354,6 +354,6 @@ function registerBeforeContent(tracker: ChangeTracker, codec: TextCodec | undefi
 const RESTART_HINT = 'To have its edits announced again, exit that claude and run `claude --continue` in its terminal (the conversation is kept).';
 
 /** What the user is told once when a claude reconnected after its first turn (docs/changes.md, "After a reconnect"). */
-export function lostAnnouncementsText(label: string): string {
+function lostAnnouncementsText(label: string): string {
   return `Claude's changes: ${label} reconnected to this window, and claude no longer names the files it edits after a reconnect. Its edits are still listed, as not attributed with certainty. ${RESTART_HINT}`;
 }

@@ -13,9 +13,9 @@ import type { CellOutput, NotebookKernelHost, NotebookRunEnd, NotebookRunOptions
  * VS Code resolves the command after the kernel accepted the cells; a kernel that accepted the cell
  * marks it at once, while VS Code completes a cell no kernel took without running it.
  */
-export const NO_KERNEL_GRACE_MS = 2_000;
+const NO_KERNEL_GRACE_MS = 2_000;
 /** After an interrupt, how long to wait for the cell to stop before answering anyway. */
-export const INTERRUPT_WAIT_MS = 5_000;
+const INTERRUPT_WAIT_MS = 5_000;
 /*
  * With no kernel selected (and more than one, or none, that could run the notebook), VS Code answers
  * `notebook.cell.execute` with its kernel picker, and no public API says beforehand whether a notebook
@@ -25,7 +25,7 @@ export const INTERRUPT_WAIT_MS = 5_000;
  * to start, is the user's own Quick Open or command palette (docs/security.md).
  */
 
-export const NO_NOTEBOOK =
+const NO_NOTEBOOK =
   'No notebook is open in VS Code: executeCode runs code in the kernel of the active notebook editor. ' +
   'Ask the user to open the notebook (e.g. a .ipynb file) whose kernel should run the code, with a kernel selected, then call executeCode again.';
 
@@ -34,7 +34,7 @@ function outputsOf(cell: vscode.NotebookCell): CellOutput[] {
 }
 
 /** The language of the new cell: the notebook's code cells', else what its metadata says, else Python. */
-export function notebookLanguage(notebook: vscode.NotebookDocument): string {
+function notebookLanguage(notebook: vscode.NotebookDocument): string {
   const cells = notebook.getCells().filter((c) => c.kind === vscode.NotebookCellKind.Code);
   const last = cells[cells.length - 1];
   if (last) return last.document.languageId;

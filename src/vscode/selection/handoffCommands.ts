@@ -33,6 +33,8 @@ const START_TIMEOUT_MS = 90_000;
 /** claude drops what arrives before its handlers are up (docs/selection.md, "New sessions"). */
 const NEW_SESSION_READY_MS = 1500;
 
+// Long (~105 lines) on purpose: the six entry points are small closures over one delivery (which claude,
+// start one if none, type into its prompt) and its log; split apart, each would take the same five arguments.
 export function registerHandoffCommands(
   sessions: SessionTerminals<vscode.Terminal>,
   log: Logger,

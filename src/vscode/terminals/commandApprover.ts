@@ -26,7 +26,7 @@ const NOTIFICATION_MAX_LINES = 10;
  * VS Code cuts a notification's message past 1,000 characters (and adds "..."): the message as shown
  * (with the notebook's name, the line marks and notify's word joiners) must fit, else the modal.
  */
-export const NOTIFICATION_SHOWN_MAX_CHARS = 1000;
+const NOTIFICATION_SHOWN_MAX_CHARS = 1000;
 
 /**
  * executeCode's Run / Don't Run (approvalMode "write-only" and "always"). A notification, not a modal
