@@ -13,7 +13,7 @@
  *   bash test/setup/repeat-real-test.sh 10 test/real/vscode-changes-reload.test.ts
  * NC_RELOAD_DEBUG=1 prints what each step saw.
  */
-import { execFile, execFileSync } from 'child_process';
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -23,20 +23,12 @@ import { startFakeModel, type FakeModel, type MessagesRequest, type Reply, fresh
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
 import { clickPeekAction, editorErrors, editorTabLabels, notificationTexts, ourStatus, peekChooseProvider, reloadWindow, runCommand, until } from './harness/workbenchUi';
+import { screenOf, tmux, waitForScreenOf } from '../support/tmuxScreen';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function tmux(socket: string, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) => (err ? reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${stderr}`)) : resolve(stdout)));
-  });
-}
-const screen = (socket: string) => tmux(socket, 'capture-pane', '-p', '-t', 'main').then((s) => s.replace(/\s+$/, ''));
-const waitForScreen = (socket: string, pattern: RegExp | string, timeoutMs: number) =>
-  until(`claude's screen to show ${pattern}`, async () => {
-    const s = await screen(socket);
-    return (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s)) ? s : undefined;
-  }, timeoutMs, 200);
+const screen = (socket: string) => screenOf(socket);
+const waitForScreen = (socket: string, pattern: RegExp | string, timeoutMs: number) => waitForScreenOf(socket, pattern, timeoutMs, { intervalMs: 200 });
 
 /** The Source Control view's rows: a group's row is its label, a file's row its name. */
 async function scmRows(page: Page): Promise<string[]> {

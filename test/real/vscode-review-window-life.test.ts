@@ -20,7 +20,6 @@
  * Ten in a row: bash test/setup/repeat-real-test.sh 10 test/real/vscode-review-window-life.test.ts
  * NC_LIFE_DEBUG=1 prints what each step saw; NATIVE_CLAUDE_VSIX=<file> skips packaging.
  */
-import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -30,6 +29,7 @@ import { startFakeModel, type FakeModel, type MessagesRequest, type Reply, fresh
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
 import { editorErrors, editorTabLabels, notificationTexts, openFileByName, ourStatus, reloadWindow, runCommand, until } from './harness/workbenchUi';
+import { screenOf, tmux, waitForScreenOf } from '../support/tmuxScreen';
 
 const ORIGINAL = 'console.log("hello");\n';
 const PROPOSED = 'console.log("hello, world");\n';
@@ -39,21 +39,8 @@ const REVIEW_TAB = /\[Claude Code\] hello\.js/;
 const CLI_PROMPT = /Do you want to make this edit to hello\.js\?/;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function tmux(socket: string, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${stderr}`)) : resolve(stdout),
-    );
-  });
-}
-
-/** The screen of the claude that the integrated terminal started in the private tmux server. */
-const screen = (socket: string) => tmux(socket, 'capture-pane', '-p', '-t', 'main').then((s) => s.replace(/\s+$/, ''));
-const waitForScreen = (socket: string, pattern: RegExp, timeoutMs: number) =>
-  until(`claude's screen to show ${pattern}`, async () => {
-    const s = await screen(socket);
-    return pattern.test(s) ? s : undefined;
-  }, timeoutMs, 200);
+const screen = (socket: string) => screenOf(socket);
+const waitForScreen = (socket: string, pattern: RegExp | string, timeoutMs: number) => waitForScreenOf(socket, pattern, timeoutMs, { intervalMs: 200 });
 
 /** Everything of a test window that a failure message needs. */
 interface Seen {

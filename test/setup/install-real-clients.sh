@@ -10,8 +10,12 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/clean-npm-env.sh"
 
 CACHE="${NATIVE_CLAUDE_CACHE:-$HOME/.cache/native-claude}"
-CODE_SERVER_VERSION=4.139.1
-CLAUDE_VERSION=2.1.328
+# The versions, in one place for the scripts and the tests: real-clients.json.
+clients_json="$(dirname "${BASH_SOURCE[0]}")/real-clients.json"
+client_version() { node -p "require(process.argv[1]).$1" "$(cd "$(dirname "$clients_json")" && pwd)/real-clients.json"; }
+CODE_SERVER_VERSION="$(client_version codeServer)"
+CLAUDE_VERSION="$(client_version claude)"
+CLAUDE_LAST_20="$(client_version claudeLast20)"
 mkdir -p "$CACHE"
 # One installer at a time per cache (parallel test runs would otherwise build into the same folder).
 exec 9>"$CACHE/.install.lock"
@@ -60,6 +64,6 @@ fi
 
 # The last 2.0.x: test/real/cli-user-config.test.ts proves the `claude mcp add-json` argument form that
 # CLIs before 2.1.327 need (the matrix, npm run test:cli-matrix, installs the other lines it runs).
-NATIVE_CLAUDE_CACHE="$CACHE" bash "$(dirname "${BASH_SOURCE[0]}")/install-claude-cli.sh" 2.0.77
+NATIVE_CLAUDE_CACHE="$CACHE" bash "$(dirname "${BASH_SOURCE[0]}")/install-claude-cli.sh" "$CLAUDE_LAST_20"
 
 log "ready: $CACHE"

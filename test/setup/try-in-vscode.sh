@@ -23,7 +23,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=clean-npm-env.sh
 source "$REPO/test/setup/clean-npm-env.sh"
 CACHE="${NATIVE_CLAUDE_CACHE:-$HOME/.cache/native-claude}"
-CODE_SERVER_VERSION=4.139.1
+CODE_SERVER_VERSION="$(node -p "require(process.argv[1]).codeServer" "$REPO/test/setup/real-clients.json")"
 PORT="${PORT:-8080}"
 FRESH=0
 WORKSPACE_ONLY=0

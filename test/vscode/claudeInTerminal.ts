@@ -4,34 +4,25 @@
  * it has exactly that terminal's environment (CLAUDE_CODE_SSE_PORT comes from the extension's environment
  * collection) and its screen is readable with `capture-pane`.
  */
-import { execFile } from 'child_process';
 import * as vscode from 'vscode';
 import { sleep, terminalWithShellIntegration, waitFor } from './util';
+import { screenOf, tmux as tmuxOn, waitForScreenOf } from '../support/tmuxScreen';
+import realClients from '../setup/real-clients.json';
+import { compareVersions } from '../../src/util/cliVersion';
 
 const SOCKET = process.env.NC_TMUX_SOCKET ?? '';
 
 export function tmux(...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${stderr}`)) : resolve(stdout),
-    );
-  });
+  return tmuxOn(SOCKET, ...args);
 }
 
-export async function screen(): Promise<string> {
-  return (await tmux('capture-pane', '-p', '-t', 'main')).replace(/\s+$/, '');
+/** The screen of claude in this suite's tmux server (its `main` window, or the one named). */
+export function screen(target?: string): Promise<string> {
+  return screenOf(SOCKET, target);
 }
 
-export async function waitForScreen(pattern: RegExp | string, timeoutMs = 30_000): Promise<string> {
-  const test = (s: string) => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s));
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = await screen().catch((e: Error) => `(no screen: ${e.message})`);
-    if (test(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`the claude screen did not show ${String(pattern)} within ${timeoutMs} ms. Screen:\n${last}`);
+export function waitForScreen(pattern: RegExp | string, timeoutMs = 30_000, target?: string): Promise<string> {
+  return waitForScreenOf(SOCKET, pattern, timeoutMs, { target });
 }
 
 /** Types a prompt into claude, waits for the echo, presses Enter. */
@@ -44,14 +35,11 @@ export async function submit(prompt: string): Promise<void> {
 
 /** The CLI version under test: the pinned one, or the CLI matrix's (NC_CLAUDE_VERSION from the harness). */
 export function claudeVersion(): string {
-  return process.env.NC_CLAUDE_VERSION ?? '2.1.328';
+  return process.env.NC_CLAUDE_VERSION ?? realClients.claude;
 }
 
 export function claudeAtLeast(version: string): boolean {
-  const have = claudeVersion().split('.').map(Number);
-  const want = version.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((have[i] ?? 0) !== (want[i] ?? 0)) return (have[i] ?? 0) > (want[i] ?? 0);
-  return true;
+  return compareVersions(claudeVersion(), version) >= 0;
 }
 
 /**

@@ -9,9 +9,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import realClients from '../../setup/real-clients.json';
+import { compareVersions } from '../../../src/util/cliVersion';
 
 /** The CLI the README's test command runs (test/setup/install-real-clients.sh installs it). */
-export const PINNED_CLAUDE_VERSION = '2.1.328';
+export const PINNED_CLAUDE_VERSION = realClients.claude;
 
 /**
  * The CLI version the real tests run against: `NATIVE_CLAUDE_CLI_VERSION` (set by
@@ -28,10 +30,7 @@ export const CLAUDE_VERSION = selectedClaudeVersion();
 
 /** Whether the selected CLI is at least `version` (numeric compare), for tests of line-specific behaviour. */
 export function cliAtLeast(version: string, selected: string = CLAUDE_VERSION): boolean {
-  const a = selected.split('.').map(Number);
-  const b = version.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] > b[i];
-  return true;
+  return compareVersions(selected, version) >= 0;
 }
 
 /** The cache the real-client installer fills: `${NATIVE_CLAUDE_CACHE:-$HOME/.cache/native-claude}`. */

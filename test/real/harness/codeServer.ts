@@ -24,8 +24,9 @@ import * as os from 'os';
 import * as path from 'path';
 import * as util from 'util';
 import type { BrowserContext, Page } from 'playwright-core';
+import realClients from '../../setup/real-clients.json';
 
-export const CODE_SERVER_VERSION = '4.139.1';
+export const CODE_SERVER_VERSION = realClients.codeServer;
 export const CHROMIUM_PATH = process.env.NATIVE_CLAUDE_CHROMIUM || '/usr/bin/chromium';
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 /** Where screenshots and kept logs of failed runs go (gitignored). */

@@ -6,13 +6,13 @@
  * $NC_SCREENSHOTS set by the script.
  */
 import * as assert from 'assert';
-import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { before, describe, it } from '../bdd';
 import { EXTENSION_ID, installedExtension, probe, sleep, terminalWithShellIntegration, waitFor } from '../util';
+import { tmux, waitForScreen } from '../claudeInTerminal';
 
 interface NativeClaudeApi {
   status(): { running: boolean; sessionCount: number };
@@ -28,25 +28,6 @@ const SOCKET = process.env.NC_TMUX_SOCKET ?? '';
 const PROPOSAL_SCHEME = 'native-claude-proposal';
 const HEALTH_COMMAND = 'nativeClaude.checkSetup';
 
-function tmux(...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${stderr}`)) : resolve(stdout),
-    ),
-  );
-}
-const screen = async () => (await tmux('capture-pane', '-p', '-t', 'main')).replace(/\s+$/, '');
-async function waitForScreen(pattern: RegExp | string, timeoutMs = 30_000): Promise<string> {
-  let last = '';
-  try {
-    return await waitFor(`claude's screen to show ${pattern}`, async () => {
-      last = await screen().catch(() => '');
-      return (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) ? last : undefined;
-    }, timeoutMs, 200);
-  } catch (e) {
-    throw new Error(`${(e as Error).message}\n--- screen ---\n${last}`, { cause: e });
-  }
-}
 async function typeIntoClaude(prompt: string): Promise<void> {
   await tmux('send-keys', '-t', 'main', '-l', '--', prompt);
   await waitForScreen(prompt, 5_000);

@@ -39,17 +39,6 @@ const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH
 const data: Record<string, unknown> = {};
 const lineChange = (start: number, end: number) => ({ originalStartLineNumber: start, originalEndLineNumber: end, modifiedStartLineNumber: start, modifiedEndLineNumber: end });
 
-async function screenOf(name: string): Promise<string> {
-  return (await tmux('capture-pane', '-p', '-t', name)).replace(/\s+$/, '');
-}
-
-async function waitForScreenOf(name: string, pattern: RegExp | string, timeoutMs: number): Promise<string> {
-  return waitFor(`${name}'s screen to show ${String(pattern)}`, async () => {
-    const text = await screenOf(name).catch(() => '');
-    return (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) ? text : undefined;
-  }, timeoutMs, 100);
-}
-
 function record(state: string, error?: Error): void {
   fs.writeFileSync(spec!.results, JSON.stringify({ state, error: error ? String(error.stack ?? error) : undefined, data }, null, 2));
 }
@@ -203,14 +192,14 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     const t2 = await terminalWithShellIntegration({ name: 'claude 2', cwd: s.workspace, shellPath: '/bin/bash' }, 30_000);
     t2.sendText(`export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L ${process.env.NC_TMUX_SOCKET} new-session -d -s second -x 200 -y 50 claude`);
     await waitFor('the second claude to connect', () => api.status().sessionCount === 2, 60_000);
-    await waitForScreenOf('second', /❯/, 30_000);
+    await waitForScreen(/❯/, 30_000, 'second');
     await tmux('send-keys', '-t', 'second', 'BTab');
-    await waitForScreenOf('second', /accept edits on/i, 10_000);
+    await waitForScreen(/accept edits on/i, 10_000, 'second');
     await tmux('send-keys', '-t', 'second', '-l', '--', 'scenario:second');
-    await waitForScreenOf('second', 'scenario:second', 5_000);
+    await waitForScreen('scenario:second', 5_000, 'second');
     await submit('scenario:first');
     await tmux('send-keys', '-t', 'second', 'Enter');
-    await Promise.all([waitForScreen('done first', 60_000), waitForScreenOf('second', 'done second', 60_000)]);
+    await Promise.all([waitForScreen('done first', 60_000), waitForScreen('done second', 60_000, 'second')]);
     const two = await waitFor('f.txt and g.txt listed', async () => {
       const sessions = await api.changes();
       const names = sessions.flatMap((x) => x.files.map((f) => path.basename(f.path)));

@@ -5,12 +5,12 @@
  * anthropic.claude-code 1.0.109 installed too). Each test records its outcome into the spec's `out` file.
  */
 import * as assert from 'assert';
-import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, afterEach, before, describe, it } from '../bdd';
 import { installedExtension, probe, readEnviron, sleep, terminalWithShellIntegration, waitFor } from '../util';
+import { screenOf as screen, tmux, waitForScreenOf } from '../../support/tmuxScreen';
 
 interface NativeClaudeApi {
   status(): { running: boolean; port?: number; lockFilePath?: string; sessionCount: number; connections: number };
@@ -41,24 +41,8 @@ const data: Record<string, Record<string, unknown>> = {};
 const keyOf = (title: string) => /^\[([\w-]+)\]/.exec(title)?.[1] ?? title;
 const sockets: string[] = [];
 
-function tmux(socket: string, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${stderr}`)) : resolve(stdout),
-    );
-  });
-}
-const screen = async (socket: string) => (await tmux(socket, 'capture-pane', '-p', '-t', 'main')).replace(/\s+$/, '');
-
-async function waitForScreen(socket: string, test: (s: string) => boolean, what: string, timeoutMs = 15_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = await screen(socket).catch((e: Error) => `(no screen: ${e.message})`);
-    if (test(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`the claude screen did not show ${what} within ${timeoutMs} ms. Screen:\n${last}`);
+function waitForScreen(socket: string, test: (s: string) => boolean, what: string, timeoutMs = 15_000): Promise<string> {
+  return waitForScreenOf(socket, test, timeoutMs, { what });
 }
 
 /** Starts claude inside `terminal`'s shell (in a private tmux server, so it has that shell's environment). */

@@ -16,7 +16,7 @@ import * as http from 'http';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, afterEach, before, beforeEach, describe, it } from '../bdd';
-import { claudeVersion, screen, submit, tmux, waitForScreen } from '../claudeInTerminal';
+import { claudeAtLeast, claudeVersion, screen, submit, tmux, waitForScreen } from '../claudeInTerminal';
 import { installedExtension, probe, readEnviron, sleep, terminalWithShellIntegration, waitFor } from '../util';
 
 interface NativeClaudeApi {
@@ -115,8 +115,7 @@ let testStarted = 0;
  * the flag their users run outside the IDE's terminal, so the rest of the suite still runs against them.
  */
 function claudeCommandLine(): string {
-  const [major, minor] = claudeVersion().split('.').map(Number);
-  return major > 2 || (major === 2 && minor >= 1) ? 'claude' : 'claude --ide';
+  return claudeAtLeast('2.1.0') ? 'claude' : 'claude --ide';
 }
 
 describe('claude in the integrated terminal ⇄ the installed extension', function () {

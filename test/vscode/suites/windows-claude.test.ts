@@ -18,12 +18,12 @@
  * through marker files in `spec.sync`.
  */
 import * as assert from 'assert';
-import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, afterEach, before, describe, it } from '../bdd';
 import { installedExtension, readEnviron, sleep, terminalWithShellIntegration, waitFor } from '../util';
+import { screenOf, tmux as tmuxOn, waitForScreenOf } from '../../support/tmuxScreen';
 
 interface NativeClaudeApi {
   status(): { running: boolean; port?: number; lockFilePath?: string; sessionCount: number; connections: number };
@@ -45,28 +45,17 @@ const SPEC_PATH = process.env.NC_WIN_SPEC;
 const SWITCHED = 'switched to another Claude Code session';
 const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
 
+/** Each claude of this suite runs in its own tmux server, `<SOCKET>-<tag>`. */
 function tmux(tag: string, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('tmux', ['-L', `${SOCKET}-${tag}`, ...args], { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${stderr}`)) : resolve(stdout),
-    );
-  });
+  return tmuxOn(`${SOCKET}-${tag}`, ...args);
 }
 
-async function screen(tag: string): Promise<string> {
-  return (await tmux(tag, 'capture-pane', '-p', '-t', 'main')).replace(/\s+$/, '');
+function screen(tag: string): Promise<string> {
+  return screenOf(`${SOCKET}-${tag}`);
 }
 
-async function waitForScreen(tag: string, pattern: RegExp | string, timeoutMs = 30_000): Promise<string> {
-  const test = (s: string) => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s));
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = await screen(tag).catch((e: Error) => `(no screen: ${e.message})`);
-    if (test(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`claude [${tag}] did not show ${String(pattern)} within ${timeoutMs} ms. Screen:\n${last}`);
+function waitForScreen(tag: string, pattern: RegExp | string, timeoutMs = 30_000): Promise<string> {
+  return waitForScreenOf(`${SOCKET}-${tag}`, pattern, timeoutMs);
 }
 
 /** Opens a new integrated terminal and starts claude there, inside a private tmux server `<SOCKET>-<tag>`. */
