@@ -21,42 +21,8 @@ import { LEAKY_ENV } from './harness/claudeCli';
 import { codeServerAvailable, compileInnerSuites, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 import { ensureVsix } from './harness/vsix';
+import { writeLanguageProject } from '../support/languageProject';
 
-const PROJECT: Record<string, string> = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'commonjs', noEmit: true }, include: ['src'] }, null, 2) + '\n',
-  'src/math.ts': [
-    '/** Doubles a number. */',
-    'export function double(n: number): number {',
-    '  return n * 2;',
-    '}',
-    '',
-    'export class Calculator {',
-    '  total = 0;',
-    '  add(n: number): this {',
-    '    this.total += double(n);',
-    '    return this;',
-    '  }',
-    '}',
-    '',
-  ].join('\n'),
-  'src/app.ts': [
-    "import { double } from './math';",
-    '',
-    '// double is mentioned in this comment',
-    'export function run(): number {',
-    "  const label = 'double';",
-    '  const result = double(21);',
-    '  return result + double(1) + label.length;',
-    '}',
-    '',
-  ].join('\n'),
-  // A function of the same name in another module: not a reference to math's double.
-  'src/other/double.ts': "export function double(s: string): string {\n  return s + s;\n}\nexport const twice = double('x');\n",
-  'src/main.ts': "import { run } from './app';\nexport const answer = run();\nexport const biggest = Math.max(1, 2);\n",
-  // Its references are asked of a provider that never answers (registered by the inner suite).
-  'settings.ini': '[main]\nname = demo\n',
-  'notes.txt': 'double trouble\n',
-};
 
 const INNER_KEYS = ['lang-definition', 'lang-references', 'lang-hover', 'lang-outline', 'lang-symbols', 'lang-calls', 'lang-by-name', 'lang-no-support', 'lang-outside', 'lang-stuck', 'lang-overhead'];
 
@@ -82,10 +48,7 @@ describe('vscode-language', () => {
     const home = path.join(root, 'home');
     const configDir = path.join(root, 'config');
     for (const d of [workspace, home, configDir]) fs.mkdirSync(d);
-    for (const [rel, content] of Object.entries(PROJECT)) {
-      fs.mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
-      fs.writeFileSync(path.join(workspace, rel), content);
-    }
+    writeLanguageProject(workspace);
     const resultsPath = path.join(root, 'results.json');
     const env: Record<string, string | undefined> = {};
     for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;

@@ -83,3 +83,23 @@ export async function answer(question: RegExp, keys: string[] = ['Enter'], timeo
     if (Date.now() >= deadline) throw new Error(`claude's dialog ${String(question)} did not close after ${keys.join(' ')} for ${timeoutMs} ms. Screen:\n${await screen()}`);
   }
 }
+
+/**
+ * Waits for claude to show `done <name>` (a scripted model's end of a scenario), saying yes to each "Do
+ * you want to proceed?" claude asks on the way (e.g. before the model's first use of a tool); returns the
+ * screen and how many it answered.
+ */
+export async function waitForDone(name: string, timeoutMs = 90_000): Promise<{ screen: string; proceedAnswered: number }> {
+  const deadline = Date.now() + timeoutMs;
+  let proceedAnswered = 0;
+  for (;;) {
+    const shown = await screen();
+    if (shown.includes(`done ${name}`)) return { screen: shown, proceedAnswered };
+    if (/Do you want to proceed\?/.test(shown)) {
+      await answer(/Do you want to proceed\?/, ['Enter'], 15_000);
+      proceedAnswered++;
+    }
+    if (Date.now() > deadline) throw new Error(`claude did not finish ${name} within ${timeoutMs / 1000} s. Screen:\n${shown}`);
+    await sleep(200);
+  }
+}

@@ -1,24 +1,49 @@
 /**
- * claude's own getDiagnostics calls, read from its debug log (`--debug-file`), and the check that they
- * stayed within claude's budgets (docs/diagnostics.md): for the real tests of diagnostics.
+ * claude's MCP tool calls, read from its debug log (`--debug-file`): how long each took and what went
+ * wrong; for the real tests of diagnostics, the check that claude's own getDiagnostics calls stayed within
+ * claude's budgets (docs/diagnostics.md).
  */
 
 /**
- * How long claude's getDiagnostics calls took (`Calling MCP tool: getDiagnostics` … `Tool 'getDiagnostics'
- * completed successfully in 486ms`); a call the model made (claude asks its permission hook first) is marked.
+ * How long claude's calls of the MCP tool `tool` of server `server` took: `ms` as claude says it
+ * (`Tool 'find_symbols' completed successfully in 486ms`, or `2s`: claude floors to the second from 1 s
+ * on; a failed call is Infinity), and `spanMs` from the timestamps of the call's `Calling MCP tool:` line
+ * and that line (calls paired in order). A call the model made (claude asks its permission hook first) is
+ * marked.
  */
-export function cliDiagnosticsCalls(debugLog: string): Array<{ ms: number; byModel: boolean }> {
-  const calls: Array<{ ms: number; byModel: boolean }> = [];
+export function cliMcpToolCalls(debugLog: string, server: string, tool: string): Array<{ ms: number; spanMs?: number; byModel: boolean }> {
+  const calls: Array<{ ms: number; spanMs?: number; byModel: boolean }> = [];
   let modelAsked = false;
+  const startedAt: Array<number | undefined> = [];
+  const asked = `PermissionRequestHooks called for tool: mcp__${server}__${tool}`;
+  const calling = `Calling MCP tool: ${tool}`;
+  const done = new RegExp(`Tool '${tool}' (completed successfully|failed)[^\\d]*(\\d+(?:\\.\\d+)?)(ms|s)`);
+  const timeOf = (line: string) => {
+    const t = Date.parse(line.split(' ')[0]);
+    return Number.isNaN(t) ? undefined : t;
+  };
   for (const line of debugLog.split('\n')) {
-    if (/PermissionRequestHooks called for tool: mcp__ide__getDiagnostics/.test(line)) modelAsked = true;
-    const done = /Tool 'getDiagnostics' (completed successfully|failed)[^\d]*(\d+(?:\.\d+)?)(ms|s)/.exec(line);
-    if (done) {
-      calls.push({ ms: done[1] === 'failed' ? Infinity : Number(done[2]) * (done[3] === 's' ? 1000 : 1), byModel: modelAsked });
+    if (line.includes(asked)) modelAsked = true;
+    if (line.endsWith(calling)) startedAt.push(timeOf(line));
+    const m = done.exec(line);
+    if (m) {
+      const start = startedAt.shift();
+      const end = timeOf(line);
+      calls.push({ ms: m[1] === 'failed' ? Infinity : Number(m[2]) * (m[3] === 's' ? 1000 : 1), spanMs: start !== undefined && end !== undefined ? end - start : undefined, byModel: modelAsked });
       modelAsked = false;
     }
   }
   return calls;
+}
+
+/** The lines of claude's debug log that say a call of the MCP tool `tool` failed, was aborted or timed out. */
+export function cliMcpToolTrouble(debugLog: string, tool: string): string[] {
+  return debugLog.split('\n').filter((l) => l.includes(`'${tool}'`) && /failed|abort|timed? ?out|timeout|malformed/i.test(l));
+}
+
+/** claude's getDiagnostics calls (see {@link cliMcpToolCalls}). */
+export function cliDiagnosticsCalls(debugLog: string): Array<{ ms: number; byModel: boolean }> {
+  return cliMcpToolCalls(debugLog, 'ide', 'getDiagnostics').map(({ ms, byModel }) => ({ ms, byModel }));
 }
 
 /**

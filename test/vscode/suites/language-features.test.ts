@@ -5,26 +5,16 @@
  * The tools are called over the real socket with the MCP SDK's Client (port and token from the lock file).
  */
 import * as assert from 'assert';
-import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, describe, it } from '../bdd';
+import { placeIn as place } from '../../support/languageProject';
 import { record, toolsSuite, type ToolsConnection } from '../toolsClient';
 
 describe('language tools (VS Code\'s TypeScript server, fresh window)', function () {
   this.timeout(120_000);
   let t: ToolsConnection;
   let ws: string;
-  const lines = (rel: string) => fs.readFileSync(path.join(ws, rel), 'utf8').split('\n');
-  /** `file:line:column` (1-based) of the `nth` whole-word `word` on the line that contains `marker`. */
-  const place = (rel: string, marker: string, word: string, nth = 0): string => {
-    const all = lines(rel);
-    const index = all.findIndex((l) => l.includes(marker));
-    assert.ok(index >= 0, `${marker} in ${rel}`);
-    const columns = [...all[index].matchAll(new RegExp(`\\b${word}\\b`, 'g'))].map((m) => m.index + 1);
-    return `${rel}:${index + 1}:${columns[nth]}`;
-  };
-
   toolsSuite(async (conn, root) => {
     t = conn;
     ws = root;
