@@ -10,7 +10,9 @@
 // The first change is the window's first (TypeScript still loading the project); medians are of the rest.
 // Needs code-server and Chromium (test/setup/install-real-clients.sh); skipped without them.
 // Run: flock /tmp/native-claude-real.lock npx ts-node --transpile-only bench/dependents.real.ts
-//   (NATIVE_CLAUDE_VSIX=<vsix> skips packaging; BENCH_CHANGES=<n> changes, default 6)
+//   (NATIVE_CLAUDE_VSIX=<vsix> skips packaging; BENCH_CHANGES=<n> changes, default 6; BENCH_CPU_PROF=<dir>
+//   writes CPU profiles of the extension host during claude's calls of the first two changes, and the
+//   extension's log, there: npx ts-node --transpile-only bench/cpuProfileSummary.ts <dir>/change1.cpuprofile)
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -30,7 +32,10 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 interface Sample {
   baselineMs: number;
+  /** The longest the extension host's thread was blocked during the call (ms). */
+  baselineLagMs: number;
   claudesMs: number;
+  claudesLagMs: number;
   claudesNote?: string;
   modelMs: number;
   modelNamed: number;
@@ -92,12 +97,17 @@ async function main(): Promise<void> {
   const env: Record<string, string | undefined> = {};
   for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
   Object.assign(env, { HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_DEPENDENTS_BENCH: specPath });
+  if (process.env.BENCH_CPU_PROF) {
+    fs.mkdirSync(process.env.BENCH_CPU_PROF, { recursive: true });
+    env.NC_DEPENDENTS_BENCH_CPU_PROF = path.resolve(process.env.BENCH_CPU_PROF);
+  }
   let server: CodeServer | undefined;
   try {
     server = await startCodeServer({ workspace, vsixPaths: [vsix], env, userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
     const run = await runSuiteInVsCode({ server, folder: workspace, suite: INNER_SUITES.product, files: ['dependents-bench'], timeout: 900_000, timeoutMs: 1_000_000, name: 'bench-dependents' });
     const results = fs.existsSync(resultsPath) ? (JSON.parse(fs.readFileSync(resultsPath, 'utf8')) as { state: string; error?: string; samples: Sample[] }) : undefined;
     const log = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    if (process.env.BENCH_CPU_PROF) fs.writeFileSync(path.join(process.env.BENCH_CPU_PROF, 'native-claude.log'), log);
     if (!results || results.state !== 'passed') {
       console.error(`the inner run did not pass (exit ${run.exitCode}): ${results?.error ?? 'no results'}\n${run.log.slice(-40).join('\n')}`);
       process.exitCode = 1;
@@ -122,6 +132,8 @@ async function main(): Promise<void> {
     );
     row("claude's baseline getDiagnostics {uri} (gives up at 500 ms)", (s) => s.baselineMs);
     row(`claude's getDiagnostics {} after the write (gives up at ${CLAUDES_BUDGET_MS} ms)`, (s) => s.claudesMs);
+    row("  the extension host's longest block during claude's baseline", (s) => s.baselineLagMs);
+    row("  the extension host's longest block during claude's {}", (s) => s.claudesLagMs);
     const noted = samples.filter((s) => s.claudesNote).length;
     if (noted) console.log(`  claude's {} named the changed module as still being checked in ${noted} of ${samples.length} (it is waited for again at claude's next {})`);
     const over = samples.filter((s) => s.claudesMs >= CLAUDES_BUDGET_MS || s.baselineMs >= 500).length;

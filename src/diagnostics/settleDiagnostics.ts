@@ -52,7 +52,7 @@ export interface SettleReport {
   unanswered: string[];
 }
 
-// Long (~120 lines) because one wait's state (reports, checker answers, the wake-up) is shared by its closures.
+// Long (~150 lines) because one wait's state (reports, checker answers, the wake-up) is shared by its closures.
 export async function settleDiagnostics(source: DiagnosticsSource, paths: readonly string[], options: SettleOptions): Promise<SettleReport> {
   const now = options.now ?? Date.now;
   const quietMs = options.quietMs ?? SETTLE_QUIET_MS;
@@ -108,55 +108,75 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
       wake = done;
     });
 
-  /** Files whose last check here found no report since their change and no answer from their checker yet. */
-  const unanswered = new Set<string>();
-  const settled = async (file: string, t: number): Promise<boolean> => {
-    unanswered.delete(file);
-    if (!docs) {
-      if (options.since === undefined) return true;
-      const at = reportedAt.get(file);
-      return at !== undefined && t - at >= quietMs;
-    }
-    if (docs.isDirty(file)) return true; // its problems describe the unsaved buffer; nothing on disk to wait for
-    const inSync = await docs.matchesDisk(file);
-    if (inSync === undefined) return true; // not loaded: nothing will report
-    if (!inSync) return false; // VS Code has not reloaded the change made on disk yet
-    const change = docs.lastChange(file);
+  /**
+   * Where a file stands: settled, still being checked, or still being checked with no report since its
+   * change and no answer from its checker yet (a first check still running).
+   */
+  type FileState = 'settled' | 'pending' | 'unanswered';
+  /** The part that needs no look at the disk: whether the file was reported on, or its checker answered. */
+  const stateSinceChange = (file: string, t: number): FileState => {
+    const change = docs!.lastChange(file);
     const changedAt = Math.max(change.document ?? -Infinity, options.since ?? -Infinity);
-    if (changedAt === -Infinity) return true; // unchanged since before anyone watched
+    if (changedAt === -Infinity) return 'settled'; // unchanged since before anyone watched
     const reported = change.diagnostics ?? reportedAt.get(file);
-    if (reported !== undefined && reported >= changedAt) return t - reported >= quietMs;
+    if (reported !== undefined && reported >= changedAt) return t - reported >= quietMs ? 'settled' : 'pending';
     // No report since the change: the file is clean (TypeScript then says nothing) or its checker is still
     // busy (a project's first check in a fresh window takes seconds). Only once a language server has
     // answered about the file does silence mean "clean".
     askChecker(file);
     const hadFileSince = checkerHadFileSince.get(file);
-    if (hadFileSince === 'none') return true;
-    if (hadFileSince === 'asked' || hadFileSince === undefined) {
-      unanswered.add(file);
-      return false;
+    if (hadFileSince === 'none') return 'settled';
+    if (hadFileSince === 'asked' || hadFileSince === undefined) return 'unanswered';
+    return t - Math.max(changedAt, hadFileSince) >= ASSUME_CHECKED_AFTER_MS ? 'settled' : 'pending';
+  };
+  const stateOf = async (file: string, t: number): Promise<FileState> => {
+    if (!docs) {
+      if (options.since === undefined) return 'settled';
+      const at = reportedAt.get(file);
+      return at !== undefined && t - at >= quietMs ? 'settled' : 'pending';
     }
-    return t - Math.max(changedAt, hadFileSince) >= ASSUME_CHECKED_AFTER_MS;
+    if (docs.isDirty(file)) return 'settled'; // its problems describe the unsaved buffer; nothing on disk to wait for
+    const inSync = await docs.matchesDisk(file);
+    if (inSync === undefined) return 'settled'; // not loaded: nothing will report
+    if (!inSync) return 'pending'; // VS Code has not reloaded the change made on disk yet
+    return stateSinceChange(file, now());
+  };
+  /**
+   * A file no look of this wait got through when the time was up (its document still loading, or the
+   * reads queued behind a busy extension host): still being checked, and "unanswered" unless it was
+   * reported on since its change or its checker answered.
+   */
+  const stateUnseen = (file: string): FileState => {
+    if (!docs) return 'pending';
+    const change = docs.lastChange(file);
+    const changedAt = Math.max(change.document ?? -Infinity, options.since ?? -Infinity);
+    const reported = change.diagnostics ?? reportedAt.get(file);
+    if (reported !== undefined && reported >= changedAt) return 'pending';
+    const hadFileSince = checkerHadFileSince.get(file);
+    return typeof hadFileSince === 'number' || hadFileSince === 'none' ? 'pending' : 'unanswered';
   };
 
-  let unsettled: string[];
+  /**
+   * Each file's state as last seen. The files are looked at together, and the answer goes when the time
+   * is up even while a look is still under way (reading a document back from the disk can wait behind
+   * a busy extension host): what that look had not reached yet counts as still being checked.
+   */
+  const states = new Map<string, FileState>();
+  let expiredTimer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'expired'>((resolve) => (expiredTimer = setTimeout(() => resolve('expired'), Math.max(0, deadline - now()))));
+  const stateNow = (file: string) => states.get(file) ?? stateUnseen(file);
   try {
     if (docs && options.load && options.load !== 'none' && paths.length) {
       const show = options.load === 'show';
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.all(paths.map((p) => docs.load(p, { show }).catch(() => 'skipped'))),
-        new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - now())))),
-      ]);
-      clearTimeout(timer);
+      await Promise.race([Promise.all(paths.map((p) => docs.load(p, { show }).catch(() => 'skipped'))), expired]);
     }
     let ownSettledAt: number | undefined;
     let lastWaitingReport = start;
     for (;;) {
       const t = now();
-      const pending: string[] = [];
-      for (const file of paths) if (!(await settled(file, t))) pending.push(file);
-      unsettled = pending;
+      const look = Promise.all(paths.map(async (file) => states.set(file, await stateOf(file, t))));
+      if ((await Promise.race([look, expired])) === 'expired') break;
+      const pending = paths.filter((file) => states.get(file) !== 'settled');
       if (pending.length === 0) {
         ownSettledAt ??= t;
         const othersQuiet = !options.othersQuietMs || t - Math.max(ownSettledAt, lastOtherReport) >= options.othersQuietMs;
@@ -164,16 +184,18 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
       } else {
         ownSettledAt = undefined;
       }
-      if (t >= deadline) break;
+      if (now() >= deadline) break;
       if (options.onWaiting && pending.length && t - lastWaitingReport >= WAITING_REPORT_MS) {
         lastWaitingReport = t;
         options.onWaiting(pending, t - start);
       }
-      await sleep(Math.min(POLL_MS, deadline - t));
+      if ((await Promise.race([sleep(Math.min(POLL_MS, deadline - now())), expired])) === 'expired') break;
     }
   } finally {
+    clearTimeout(expiredTimer);
     for (const s of subscriptions) s.dispose();
     wake = undefined;
   }
-  return { waitedMs: now() - start, unsettled, othersChanged: [...othersChanged], unanswered: unsettled.filter((f) => unanswered.has(f)) };
+  const unsettled = paths.filter((file) => stateNow(file) !== 'settled');
+  return { waitedMs: now() - start, unsettled, othersChanged: [...othersChanged], unanswered: unsettled.filter((file) => stateNow(file) === 'unanswered') };
 }

@@ -64,7 +64,10 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         const budget = byModel ? { timeoutMs: MODEL_WAIT_MS, onWaiting } : { timeoutMs: BASELINE_WAIT_MS, quietMs: BASELINE_QUIET_MS };
         // Read before the answer goes (claude writes right after it), alongside the wait, never instead of it.
         const captured = !byModel && changes && context ? changes.beforeWrite(context.connectionId, filePath, 'baseline') : undefined;
-        [{ unsettled }] = await Promise.all([settleDiagnostics(source, waitedFor, { ...budget, load: 'show' }), captured]);
+        let settledAt = 0;
+        [{ unsettled }] = await Promise.all([settleDiagnostics(source, waitedFor, { ...budget, load: 'show' }).finally(() => (settledAt = Date.now())), captured]);
+        // The capture is not bounded by the wait (claude writes right after the answer): say when it held the answer.
+        if (log && Date.now() - settledAt >= 50) log.info(`getDiagnostics {uri} ${filePath}: the capture before claude's write held the answer ${Date.now() - settledAt} ms past the wait`);
         result = [{ uri: `file://${filePath}`, diagnostics: source.forFile(filePath) }];
       } else if (byModel) {
         // Like get_diagnostics for the whole workspace: files changed on disk since the model's last call,

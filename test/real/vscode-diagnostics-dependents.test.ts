@@ -39,7 +39,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
-import { cliDiagnosticsCalls, expectWithinClaudesBudgets } from './harness/claudeDiagnostics';
+import { claudesCallsAnswered, cliDiagnosticsCalls, expectWithinClaudesBudgets } from './harness/claudeDiagnostics';
 import { codeServerAvailable, compileInnerSuites } from './harness/codeServer';
 import { contentBlocks, freshMessages, scenarioModel, startFakeModel } from './harness/fakeModel';
 import { prepareIntegratedClaude } from './harness/integratedClaude';
@@ -197,6 +197,8 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       figures.applyDiff = applyDiff;
       figures.modelCalls = logLines.filter((l) => /from the model/.test(l));
       figures.claudesCalls = cliDiagnosticsCalls(debugLog);
+      const answered = claudesCallsAnswered(extensionLog);
+      figures.claudesCallsSlowest = { baseline: Math.max(0, ...answered.filter((a) => a.call === '{uri}').map((a) => a.ms)), afterWrites: Math.max(0, ...answered.filter((a) => a.call === '{}').map((a) => a.ms)) };
       figures.inner = inner?.data;
       console.log(JSON.stringify(figures, null, 2));
 

@@ -69,8 +69,8 @@ const ASK_AGAIN_FOR_MS = 1000;
 /** `askLanguageServers`' answer when the only answers say the server is still loading the project. */
 export const STILL_LOADING_ANSWER = -1;
 /**
- * Asked at a given position (the language tools' name), a server still loading its project is asked
- * again for this long (its syntax server answers meanwhile, from the file alone).
+ * A server still loading its project is asked again for this long (its syntax server answers
+ * meanwhile, from the file alone).
  */
 const ASK_WHILE_LOADING_FOR_MS = 30_000;
 /**
@@ -87,14 +87,24 @@ function tabUri(tab: vscode.Tab): string | undefined {
 }
 
 /**
- * Where to ask a language server about a file: the first word that is not on a comment line, so the
- * answer needs the file's project (TypeScript's quick info builds the program and its type checker).
+ * Words a JS/TS line starts with that name nothing: TypeScript's hover answers nothing there, however
+ * ready it is, so the question is asked at the name after them (`export function compute` → `compute`).
+ */
+const LEADING_KEYWORDS = new Set(
+  'abstract as async await class const declare default enum export extends from function implements import interface let module namespace new private protected public readonly return static type var'.split(' '),
+);
+
+/**
+ * Where to ask a language server about a file: the first word that is not on a comment line and not a
+ * JS/TS keyword, so the answer needs the file's project (TypeScript's quick info builds the program and
+ * its type checker).
  */
 function firstWordOffset(text: string): number {
   let offset = 0;
   for (const line of text.slice(0, 20_000).split('\n')) {
-    const word = /^\s*(?:\/\/|#|\/?\*|<!--)/.test(line) ? null : /[A-Za-z_$][\w$]*/.exec(line);
-    if (word) return offset + word.index;
+    if (!/^\s*(?:\/\/|#|\/?\*|<!--)/.test(line)) {
+      for (const word of line.matchAll(/[A-Za-z_$][\w$]*/g)) if (!LEADING_KEYWORDS.has(word[0])) return offset + word.index;
+    }
     offset += line.length + 1;
   }
   return 0;
@@ -322,16 +332,17 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     const text = document.getText();
     const position = document.positionAt(at ? offsetOf(text, at) : firstWordOffset(text));
     const until = this.now() + ASK_AGAIN_FOR_MS;
-    const loadingUntil = this.now() + (at ? ASK_WHILE_LOADING_FOR_MS : 0);
+    const loadingUntil = this.now() + ASK_WHILE_LOADING_FOR_MS;
     for (;;) {
       const answers = await this.api.askLanguageServers(document, position).then(
         (n) => n,
         () => 0,
       );
-      // Without a position, a "still loading" answer counts as an answer, as it always did for the diagnostics.
+      // A "still loading" answer comes from the file alone (TypeScript's syntax server): the project, and
+      // with it the file's first check, is not there yet.
       const loading = answers === STILL_LOADING_ANSWER;
       if (answers > 0 && at) this.answeredFromProject.add(absolutePath);
-      if (answers > 0 || (loading && !at)) return true;
+      if (answers > 0) return true;
       if (!(loading && this.now() < loadingUntil) && this.now() >= until) return true;
       await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_MS));
     }

@@ -3,6 +3,7 @@
  * wrong; for the real tests of diagnostics, the check that claude's own getDiagnostics calls stayed within
  * claude's budgets (docs/diagnostics.md).
  */
+import { AFTER_WRITES_WAIT_MS, BASELINE_WAIT_MS } from '../../../src/diagnostics/waitBudgets';
 
 /**
  * How long claude's calls of the MCP tool `tool` of server `server` took: `ms` as claude says it
@@ -47,9 +48,23 @@ export function cliDiagnosticsCalls(debugLog: string): Array<{ ms: number; byMod
 }
 
 /**
+ * The most the extension may take to answer claude's own calls, by its own log (ms): its deadlines
+ * (src/diagnostics/waitBudgets.ts) and a margin for an extension host busy at that moment, below claude's
+ * limits (500 ms, 2 s) by what the answer's way back takes.
+ */
+const OWN_ANSWER_MAX_MS = { baseline: BASELINE_WAIT_MS + 150, afterWrites: AFTER_WRITES_WAIT_MS + 300 };
+
+/** How long the extension took to answer claude's own calls, by its log (those of 100 ms or more). */
+export function claudesCallsAnswered(extensionLog: string): Array<{ call: '{uri}' | '{}'; ms: number }> {
+  return [...extensionLog.matchAll(/getDiagnostics (\{uri\}|\{\}) .*?from claude answered in (\d+) ms/g)].map((m) => ({ call: m[1] as '{uri}' | '{}', ms: Number(m[2]) }));
+}
+
+/**
  * claude's own calls stayed within its budgets: every call it started was answered, under 2 s, and
  * under 500 ms except its calls after its writes (`{}`), which the extension logs when they take 100 ms
- * or more.
+ * or more. claude's log shows whole seconds from 1 s on, so the extension's own log (ms) must also show
+ * each of claude's calls answered within its deadline and margin (OWN_ANSWER_MAX_MS), the window's
+ * first change and a language server's slow first check included.
  */
 export function expectWithinClaudesBudgets(run: { debugLog: string; extensionLog: string }): void {
   const own = cliDiagnosticsCalls(run.debugLog).filter((c) => !c.byModel);
@@ -58,4 +73,6 @@ export function expectWithinClaudesBudgets(run: { debugLog: string; extensionLog
   expect({ started, answered: cliDiagnosticsCalls(run.debugLog).length }).toEqual({ started, answered: started });
   expect(own.filter((c) => c.ms >= 2000)).toEqual([]);
   expect(own.filter((c) => c.ms >= 500).length).toBeLessThanOrEqual(afterWrites.filter((ms) => ms >= 400).length);
+  const answers = claudesCallsAnswered(run.extensionLog);
+  expect(answers.filter((a) => a.ms > (a.call === '{uri}' ? OWN_ANSWER_MAX_MS.baseline : OWN_ANSWER_MAX_MS.afterWrites))).toEqual([]);
 }

@@ -20,6 +20,8 @@ class FakeWorld implements DiagnosticsSource {
   private readonly diagnosticListeners = new Set<(paths: readonly string[]) => void>();
   private readonly documentListeners = new Set<(path: string) => void>();
   changedOnDisk: string[] = [];
+  /** How long comparing a document with the disk takes (a read queued behind a busy extension host). */
+  diskReadMs = 0;
   /** What loading a file does (default: load it with the disk's text). */
   onLoad: (path: string) => void = (p) => this.reload(p);
 
@@ -32,6 +34,7 @@ class FakeWorld implements DiagnosticsSource {
       return 'opened';
     },
     matchesDisk: async (path) => {
+      if (this.diskReadMs) await new Promise((r) => setTimeout(r, this.diskReadMs));
       const doc = this.docs.get(path);
       if (!doc) return undefined;
       return !doc.dirty && doc.text === this.disk.get(path);
@@ -185,6 +188,43 @@ describe('settleDiagnostics: waiting until the problems reflect the disk', () =>
     world.checker = () => new Promise<boolean>(() => undefined);
     const report = await settleDiagnostics(world, ['/w/stuck.ts'], { timeoutMs: 1500, load: 'show' });
     expect(report.unsettled).toEqual(['/w/stuck.ts']);
+  });
+
+  test('a look at the files slower than the time left (reads queued behind a busy extension host) does not push the answer past the budget: what it had not seen is still being checked', async () => {
+    const world = new FakeWorld();
+    const files = ['/w/a.ts', '/w/b.ts', '/w/c.ts', '/w/d.ts', '/w/e.ts'];
+    for (const f of files) {
+      world.disk.set(f, 'x\n');
+      world.reload(f); // just changed: no report yet
+    }
+    world.checker = () => new Promise<boolean>(() => undefined); // a first check still running
+    world.diskReadMs = 400;
+    const report = await settleDiagnostics(world, files, { timeoutMs: 300, load: 'show' });
+    expect(report.waitedMs).toBeLessThan(380);
+    expect(report.unsettled).toEqual(files);
+    expect(report.unanswered).toEqual(files); // nothing said the server had them
+
+    // A file already reported on stays "still being checked" without the "not answered" mark.
+    world.docs.set('/w/r.ts', { text: 'r\n', changedAt: Date.now() - 50 });
+    world.disk.set('/w/r.ts', 'r\n');
+    world.reportedAt.set('/w/r.ts', Date.now());
+    const reported = await settleDiagnostics(world, ['/w/r.ts'], { timeoutMs: 200 });
+    expect(reported.waitedMs).toBeLessThan(280);
+    expect(reported).toMatchObject({ unsettled: ['/w/r.ts'], unanswered: [] });
+  });
+
+  test('the files of one wait are looked at together, not one after the other', async () => {
+    const world = new FakeWorld();
+    const files = ['/w/a.ts', '/w/b.ts', '/w/c.ts', '/w/d.ts'];
+    for (const f of files) {
+      world.disk.set(f, 'x\n');
+      world.docs.set(f, { text: 'x\n', changedAt: Date.now() - 5000 });
+      world.reportedAt.set(f, Date.now() - 4000);
+    }
+    world.diskReadMs = 200;
+    const report = await settleDiagnostics(world, files, { timeoutMs: 2000 });
+    expect(report.unsettled).toEqual([]);
+    expect(report.waitedMs).toBeLessThan(500); // one after the other: 800 ms
   });
 
   test('dirty and unloadable files are not waited for; missing files are skipped', async () => {

@@ -420,13 +420,14 @@ describe('tools: checked documents adapter', () => {
       expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(false);
       await docs.load(path.join(dir, 'a.ts'), { show: false });
       expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(true);
-      expect(asked).toEqual(Array(3).fill({ line: 1, character: 0 }));
+      expect(asked).toEqual(Array(3).fill({ line: 1, character: 13 })); // at `answer`: TypeScript's hover on `export` or `const` answers nothing
       // Asked at a given position (the language tools' name), not the first word.
       expect(await docs.checkerAnswered(path.join(dir, 'a.ts'), { line: 1, character: 13 })).toBe(true);
       expect(asked[3]).toEqual({ line: 1, character: 13 });
       asked.splice(3);
-      // A server still loading its project (TypeScript's syntax server answers "(loading...)"): asked at a
-      // position, asked again until the project is loaded; without one, taken as an answer, as before.
+      // A server still loading its project (TypeScript's syntax server answers "(loading...)"): asked
+      // again until the project is loaded, at a position or not (a file still loading was taken for one
+      // its server had, and its silence for "clean", 1 s after its change).
       let loadingAnswers = 0;
       (api as unknown as { askLanguageServers: unknown }).askLanguageServers = async () => (++loadingAnswers <= 6 ? STILL_LOADING_ANSWER : 1);
       fs.writeFileSync(path.join(dir, 'b.ts'), 'export const b = 1;\n');
@@ -439,8 +440,11 @@ describe('tools: checked documents adapter', () => {
       loadingAnswers = 0;
       expect(await docs.checkerAnswered(path.join(dir, 'a.ts'), { line: 0, character: 3 })).toBe(true);
       expect(loadingAnswers).toBe(0);
-      expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(true);
-      expect(loadingAnswers).toBe(1);
+      loadingAnswers = 0;
+      const unpositioned = Date.now();
+      expect(await docs.checkerAnswered(path.join(dir, 'b.ts'))).toBe(true);
+      expect(loadingAnswers).toBe(7);
+      expect(Date.now() - unpositioned).toBeGreaterThanOrEqual(1400);
       (api as unknown as { askLanguageServers: unknown }).askLanguageServers = async (_doc: unknown, position: { line: number; character: number }) => {
         asked.push(position);
         return ++answers >= 3 ? 1 : 0;

@@ -27,6 +27,8 @@ class World implements DiagnosticsSource {
   /** When the first report comes after loading (default: just after the server answers). */
   reportAfterMs?: number;
   reports = new Map<string, DiagnosticItem[]>();
+  /** How long comparing a document with the disk takes (a read queued behind a busy extension host). */
+  diskReadMs = 0;
   /** Files changed on disk since the last call, and which files use each (what the language server would find). */
   changedOnDisk: string[] = [];
   readonly usedBy = new Map<string, string[]>();
@@ -42,7 +44,10 @@ class World implements DiagnosticsSource {
       if (report) setTimeout(() => this.report(path, report), this.reportAfterMs ?? this.serverDelayMs + 50);
       return 'opened';
     },
-    matchesDisk: async (path) => (this.docs.has(path) ? true : undefined),
+    matchesDisk: async (path) => {
+      if (this.diskReadMs) await new Promise((r) => setTimeout(r, this.diskReadMs));
+      return this.docs.has(path) ? true : undefined;
+    },
     isDirty: () => false,
     lastChange: (path) => ({ document: this.docs.get(path)?.changedAt, diagnostics: this.reportedAt.get(path) }),
     onDidChangeDocument: () => ({ dispose: () => undefined }),
@@ -185,6 +190,34 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     expect(note).toMatch(/still being checked .*notes\.md/); // for the model only
     await tool.handle({}, claude);
     expect(world.loads.filter((l) => l.path === '/w/notes.md')).toHaveLength(3);
+  });
+
+  test("a busy extension host (every look at a file slower than claude's budget) on a turn's first change: claude's calls still answer in time, each file it wrote is named as not checked yet, and the check goes on for the model's {}", async () => {
+    const world = new World();
+    const tool = ideGetDiagnosticsTool(world);
+    const files = ['/w/a.ts', '/w/b.ts', '/w/c.ts', '/w/d.ts', '/w/e.ts'];
+    world.diskReadMs = 700;
+    for (const f of files) {
+      const started = Date.now();
+      await tool.handle({ uri: `file://${f}` }, claude); // nothing on disk yet
+      expect(Date.now() - started).toBeLessThan(400); // claude gives up at 500 ms
+    }
+    for (const f of files) {
+      world.disk.set(f, 'export const n: number = "x";\n'); // claude writes them
+      world.reports.set(f, [typeError]);
+    }
+    world.serverDelayMs = 2500; // a project still loading
+    const started = Date.now();
+    const [json, note] = texts(await tool.handle({}, claude));
+    expect(Date.now() - started).toBeLessThan(1700); // claude gives up at 2 s
+    expect(JSON.parse(json)).toEqual(files.map((f) => ({ uri: `file://${f}`, diagnostics: [notCheckedYet()] })));
+    expect(note).toMatch(/still being checked .*\/w\/a\.ts/);
+    // The model's {} right after gets the problems: the check went on after claude's answer.
+    world.changedOnDisk.push(...files);
+    world.diskReadMs = 0;
+    const [modelJson, ...modelNotes] = texts(await tool.handle({}, model()));
+    expect(JSON.parse(modelJson)).toEqual(files.map((f) => ({ uri: `file://${f}`, diagnostics: [typeError] })));
+    expect(modelNotes).toEqual([]);
   });
 
   test("a call without the model's marker is claude's own even with a uri the model might have asked: it never waits past claude's budget", async () => {

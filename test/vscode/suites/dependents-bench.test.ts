@@ -14,6 +14,9 @@
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as inspector from 'inspector';
+import * as path from 'path';
+import { monitorEventLoopDelay } from 'perf_hooks';
 import * as vscode from 'vscode';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, it } from '../bdd';
@@ -29,6 +32,8 @@ interface Spec {
 }
 
 const SPEC_PATH = process.env.NC_DEPENDENTS_BENCH;
+/** A folder for CPU profiles of this extension host (claude's two calls of the first two changes); $BENCH_CPU_PROF of the outer bench. */
+const PROFILE_DIR = process.env.NC_DEPENDENTS_BENCH_CPU_PROF;
 const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
 
 const textOf = (result: CallToolResult) => result.content.filter((c) => c.type === 'text').map((c) => (c.type === 'text' ? c.text : ''));
@@ -41,18 +46,36 @@ describe('dependents bench: the extra work of checking the files that use a chan
   it('measures each change', async function () {
     if (!spec) this.skip();
     const ide = await ideRoute();
+    // How long this thread (the extension host: the product, VS Code's TypeScript client, this suite) was blocked during a call.
+    const lag = monitorEventLoopDelay({ resolution: 10 });
     const call = async (args: Record<string, unknown>, toolUseId?: string) => {
+      lag.reset();
+      lag.enable();
       const started = performance.now();
       const result = await ide.client.callTool({ name: 'getDiagnostics', arguments: args, ...(toolUseId ? { _meta: { 'claudecode/toolUseId': toolUseId } } : {}) }, undefined, { timeout: 120_000 });
-      return { ms: performance.now() - started, texts: textOf(result as CallToolResult) };
+      const ms = performance.now() - started;
+      lag.disable();
+      return { ms, texts: textOf(result as CallToolResult), maxLagMs: lag.max / 1e6 };
     };
+    const session = PROFILE_DIR ? new inspector.Session() : undefined;
+    const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session!.post(method, params ?? {}, (e, r) => (e ? reject(e) : resolve(r))));
+    if (session) {
+      session.connect();
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: 200 });
+    }
     const samples: Array<Record<string, unknown>> = [];
     try {
       for (const [n, change] of spec.changes.entries()) {
         const moduleUri = vscode.Uri.file(change.module);
+        if (session && n < 2) await post('Profiler.start');
         const baseline = await call({ uri: moduleUri.toString() });
         fs.writeFileSync(change.module, change.newText);
         const claudes = await call({});
+        if (session && n < 2) {
+          const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+          fs.writeFileSync(path.join(PROFILE_DIR!, `change${n + 1}.cpuprofile`), JSON.stringify(profile));
+        }
 
         // Raw: one caller opened by hand (never opened before in this window), until TypeScript reports its error.
         const caller = vscode.Uri.file(change.callers[0]);
@@ -77,7 +100,9 @@ describe('dependents bench: the extra work of checking the files that use a chan
         samples.push({
           module: change.module,
           baselineMs: baseline.ms,
+          baselineLagMs: baseline.maxLagMs,
           claudesMs: claudes.ms,
+          claudesLagMs: claudes.maxLagMs,
           claudesNote: claudes.texts[1],
           modelMs: model.ms,
           modelNamed: named.length,
@@ -97,6 +122,8 @@ describe('dependents bench: the extra work of checking the files that use a chan
     } catch (error) {
       fs.writeFileSync(spec.results, JSON.stringify({ state: 'failed', error: String((error as Error).stack ?? error), samples }, null, 2));
       throw error;
+    } finally {
+      session?.disconnect();
     }
   });
 });
