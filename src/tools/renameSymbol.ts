@@ -167,8 +167,8 @@ async function checkedFiles(query: LanguageQuery, host: WorkspaceHost, edited: A
   const seen = new Map<string, string>();
   for (const f of files) {
     const other = seen.get(f.target.realPath);
-    if (other !== undefined) throw new LanguageToolError(`The rename's edit names one file twice (${other} and ${f.target.relative}, one a link to the other): refused, nothing was shown or written.`);
-    seen.set(f.target.realPath, f.target.relative);
+    if (other !== undefined) throw new LanguageToolError(`The rename's edit names one file twice (${other} and ${f.target.absolute === f.target.realPath ? f.target.relative : await query.display(f.target.absolute)}, one a link to the other): refused, nothing was shown or written.`);
+    seen.set(f.target.realPath, f.target.absolute === f.target.realPath ? f.target.relative : await query.display(f.target.absolute));
   }
   return files.sort((a, b) => (a.target.relative < b.target.relative ? -1 : a.target.relative > b.target.relative ? 1 : 0));
 }
@@ -189,8 +189,11 @@ async function reviewAndWriteAll(files: readonly RenamedFile[], renamed: string,
       accepted.push(p.reviewed);
       continue;
     }
-    const title = `✻ Claude proposes: rename to ${newName} (${reviewed.indexOf(p) + 1} of ${reviewed.length}): ${p.target.relative}`;
-    const decision = await deps.review.review(reviewRequestOf(p, title, connectionId));
+    const shownAs = reviewed.indexOf(p) + 1;
+    const title = `✻ Claude proposes: rename to ${newName} (${shownAs} of ${reviewed.length}): ${p.target.relative}`;
+    // Only the last accepted file comes to the front: before it, the next review must.
+    const request = { ...reviewRequestOf(p, title, connectionId), ...(shownAs < reviewed.length ? { revealAccepted: false as const } : {}) };
+    const decision = await deps.review.review(request);
     if (decision.kind !== 'accepted') {
       return answer({ status: 'rejected', renamed, files: prepared.map((q) => q.target.relative), rejected_at: prepared[i].target.relative, note: 'Nothing was written. Do not retry the same rename; ask the user what they want instead.' });
     }

@@ -76,6 +76,8 @@ describe('rename_symbol over the /tools route', () => {
     for (const rel of ['src/app.ts', 'src/math.ts', 'src/report.ts']) {
       const request = await server.review.decide((r) => ({ kind: 'accepted', text: r.proposedText }));
       titles.push(request.title);
+      // Only the last accepted file is brought to the front; before it, the next review is.
+      expect(request.revealAccepted).toBe(rel === 'src/report.ts' ? undefined : false);
       expect(request.filePath).toBe(file(rel));
       expect(request.originalText).toBe(FILES[rel]);
       expect(request.proposedText).toBe(renamed(FILES[rel]));
