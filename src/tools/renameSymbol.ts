@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { RenameRefusedError, type LanguageFeatures, type SourceRange, type TextReplacement } from '../host/languageFeatures';
 import type { WorkspaceHost } from '../host/workspace';
 import { CHANGE_DIAGNOSTICS_WAIT_MS, trackChangeDiagnostics } from '../diagnostics/changeDiagnostics';
+import { stillBeingChecked } from '../diagnostics/waitBudgets';
 import {
   needsReview,
   prepareChange,
@@ -214,9 +215,13 @@ async function reviewAndWriteAll(files: readonly RenamedFile[], renamed: string,
     else written.push({ index: i, ...result });
   }
   const display = (file: string) => prepared.find((p) => p.target.realPath === file)?.target.relative ?? displayPathOf(file, host.folders());
-  const lines = await Promise.all(written.map((w) => problems[w.index].finish(prepared[w.index].original ?? '', w.savedText, display).then((added) => added.lines)));
+  const finished = await Promise.all(written.map((w) => problems[w.index].finish(prepared[w.index].original ?? '', w.savedText, display)));
   if (failed.length) return answer({ status: 'partly written', renamed, written: written.map((w) => w.result.path), not_written: failed });
-  const newDiagnostics = [...new Set(lines.flat())];
+  // Each file's wait names the files still being checked: one note for the rename names them all once.
+  const notes = new Set(finished.map(({ report }) => `Note: ${stillBeingChecked(report.unsettled.map(display))}`));
+  const unsettled = [...new Set(finished.flatMap(({ report }) => report.unsettled))];
+  const newDiagnostics = [...new Set(finished.flatMap(({ lines }) => lines.filter((line) => !notes.has(line))))];
+  if (unsettled.length && finished.some(({ lines }) => lines.some((line) => notes.has(line)))) newDiagnostics.push(`Note: ${stillBeingChecked(unsettled.map(display))}`);
   return answer({
     status: 'accepted',
     renamed,

@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { ChangeCapture } from '../../src/host/changeCapture';
 import { TOOLS_INSTRUCTIONS } from '../../src/tools/instructions';
-import { renameEdit, ScriptedLanguageFeatures } from '../support/fakeHosts';
+import { diagnostic, renameEdit, ScriptedLanguageFeatures } from '../support/fakeHosts';
 import { resultText, startWorkspaceToolServer } from '../support/workspaceToolServer';
 
 const FILES: Record<string, string> = {
@@ -99,6 +99,21 @@ describe('rename_symbol over the /tools route', () => {
     for (const [rel, content] of Object.entries(FILES)) expect(await read(rel)).toBe(renamed(content));
     // Claude's changes is told of each file before it is written.
     expect([...captured].sort()).toEqual(['src/app.ts', 'src/math.ts', 'src/report.ts'].map(file));
+  });
+
+  test('a problem the rename caused is listed once in new_diagnostics, read after the last write', async () => {
+    const report = file('src/report.ts');
+    // Appears when report.ts (the last file) is saved: each file's wait sees it; the answer lists it once.
+    server.documents.format = (text) => (text.includes('export const y') && server.diagnostics.set(report, [diagnostic('twice is not callable', 1)]), text);
+    try {
+      const pending = call({ path: 'src/math.ts', line: 1, symbol: 'double', new_name: 'twice' });
+      for (let i = 0; i < 3; i++) await server.review.decide((r) => ({ kind: 'accepted', text: r.proposedText }));
+      const answer = JSON.parse(resultText(await pending));
+      expect(answer.new_diagnostics).toEqual([expect.stringMatching(/^\[Error\] src\/report\.ts:2.*twice is not callable/)]);
+    } finally {
+      server.documents.format = undefined;
+      server.diagnostics.set(report, []);
+    }
   });
 
   test('the user edits one file in its review: written as accepted, user_edits in the answer', async () => {

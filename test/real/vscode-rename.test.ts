@@ -112,7 +112,11 @@ describe('vscode-rename: claude renames an exported function used in three files
           round: i + 1,
           answer: { status: 'rejected', renamed: '`double` → `twice`', files, rejected_at: files[0], note: expect.stringContaining('Nothing was written') },
         });
-        expect({ round: i + 1, answer: answers[i].accept }).toEqual({
+        // No problem is new; TypeScript may still be checking the renamed files when the answer is sent (a
+        // 2 s wait), which one note says.
+        const { new_diagnostics: notes, ...accept } = answers[i].accept;
+        expect({ round: i + 1, notes: notes ?? [] }).toEqual({ round: i + 1, notes: (notes as unknown[] | undefined)?.length ? [expect.stringMatching(/^Note: still being checked when this answer was sent .*: src\/r\d\/[a-z]+\.ts/)] : [] });
+        expect({ round: i + 1, answer: accept }).toEqual({
           round: i + 1,
           answer: { status: 'accepted', renamed: '`double` → `twice`', files: [
             { path: files[0], operation: 'modified', replacements: 2 },
