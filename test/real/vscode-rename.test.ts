@@ -6,7 +6,8 @@
  * module must stay. Each round (NC_RENAME_ROUNDS, default 2; each in its own copy of the project, all
  * written before the window opens, so round 1's rename is the window's first TypeScript question and
  * later rounds run in a window with history): the rename rejected at its first review (nothing changed),
- * then accepted file by file (bytes exact, every import updated). The inner suite
+ * then accepted file by file (bytes exact, every import updated), then renamed again while app.ts has
+ * unsaved typing (the rename of the buffer, reviewed beside it, written with it). The inner suite
  * (test/vscode/suites/rename-claude.test.ts) reviews and checks the disk; this test checks what the
  * model heard.
  *
@@ -76,13 +77,15 @@ describe('vscode-rename: claude renames an exported function used in three files
     }
     // Scenario `<accept|reject>-<round>`: the same rename, named by its line and name (models are bad at columns).
     const steps = (scenario: string): ToolUse[] => {
-      const round = Number(scenario.split('-')[1]);
+      const [kind, round] = scenario.split('-');
+      // unsaved: the accepted rename renamed again, while app.ts has unsaved typing.
+      const [from, to] = kind === 'unsaved' ? ['twice', 'thrice'] : ['double', 'twice'];
       return [
         { name: 'ToolSearch', input: { query: `select:${TOOL}`, max_results: 1 } },
-        { name: TOOL, input: { path: `src/r${round}/math.ts`, line: 2, symbol: 'double', new_name: 'twice' } },
+        { name: TOOL, input: { path: `src/r${round}/math.ts`, line: 2, symbol: from, new_name: to } },
       ];
     };
-    model.respond(...Array.from({ length: 20 * ROUNDS }, () => scenarioModel('rename', steps)));
+    model.respond(...Array.from({ length: 30 * ROUNDS }, () => scenarioModel('rename', steps)));
     const specPath = `${workspace}-spec.json`;
     const resultsPath = `${specPath}.results.json`;
     const ic = prepareIntegratedClaude({
@@ -104,7 +107,7 @@ describe('vscode-rename: claude renames an exported function used in three files
       if (process.env.NC_RENAME_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-12000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
       expectInnerPassed('rename-claude', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), log: extensionLog.split('\n').slice(-40), innerLogTail: suite?.log.slice(-40) }));
       const heard = (scenario: string) => JSON.parse(model.toolResultText(`toolu_nc_rename_${scenario}_1`) ?? '{}') as Record<string, unknown>;
-      const answers = Array.from({ length: ROUNDS }, (_, i) => ({ reject: heard(`reject-${i + 1}`), accept: heard(`accept-${i + 1}`) }));
+      const answers = Array.from({ length: ROUNDS }, (_, i) => ({ reject: heard(`reject-${i + 1}`), accept: heard(`accept-${i + 1}`), unsaved: heard(`unsaved-${i + 1}`) }));
       console.log(JSON.stringify({ inner: inner?.data, answers: answers[0] }, null, 2));
       for (const [i, r] of rounds.entries()) {
         const files = r.renamed.map((f) => f.rel);
@@ -120,6 +123,16 @@ describe('vscode-rename: claude renames an exported function used in three files
           round: i + 1,
           answer: { status: 'accepted', renamed: '`double` → `twice`', files: [
             { path: files[0], operation: 'modified', replacements: 2 },
+            { path: files[1], operation: 'modified', replacements: 2 },
+            { path: files[2], operation: 'modified', replacements: 3 },
+            { path: files[3], operation: 'modified', replacements: 2 },
+          ] },
+        });
+        const { new_diagnostics: _notes, ...unsaved } = answers[i].unsaved;
+        expect({ round: i + 1, answer: unsaved }).toEqual({
+          round: i + 1,
+          answer: { status: 'accepted', renamed: '`twice` → `thrice`', files: [
+            { path: files[0], operation: 'modified', merged_with_unsaved_edits: true, replacements: 2 },
             { path: files[1], operation: 'modified', replacements: 2 },
             { path: files[2], operation: 'modified', replacements: 3 },
             { path: files[3], operation: 'modified', replacements: 2 },

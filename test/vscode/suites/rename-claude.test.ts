@@ -5,7 +5,8 @@
  * Each round, in its own copy of the project (src/r<round>/): a rename rejected at its first file's review
  * (nothing written, the rest never shown), then the same rename accepted file by file (nothing written
  * before the last accept; then every file's bytes exact, every import updated, the same-named function of
- * another module and the comment untouched; Claude's changes lists the four files). Later rounds run in the
+ * another module and the comment untouched; Claude's changes lists the four files), then `twice` renamed to
+ * `thrice` while app.ts has unsaved typing (the rename of the buffer, written with it). Later rounds run in the
  * window with the earlier rounds' history. Runs only with $NC_RENAME_SPEC.
  */
 import * as assert from 'assert';
@@ -128,11 +129,46 @@ describe('one window, one claude: rename_symbol reviewed as one change', functio
     assert.strictEqual(proposalTabs().length, 0, 'no review tab left');
   }
 
+  /**
+   * The user typed a line into app.ts and did not save it; then claude renames `twice` to `thrice`: VS Code
+   * computes the rename on that buffer, the review of app.ts shows it beside the typing, and the accept
+   * writes the typing with the rename (the editor ends clean).
+   */
+  async function unsavedEdits(round: number): Promise<void> {
+    const facts: Record<string, unknown> = {};
+    data[`unsaved-${round}`] = facts;
+    const files = spec!.files[round - 1];
+    const app = files[0];
+    const typedLine = '// typed, not saved\n';
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(abs(app.rel)), { preview: false });
+    await waitFor(`${app.rel} as saved in its editor`, () => editor.document.getText() === app.after, 10_000);
+    assert.ok(await editor.edit((b) => b.insert(new vscode.Position(1, 0), typedLine)));
+    const typed = editor.document.getText();
+    assert.strictEqual(editor.document.isDirty, true);
+    const thrice = (text: string) => text.replace(/\btwice\b/g, 'thrice');
+    await submit(`scenario:unsaved-${round}`);
+    const titles: string[] = [];
+    for (const f of files) {
+      const opened = await reviewOf(f.rel, thrice(f === app ? typed : f.after));
+      titles.push(opened.tab.label);
+      for (const g of files) assert.strictEqual(read(g.rel), g.after, `${g.rel} unchanged before the last accept`);
+      await vscode.commands.executeCommand('nativeClaude.acceptReview', opened.input.modified);
+    }
+    facts.titles = titles;
+    await waitForScreen(`done unsaved-${round}`, 60_000);
+    for (const f of files) assert.strictEqual(read(f.rel), thrice(f === app ? typed : f.after), `${f.rel} renamed, bytes exact`);
+    await waitFor(`${app.rel}'s editor to be clean and hold what was written`, () => !editor.document.isDirty && editor.document.getText() === thrice(typed), 10_000).catch(() => {
+      throw new Error(`${app.rel}'s editor: dirty ${editor.document.isDirty}, text ${JSON.stringify(editor.document.getText())}`);
+    });
+    assert.strictEqual(proposalTabs().length, 0, 'no review tab left');
+  }
+
   it('rejects, then accepts, the rename, round after round in one window', async function () {
     try {
       for (let round = 1; round <= spec!.rounds; round++) {
         await rejected(round);
         await accepted(round);
+        await unsavedEdits(round);
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
         await sleep(500);
       }
