@@ -216,6 +216,7 @@ async function reviewAndWriteAll(files: readonly RenamedFile[], renamed: string,
   }
   const display = (file: string) => prepared.find((p) => p.target.realPath === file)?.target.relative ?? displayPathOf(file, host.folders());
   const finished = await Promise.all(written.map((w) => problems[w.index].finish(prepared[w.index].original ?? '', w.savedText, display)));
+  if (failed.length && written.length === 0) return errorResult(`Renaming ${renamed} was accepted but nothing was written: ${failed.map((f) => f.error).join(' ')}`);
   if (failed.length) return answer({ status: 'partly written', renamed, written: written.map((w) => w.result.path), not_written: failed });
   // Each file's wait names the files still being checked: one note for the rename names them all once.
   const notes = new Set(finished.map(({ report }) => `Note: ${stillBeingChecked(report.unsettled.map(display))}`));

@@ -116,6 +116,38 @@ describe('rename_symbol over the /tools route', () => {
     }
   });
 
+  test('a write that fails after the checks (a disk error): the answer says which files were written and which not', async () => {
+    server.documents.format = (text) => {
+      if (text.includes('export const y')) throw new Error('disk full');
+      return text;
+    };
+    try {
+      const pending = call({ path: 'src/math.ts', line: 1, symbol: 'double', new_name: 'twice' });
+      for (let i = 0; i < 3; i++) await server.review.decide((r) => ({ kind: 'accepted', text: r.proposedText }));
+      const result = await pending;
+      expect(result.isError).toBe(true);
+      expect(JSON.parse(resultText(result))).toEqual({
+        status: 'partly written',
+        renamed: '`double` → `twice`',
+        written: ['src/app.ts', 'src/math.ts'],
+        not_written: [{ path: 'src/report.ts', error: expect.stringMatching(/^The change to src\/report\.ts was accepted but could not be written: disk full/) }],
+      });
+      expect(await read('src/report.ts')).toBe(FILES['src/report.ts']);
+      // Every file fails: nothing was written, said as such.
+      server.documents.format = () => {
+        throw new Error('disk full');
+      };
+      await fs.writeFile(file('src/app.ts'), FILES['src/app.ts']);
+      await fs.writeFile(file('src/math.ts'), FILES['src/math.ts']);
+      const again = call({ path: 'src/math.ts', line: 1, symbol: 'double', new_name: 'twice' });
+      for (let i = 0; i < 3; i++) await server.review.decide((r) => ({ kind: 'accepted', text: r.proposedText }));
+      expect(resultText(await again)).toMatch(/^Renaming `double` → `twice` was accepted but nothing was written: The change to src\/app\.ts was accepted but could not be written: disk full/);
+      for (const [rel, content] of Object.entries(FILES)) expect(await read(rel)).toBe(content);
+    } finally {
+      server.documents.format = undefined;
+    }
+  });
+
   test('the user edits one file in its review: written as accepted, user_edits in the answer', async () => {
     const pending = call({ path: 'src/math.ts', line: 1, symbol: 'double', new_name: 'twice' });
     await server.review.decide((r) => ({ kind: 'accepted', text: r.proposedText }));
