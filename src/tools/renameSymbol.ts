@@ -50,10 +50,10 @@ function answer(value: RenameAnswer): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], ...(value.status === 'partly written' ? { isError: true } : {}) };
 }
 
-/** 0-based offset of a position in `lines` (each line's break counted as in the text). */
-function offsetOf(text: string, lines: readonly string[], breaks: readonly number[], position: SourceRange['start']): number | undefined {
+/** The offset in the text of a 0-based position; `starts`: each line's offset (its break counted as in the text). */
+function offsetOf(lines: readonly string[], starts: readonly number[], position: SourceRange['start']): number | undefined {
   if (position.line >= lines.length || position.character > lines[position.line].length) return undefined;
-  return breaks[position.line] + position.character;
+  return starts[position.line] + position.character;
 }
 
 /**
@@ -69,7 +69,7 @@ export function applyReplacements(text: string, replacements: readonly TextRepla
     starts.push(at);
     at += line.length + 1;
   }
-  const spans = replacements.map((r) => ({ from: offsetOf(text, lines, starts, r.range.start), to: offsetOf(text, lines, starts, r.range.end), newText: r.newText }));
+  const spans = replacements.map((r) => ({ from: offsetOf(lines, starts, r.range.start), to: offsetOf(lines, starts, r.range.end), newText: r.newText }));
   if (spans.some((s) => s.from === undefined || s.to === undefined || s.to < s.from)) return { error: 'the edit names a place past the file\'s text' };
   const sorted = (spans as Array<{ from: number; to: number; newText: string }>).sort((a, b) => a.from - b.from || a.to - b.to);
   for (let i = 1; i < sorted.length; i++) if (sorted[i].from < sorted[i - 1].to) return { error: 'the edit has overlapping replacements' };
