@@ -5,7 +5,9 @@
 
 import * as vscode from 'vscode';
 import type { CheckedDocuments, Position } from '../host/diagnostics';
-import { RenameRefusedError, type CallItem, type CallStep, type FoundSymbol, type LanguageFeatures, type OpenedForLanguage, type OutlineSymbol, type RenameEdit, type SourceLocation, type SourceRange } from '../host/languageFeatures';
+import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenedForLanguage, OutlineSymbol, SourceLocation, SourceRange } from '../host/languageFeatures';
+// rename_symbol's (a line of its own, so the six tools' imports above stay as they were).
+import { RenameRefusedError, type RenameEdit } from '../host/languageFeatures';
 
 /** Languages nothing answers for in VS Code: a file of an unknown type opens as plain text. */
 const NO_LANGUAGE_SUPPORT = new Set(['plaintext']);
