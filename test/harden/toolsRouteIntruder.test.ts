@@ -13,10 +13,10 @@ import * as path from 'node:path';
 jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeStandIn(), { virtual: true });
 
 import * as vscode from 'vscode';
-import { ClaudeChanges } from '../../src/vscode/claudeChanges';
+import { ClaudeChanges } from '../../src/vscode/changes/claudeChanges';
 import type { Connection } from '../../src/server/ideServer';
 import type { IdeBridge } from '../../src/server/ideBridge';
-import type { WindowSessions } from '../../src/vscode/windowSessions';
+import type { WindowSessions } from '../../src/vscode/lifecycle/windowSessions';
 import { memoryLogger } from '../../src/util/logger';
 import { claudeLikes } from '../support/claudeLikeProcess';
 import { newestConnection, startTestServer, waitFor } from '../support/serverFixture';

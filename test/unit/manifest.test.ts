@@ -90,7 +90,7 @@ describe('package.json', () => {
     const [walkthrough, ...others] = pkg.contributes.walkthroughs;
     expect(others).toEqual([]);
     expect(walkthrough.steps.map((s: { id: string }) => s.id)).toEqual(['findClaude', 'runClaude', 'seeConnection', 'tryReview', 'enableTools']);
-    const contextSource = fs.readFileSync(path.join(ROOT, 'src', 'vscode', 'walkthroughContext.ts'), 'utf8');
+    const contextSource = fs.readFileSync(path.join(ROOT, 'src', 'vscode', 'setup', 'walkthroughContext.ts'), 'utf8');
     const setKeys = [...contextSource.matchAll(/'(nativeClaude\.\w+)'/g)].map((m) => m[1]);
     const commands = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
     for (const step of walkthrough.steps) {

@@ -1,8 +1,8 @@
 import type { IdeBridge } from '../../../src/server/ideBridge';
-import type { WindowSessions } from '../../../src/vscode/windowSessions';
+import type { WindowSessions } from '../../../src/vscode/lifecycle/windowSessions';
 
 /**
- * The part of the `vscode` module that src/vscode/claudeChanges.ts touches, for harden tests that run
+ * The part of the `vscode` module that src/vscode/changes/claudeChanges.ts touches, for harden tests that run
  * its real commands in Node (`jest.mock('vscode', () => vscodeStandIn(), { virtual: true })`). What the
  * commands did is read back from {@link standIn}.
  */

@@ -21,7 +21,7 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
     const all = lines(rel);
     const index = all.findIndex((l) => l.includes(marker));
     assert.ok(index >= 0, `${marker} in ${rel}`);
-    const columns = [...all[index].matchAll(new RegExp(`\\b${word}\\b`, 'g'))].map((m) => m.index! + 1);
+    const columns = [...all[index].matchAll(new RegExp(`\\b${word}\\b`, 'g'))].map((m) => m.index + 1);
     return `${rel}:${index + 1}:${columns[nth]}`;
   };
 
