@@ -51,7 +51,7 @@ describe('one window, one claude: rename_symbol reviewed as one change', functio
     if (!spec) this.skip();
     api = (await installedExtension<NativeClaudeApi>()).exports;
     await waitFor('the IDE server to run', () => api.status().running, 20_000);
-    await startClaudeInTerminal(spec!.workspace, () => api.status().sessionCount === 1);
+    await startClaudeInTerminal(spec.workspace, () => api.status().sessionCount === 1);
   });
 
   after(async () => {
