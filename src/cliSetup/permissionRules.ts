@@ -17,12 +17,12 @@ const READ_ONLY_TOOLS = [
   'find_symbols',
   'call_hierarchy',
 ] as const;
-const WRITE_TOOLS = ['write_file', 'apply_diff'] as const;
+const WRITE_TOOLS = ['write_file', 'apply_diff', 'rename_symbol'] as const;
 
 /**
  * The `permissions.allow` rules that leave exactly one confirmation per action:
  * - read-only tools: none (they only read the workspace);
- * - write_file / apply_diff: VS Code's review diff (unless approvalMode "never", where nothing would confirm them);
+ * - write_file / apply_diff / rename_symbol: VS Code's review diff (unless approvalMode "never", where nothing would confirm them);
  * - execute_command: VS Code's Run/Reject with approvalMode "always", otherwise the CLI's own prompt stays.
  * Tool-level rules (`mcp__vscode__read_file`) are matched by claude 2.x; claude 1.0.x matches only the
  * whole-server form `mcp__vscode`, which would also allow execute_command, so that form is offered only

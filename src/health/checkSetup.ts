@@ -371,8 +371,8 @@ function unconfirmedByRules(facts: SetupFacts): Finding[] {
         if (found.length) gaps.push({ what: 'execute_command runs shell commands', rules: found, needs: ['always'], mode, where });
       }
       if (mode === 'never') {
-        const found = rulesAllowing(rules, server, ['write_file', 'apply_diff']);
-        if (found.length) gaps.push({ what: 'write_file and apply_diff change files', rules: found, needs: ['write-only', 'always'], mode, where });
+        const found = rulesAllowing(rules, server, ['write_file', 'apply_diff', 'rename_symbol']);
+        if (found.length) gaps.push({ what: 'write_file, apply_diff and rename_symbol change files', rules: found, needs: ['write-only', 'always'], mode, where });
       }
     };
     check(effective, 'in this window');

@@ -47,6 +47,22 @@ export interface CallStep {
   callSites: SourceRange[];
 }
 
+/** One replacement of a rename's edit, in the file's text as VS Code has it (its unsaved buffer when dirty). */
+export interface TextReplacement {
+  range: SourceRange;
+  newText: string;
+}
+
+/** A rename provider's answer: the replacements of each file it touches. */
+export interface RenameEdit {
+  files: Array<{ location: Omit<SourceLocation, 'range'>; replacements: TextReplacement[] }>;
+}
+
+/** The rename provider refused the rename (not a symbol that can be renamed): its reason, as VS Code words it. */
+export class RenameRefusedError extends Error {
+  override readonly name = 'RenameRefusedError';
+}
+
 /** What opening a file for its language server found. */
 export interface OpenedForLanguage {
   /** VS Code's language id of the file ("typescript", "plaintext"…). */
@@ -77,6 +93,11 @@ export interface LanguageFeatures {
   prepareCallHierarchy(absolutePath: string, position: Position): Promise<CallItem[]>;
   incomingCalls(item: CallItem): Promise<CallStep[]>;
   outgoingCalls(item: CallItem): Promise<CallStep[]>;
+  /**
+   * VS Code's rename provider's edit for renaming the symbol at `position` to `newName` (nothing applied);
+   * a provider's refusal is a RenameRefusedError. Optional: a host without it does not serve rename_symbol.
+   */
+  rename?(absolutePath: string, position: Position, newName: string): Promise<RenameEdit>;
   /** The tabs `open` needed only for the server (TypeScript checks files in tabs) are no longer needed. */
   release(): void;
 }

@@ -16,6 +16,8 @@ export interface ReviewRequest {
    * accept is refused while conflict markers are left (docs/review.md).
    */
   merged?: { unsavedText: string; conflicts: number };
+  /** False: the accepted file is not brought to the front (a rename's next review is, docs/language.md). */
+  revealAccepted?: false;
 }
 
 /** How a review ended; each review ends exactly once. */

@@ -4,7 +4,7 @@ import type { DiagnosticsSource } from '../host/diagnostics';
 import type { ApprovalMode } from '../host/approvalMode';
 import type { ChangeCapture } from '../host/changeCapture';
 import type { DocumentWriter } from '../host/documents';
-import type { ReviewHost } from '../host/review';
+import type { ReviewHost, ReviewRequest } from '../host/review';
 import type { TextCodec } from '../host/textCodec';
 import { KeyedLock, LockTimeoutError } from '../util/keyedLock';
 import { detectEol, matchOriginalFormat, stripBom, toLf, withEol } from '../workspace/textFormat';
@@ -138,6 +138,79 @@ async function readForChange(
   return { bytes, original, encoding, codec, ...(unsaved === undefined ? {} : { unsaved: stripBom(unsaved) }) };
 }
 
+/**
+ * A change ready for review: the file as it was read, the proposal in its format, and (when the user
+ * has unsaved edits) the text shown beside their buffer.
+ */
+export interface PreparedChange {
+  target: WorkspacePath;
+  bytes: Buffer | undefined;
+  original: string | undefined;
+  encoding: string;
+  codec: TextCodec;
+  /** The user's unsaved text the change was merged with (or, `fromUnsaved`, made from). */
+  unsaved?: string;
+  /** The proposal in the file's line endings, no BOM. */
+  proposedText: string;
+  /** Set when the change is shown beside the user's unsaved edits. */
+  merge?: { conflicts: number };
+  /** What the review shows on its right side (the merge, or the proposal). */
+  reviewed: string;
+}
+
+/**
+ * Reads the file and makes the proposal. `makeProposal` gets the saved text; `{ fromUnsaved: true }`
+ * gets the user's unsaved text instead when there is one (a rename VS Code computed on the buffer), and
+ * its proposal is then shown beside that buffer as a merge without conflicts.
+ */
+export async function prepareChange(
+  target: WorkspacePath,
+  makeProposal: (original: string | undefined) => Proposal | Promise<Proposal>,
+  deps: ChangeDependencies,
+  options: { fromUnsaved?: true } = {},
+): Promise<PreparedChange | { error: string; path: string }> {
+  const shown = target.relative;
+  const current = await readForChange(target, deps);
+  if ('error' in current) return current;
+  const { bytes, original, encoding, codec, unsaved } = current;
+  const madeFromUnsaved = options.fromUnsaved && unsaved !== undefined;
+  const base = madeFromUnsaved ? unsaved : original;
+  const proposal = await makeProposal(base);
+  if ('error' in proposal) return { error: proposal.error, path: shown };
+  // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.
+  const proposedText = stripBom(base === undefined ? proposal.text : matchOriginalFormat(base, proposal.text));
+  if (base !== undefined && proposedText === stripBom(base)) {
+    return { error: `The proposed content of ${shown} is identical to the file; nothing to change.`, path: shown };
+  }
+  const unencodable = await unencodableCharacters(codec, proposedText, encoding);
+  if (unencodable.length) return { error: unencodableMessage(shown, proposedText, unencodable, encoding), path: shown };
+  if (madeFromUnsaved) return { target, bytes, original, encoding, codec, unsaved, proposedText, merge: { conflicts: 0 }, reviewed: proposedText };
+
+  // Unsaved edits: the review shows Claude's proposal merged with them (the saved file is the base),
+  // always, whatever the approval mode, since conflicts need the user.
+  const merge = unsaved === undefined ? undefined : mergeUnsavedEdits(original ?? '', unsaved, proposedText);
+  const reviewed = merge ? withEol(merge.text, detectEol(original ?? unsaved ?? '', detectEol(proposedText))) : proposedText;
+  return { target, bytes, original, encoding, codec, unsaved, proposedText, ...(merge ? { merge: { conflicts: merge.conflicts } } : {}), reviewed };
+}
+
+/** Whether the change needs the user: always over unsaved edits, else unless the approval mode is "never". */
+export function needsReview(prepared: PreparedChange, deps: ChangeDependencies): boolean {
+  return prepared.merge !== undefined || deps.approvalMode() !== 'never';
+}
+
+/** The review the user decides on. */
+export function reviewRequestOf(prepared: PreparedChange, title: string, connectionId: number): ReviewRequest {
+  const { target, original, reviewed, merge, unsaved } = prepared;
+  return {
+    filePath: target.realPath,
+    originalText: original,
+    proposedText: reviewed,
+    title,
+    connectionId,
+    ...(merge ? { merged: { unsavedText: unsaved!, conflicts: merge.conflicts } } : {}),
+  };
+}
+
 async function reviewAndWrite(
   target: WorkspacePath,
   title: string,
@@ -147,41 +220,37 @@ async function reviewAndWrite(
   extra: { partial?: true; failed_blocks?: unknown[] },
 ): Promise<ChangeResult> {
   const shown = target.relative;
-  const current = await readForChange(target, deps);
-  if ('error' in current) return current;
-  const { bytes, original, encoding, codec, unsaved } = current;
-  const proposal = await makeProposal(original);
-  if ('error' in proposal) return { error: proposal.error, path: shown };
-  // Line endings and final newline follow the file; a BOM is kept by the editor's encoding on save.
-  const proposedText = stripBom(original === undefined ? proposal.text : matchOriginalFormat(original, proposal.text));
-  if (original !== undefined && proposedText === stripBom(original)) {
-    return { error: `The proposed content of ${shown} is identical to the file; nothing to change.`, path: shown };
-  }
-  const unencodable = await unencodableCharacters(codec, proposedText, encoding);
-  if (unencodable.length) return { error: unencodableMessage(shown, proposedText, unencodable, encoding), path: shown };
-
-  // Unsaved edits: the review shows Claude's proposal merged with them (the saved file is the base),
-  // always, whatever the approval mode, since conflicts need the user.
-  const merge = unsaved === undefined ? undefined : mergeUnsavedEdits(original ?? '', unsaved, proposedText);
-  const reviewed = merge ? withEol(merge.text, detectEol(original ?? unsaved ?? '', detectEol(proposedText))) : proposedText;
-  let acceptedText = reviewed;
-  if (merge || deps.approvalMode() !== 'never') {
-    const decision = await deps.review.review({
-      filePath: target.realPath,
-      originalText: original,
-      proposedText: reviewed,
-      title,
-      connectionId,
-      ...(merge ? { merged: { unsavedText: unsaved!, conflicts: merge.conflicts } } : {}),
-    });
+  const prepared = await prepareChange(target, makeProposal, deps);
+  if ('error' in prepared) return prepared;
+  let acceptedText = prepared.reviewed;
+  if (needsReview(prepared, deps)) {
+    const decision = await deps.review.review(reviewRequestOf(prepared, title, connectionId));
     if (decision.kind !== 'accepted') return { status: 'rejected', path: shown, ...extra };
     acceptedText = decision.text;
   }
+  const refused = await refusedAfterReview(prepared, acceptedText, deps);
+  if (refused) return refused;
+  const problems = trackChangeDiagnostics(deps.diagnostics, target.realPath, deps.diagnosticsWaitMs ?? CHANGE_DIAGNOSTICS_WAIT_MS);
+  const written = await writeAccepted(prepared, acceptedText, connectionId, deps, extra);
+  if ('error' in written) return written;
+  const added = await problems.finish(prepared.original ?? '', written.savedText, (file) => (file === target.realPath ? shown : displayPathOf(file, deps.workspace?.folders() ?? [])));
+  const result = written.result;
+  if (added.lines.length) result.new_diagnostics = added.lines;
+  return result;
+}
+
+/**
+ * Why an accepted change may not be written now, checked after the review and before any write:
+ * conflicts left, the buffer or the file changed meanwhile, characters the encoding cannot hold typed
+ * into the review, the path no longer inside the workspace. Undefined when it may be written.
+ */
+export async function refusedAfterReview(prepared: PreparedChange, acceptedText: string, deps: ChangeDependencies): Promise<{ error: string; path: string } | undefined> {
+  const { target, merge, unsaved, bytes, codec, encoding, proposedText } = prepared;
+  const shown = target.relative;
   const left = conflictsLeft(acceptedText);
   if (merge && left) {
     return { error: `The change to ${shown} was accepted with ${left} conflict${left > 1 ? 's' : ''} with the user's unsaved edits left unresolved, so nothing was written.`, path: shown };
   }
-
   // The user may have typed into the real file while the review was open: never overwrite that.
   if (unsaved === undefined ? isDirty(target, deps) : unsavedTextOf(target, deps) !== unsaved) {
     return {
@@ -206,7 +275,23 @@ async function reviewAndWrite(
     if (error instanceof WorkspacePathError) return { error: `The change to ${shown} was accepted but not written: ${error.message}`, path: shown };
     throw error;
   }
-  const problems = trackChangeDiagnostics(deps.diagnostics, target.realPath, deps.diagnosticsWaitMs ?? CHANGE_DIAGNOSTICS_WAIT_MS);
+  return undefined;
+}
+
+/**
+ * Writes an accepted change (checked by `refusedAfterReview`) through the DocumentWriter (no-follow, the
+ * file's encoding, format on save), telling Claude's changes first. The result has no new_diagnostics:
+ * the caller tracks them (trackChangeDiagnostics before, finish after).
+ */
+export async function writeAccepted(
+  prepared: PreparedChange,
+  acceptedText: string,
+  connectionId: number,
+  deps: ChangeDependencies,
+  extra: { partial?: true; failed_blocks?: unknown[] } = {},
+): Promise<{ result: Extract<ChangeResult, { status: 'accepted' }>; savedText: string } | { error: string; path: string }> {
+  const { target, original, encoding, bytes, merge, proposedText } = prepared;
+  const shown = target.relative;
   // The bytes the proposal was made from (already read) are the file before this write.
   await deps.changes?.beforeWrite(connectionId, target.realPath, 'tools-route', { bytes });
   let savedText: string;
@@ -222,16 +307,13 @@ async function reviewAndWrite(
   // The file is written: an editor that cannot be opened to show it (code-server, two writes at once)
   // must not tell the model the write failed.
   if (deps.approvalMode() === 'never') await deps.documents.showApplied?.(target.realPath).catch(() => undefined);
-  const added = await problems.finish(original ?? '', savedText, (file) => (file === target.realPath ? shown : displayPathOf(file, deps.workspace?.folders() ?? [])));
-
-  const result: ChangeResult = { status: 'accepted', path: shown, operation: original === undefined ? 'created' : 'modified', ...extra };
+  const result: Extract<ChangeResult, { status: 'accepted' }> = { status: 'accepted', path: shown, operation: original === undefined ? 'created' : 'modified', ...extra };
   if (merge) result.merged_with_unsaved_edits = true;
   const userEdits = patch(shown, proposedText, acceptedText, 'proposed', 'accepted by the user');
   if (userEdits) result.user_edits = userEdits;
   const formatterEdits = patch(shown, acceptedText, savedText, 'accepted', 'saved (format on save)');
   if (formatterEdits) result.formatter_edits = formatterEdits;
-  if (added.lines.length) result.new_diagnostics = added.lines;
-  return result;
+  return { result, savedText };
 }
 
 /** Whether the file still has the bytes it had (or is still absent). */

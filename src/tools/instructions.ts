@@ -18,6 +18,7 @@ export const TOOLS_INSTRUCTIONS = [
   '- file_outline: what a file declares, with line ranges, before reading it.',
   '- find_symbols: a symbol by name when its file is unknown.',
   '- call_hierarchy: the callers or callees of a function, a few levels deep.',
+  '- rename_symbol: renames a symbol in every file using it, one reviewed change; prefer it to editing each file.',
 ].join('\n');
 
 /** The IDE route: of its tools the CLI shows the model only getDiagnostics and executeCode (docs/protocol.md#what-the-model-sees). */

@@ -24,6 +24,7 @@ import { closeAllDiffTabsTool } from './closeAllDiffTabs';
 import { closeTabTool } from './closeTab';
 import { openDiffTool } from './openDiff';
 import { readFileTool } from './readFile';
+import { renameSymbolTool } from './renameSymbol';
 import { searchFilesTool } from './searchFiles';
 import type { ToolDefinition } from './toolDefinition';
 import { writeFileTool } from './writeFile';
@@ -85,6 +86,7 @@ export function workspaceTools(hosts: ToolHosts): ToolDefinition[] {
     ...(hosts.language ? languageTools(hosts.language, hosts.workspace, hosts.languageBudgets) : []),
     writeFileTool(hosts.workspace, hosts),
     applyDiffTool(hosts.workspace, hosts),
+    ...(hosts.language?.rename ? [renameSymbolTool(hosts.language, hosts.workspace, hosts, hosts.languageBudgets)] : []),
     ...(hosts.terminal ? [executeCommandTool(hosts.terminal, hosts.workspace, hosts.commandApprover && { mode: hosts.approvalMode, approver: hosts.commandApprover })] : []),
   ] as ToolDefinition[];
 }

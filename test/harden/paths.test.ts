@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ScriptedLanguageFeatures } from '../support/fakeHosts';
+import { renameEdit, ScriptedLanguageFeatures } from '../support/fakeHosts';
 import { resultText, startWorkspaceToolServer } from '../support/workspaceToolServer';
 
 jest.setTimeout(120_000);
@@ -30,6 +30,7 @@ const TOOLS: Tool[] = [
   { name: 'find_references', args: (p) => ({ path: p, line: 1, symbol: 'secret' }) },
   { name: 'file_outline', args: (p) => ({ path: p }) },
   { name: 'call_hierarchy', args: (p) => ({ path: p, symbol: 'secret' }) },
+  { name: 'rename_symbol', args: (p) => ({ path: p, line: 1, symbol: 'secret', new_name: 'PWNED' }) },
 ];
 
 describe('hardening: paths', () => {
@@ -66,6 +67,8 @@ describe('hardening: paths', () => {
     const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 6 } };
     language.outlines.set(path.join(ws1, 'src', 'a.txt'), [{ name: 'secret', kind: 'Variable', range, selectionRange: range, children: [] }]);
     language.outlines.set(path.join(ws2, 'b.txt'), [{ name: 'secret', kind: 'Variable', range, selectionRange: range, children: [] }]);
+    // A rename inside changes only the file it is asked in (the positive controls reach its review).
+    for (const file of [path.join(ws1, 'src', 'a.txt'), path.join(ws2, 'b.txt')]) language.renameAt.set(`${file}:0:0`, renameEdit('PWNED', 6, { [file]: [[0, 0]] }));
     server = await startWorkspaceToolServer(() => [ws1, ws2], { language });
   });
   afterAll(async () => {
@@ -150,7 +153,7 @@ describe('hardening: paths', () => {
         // list_files and execute_command take folders: give them the file's folder.
         const arg = tool.name === 'list_files' || tool.name === 'execute_command' ? folderOf(p) : p;
         const answer = server.call(client, tool.name, tool.args(arg));
-        if (tool.name === 'write_file' || tool.name === 'apply_diff') {
+        if (tool.name === 'write_file' || tool.name === 'apply_diff' || tool.name === 'rename_symbol') {
           await server.review.decide({ kind: 'rejected', reason: 'user' }); // reaching the review is the proof
         }
         const result = await answer;

@@ -147,7 +147,7 @@ describe('the real tools of each route', () => {
       const ours = await ourAnswers(`${fixture.url}${route === 'tools' ? '/tools' : ''}`, handshake, 2);
       expect(byId(ours)).toEqual(byId(await plainSdkAnswers(handshake, 2, listed, route)));
       const names = (JSON.parse(byId(ours)[1]) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
-      expect(names).toEqual(route === 'ide' ? ['getDiagnostics'] : ['read_file', 'list_files', 'search_files', 'get_diagnostics', 'find_definitions', 'find_references', 'describe_symbol', 'file_outline', 'find_symbols', 'call_hierarchy', 'write_file', 'apply_diff', 'execute_command']);
+      expect(names).toEqual(route === 'ide' ? ['getDiagnostics'] : ['read_file', 'list_files', 'search_files', 'get_diagnostics', 'find_definitions', 'find_references', 'describe_symbol', 'file_outline', 'find_symbols', 'call_hierarchy', 'write_file', 'apply_diff', 'rename_symbol', 'execute_command']);
     } finally {
       await fixture.server.stop();
     }

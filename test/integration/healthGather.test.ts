@@ -98,7 +98,7 @@ describe('permission rules in the CLI user settings', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   test('which rules: read-only always; writes unless approvalMode never; commands only when VS Code asks; 1.0.x gets the server rule only with "always"', () => {
-    expect(rulesToAdd('write-only', true)).toEqual(['mcp__vscode__read_file', 'mcp__vscode__list_files', 'mcp__vscode__search_files', 'mcp__vscode__get_diagnostics', 'mcp__vscode__find_definitions', 'mcp__vscode__find_references', 'mcp__vscode__describe_symbol', 'mcp__vscode__file_outline', 'mcp__vscode__find_symbols', 'mcp__vscode__call_hierarchy', 'mcp__vscode__write_file', 'mcp__vscode__apply_diff']);
+    expect(rulesToAdd('write-only', true)).toEqual(['mcp__vscode__read_file', 'mcp__vscode__list_files', 'mcp__vscode__search_files', 'mcp__vscode__get_diagnostics', 'mcp__vscode__find_definitions', 'mcp__vscode__find_references', 'mcp__vscode__describe_symbol', 'mcp__vscode__file_outline', 'mcp__vscode__find_symbols', 'mcp__vscode__call_hierarchy', 'mcp__vscode__write_file', 'mcp__vscode__apply_diff', 'mcp__vscode__rename_symbol']);
     expect(rulesToAdd('never', true)).toEqual(['mcp__vscode__read_file', 'mcp__vscode__list_files', 'mcp__vscode__search_files', 'mcp__vscode__get_diagnostics', 'mcp__vscode__find_definitions', 'mcp__vscode__find_references', 'mcp__vscode__describe_symbol', 'mcp__vscode__file_outline', 'mcp__vscode__find_symbols', 'mcp__vscode__call_hierarchy']);
     expect(rulesToAdd('always', true)).toContain('mcp__vscode__execute_command');
     expect(rulesToAdd('always', false)).toEqual(['mcp__vscode']);

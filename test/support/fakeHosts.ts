@@ -2,7 +2,7 @@ import { promises as fs } from 'fs';
 import type { CellOutput, CodeApprover, NotebookKernelHost, NotebookRunOutcome, NotebookTarget } from '../../src/host/notebookKernel';
 import { writeWithoutFollowing } from '../../src/workspace/noFollowWrite';
 import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics, Position } from '../../src/host/diagnostics';
-import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenedForLanguage, OutlineSymbol, SourceLocation } from '../../src/host/languageFeatures';
+import { RenameRefusedError, type CallItem, type CallStep, type FoundSymbol, type LanguageFeatures, type OpenedForLanguage, type OutlineSymbol, type RenameEdit, type SourceLocation } from '../../src/host/languageFeatures';
 import type { DocumentWriter } from '../../src/host/documents';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../../src/host/review';
 import { ReviewRegistry } from '../../src/review/reviewRegistry';
@@ -205,7 +205,7 @@ export class ScriptedNotebook implements NotebookKernelHost {
 }
 
 /** Which of ScriptedLanguageFeatures' methods never answer (another extension's stuck provider). */
-export type LanguageMethod = 'open' | 'definitions' | 'references' | 'hover' | 'outline' | 'workspaceSymbols' | 'prepareCallHierarchy' | 'incomingCalls' | 'outgoingCalls';
+export type LanguageMethod = 'open' | 'definitions' | 'references' | 'hover' | 'outline' | 'workspaceSymbols' | 'prepareCallHierarchy' | 'incomingCalls' | 'outgoingCalls' | 'rename';
 
 /**
  * VS Code's language features as the test scripts them: answers keyed by `path:line:character`
@@ -226,6 +226,8 @@ export class ScriptedLanguageFeatures implements LanguageFeatures {
   readonly callsAt = new Map<string, CallItem[]>();
   readonly incoming = new Map<string, CallStep[]>();
   readonly outgoing = new Map<string, CallStep[]>();
+  /** Rename edits by position; a string is the provider's refusal. */
+  readonly renameAt = new Map<string, RenameEdit | string>();
   languageOf: (file: string) => string = (file) => (/\.[cm]?[jt]sx?$/.test(file) ? 'typescript' : 'plaintext');
 
   static key(file: string, position: Position): string {
@@ -270,9 +272,25 @@ export class ScriptedLanguageFeatures implements LanguageFeatures {
   outgoingCalls(item: CallItem): Promise<CallStep[]> {
     return this.answer('outgoingCalls', item.name, this.outgoing.get(item.name) ?? []);
   }
+  async rename(file: string, position: Position, newName: string): Promise<RenameEdit> {
+    const key = ScriptedLanguageFeatures.key(file, position);
+    const edit = await this.answer('rename', `${key} ${newName}`, this.renameAt.get(key) ?? { files: [] });
+    if (typeof edit === 'string') throw new RenameRefusedError(edit);
+    return edit;
+  }
   release(): void {
     this.released++;
   }
+}
+
+/** A rename edit replacing, in each file, the given 0-based [line, character] places of `length` characters by `newText`. */
+export function renameEdit(newText: string, length: number, places: Record<string, Array<[number, number]>>): RenameEdit {
+  return {
+    files: Object.entries(places).map(([file, at]) => ({
+      location: { uri: `file://${file}`, path: file },
+      replacements: at.map(([line, character]) => ({ range: { start: { line, character }, end: { line, character: character + length } }, newText })),
+    })),
+  };
 }
 
 /** A location in a file, 0-based, one line long. */

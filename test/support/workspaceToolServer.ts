@@ -4,6 +4,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalMode } from '../../src/host/approvalMode';
+import type { ChangeCapture } from '../../src/host/changeCapture';
 import type { LanguageFeatures } from '../../src/host/languageFeatures';
 import type { TerminalHost } from '../../src/host/terminal';
 import type { LanguageBudgets } from '../../src/tools/languageQuery';
@@ -18,7 +19,7 @@ import { connectClient, TEST_TOKEN } from './serverFixture';
 
 export type ToolCallResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
-export async function startWorkspaceToolServer(folders: () => string[], options: { approval?: ApprovalMode; language?: LanguageFeatures; languageBudgets?: LanguageBudgets } = {}) {
+export async function startWorkspaceToolServer(folders: () => string[], options: { approval?: ApprovalMode; language?: LanguageFeatures; languageBudgets?: LanguageBudgets; changes?: ChangeCapture } = {}) {
   const review = new ScriptedReviewHost();
   const documents = new DiskDocumentWriter();
   const diagnostics = new StaticDiagnostics();
@@ -44,6 +45,7 @@ export async function startWorkspaceToolServer(folders: () => string[], options:
     terminal,
     language: options.language,
     languageBudgets: options.languageBudgets,
+    changes: options.changes,
   };
   const log: string[] = [];
   const server = new IdeServer({

@@ -6,6 +6,8 @@
 import * as vscode from 'vscode';
 import type { CheckedDocuments, Position } from '../../host/diagnostics';
 import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenedForLanguage, OutlineSymbol, SourceLocation, SourceRange } from '../../host/languageFeatures';
+// rename_symbol's (a line of its own, so the six tools' imports above stay as they were).
+import { RenameRefusedError, type RenameEdit } from '../../host/languageFeatures';
 
 /** Languages nothing answers for in VS Code: a file of an unknown type opens as plain text. */
 const NO_LANGUAGE_SUPPORT = new Set(['plaintext']);
@@ -114,6 +116,19 @@ export class VsCodeLanguageFeatures implements LanguageFeatures {
   async outgoingCalls(item: CallItem): Promise<CallStep[]> {
     const calls = await this.run<vscode.CallHierarchyOutgoingCall[]>('vscode.provideOutgoingCalls', item.handle);
     return (calls ?? []).map((c) => ({ item: callItemOf(c.to), callSites: c.fromRanges.map(rangeOf) }));
+  }
+
+  async rename(absolutePath: string, position: Position, newName: string): Promise<RenameEdit> {
+    let edit: vscode.WorkspaceEdit | undefined;
+    try {
+      edit = await this.run<vscode.WorkspaceEdit>('vscode.executeDocumentRenameProvider', ...VsCodeLanguageFeatures.at(absolutePath, position), newName);
+    } catch (error) {
+      // The provider's reason ("You cannot rename this element."), or no provider for the language.
+      throw new RenameRefusedError((error as Error).message);
+    }
+    // entries() lists the text edits only: a provider's file operations (create, rename, delete) are not
+    // applied, and no file is created (the tool writes only files that exist).
+    return { files: (edit?.entries() ?? []).map(([uri, edits]) => ({ location: { uri: uri.toString(), path: uri.scheme === 'file' ? uri.fsPath : undefined }, replacements: edits.map((e) => ({ range: rangeOf(e.range), newText: e.newText })) })) };
   }
 
   release(): void {

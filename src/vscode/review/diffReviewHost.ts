@@ -313,7 +313,7 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     this.forget(original, proposal);
     this.updateContextKey();
     this.changed.fire();
-    if (decision.kind === 'accepted') void this.revealWhenWritten(review.extra.request.filePath);
+    if (decision.kind === 'accepted' && review.extra.request.revealAccepted !== false) void this.revealWhenWritten(review.extra.request.filePath);
   }
 
   /**

@@ -219,7 +219,7 @@ describe('health check', () => {
     });
 
     test('write rules under "never": writes confirmed nowhere; the whole-server rule counts for both', () => {
-      expect(unconfirmed(withRules(['mcp__vscode__apply_diff'], 'never')).map((f) => f.title)).toEqual([expect.stringMatching(/^write_file and apply_diff change files/)]);
+      expect(unconfirmed(withRules(['mcp__vscode__apply_diff'], 'never')).map((f) => f.title)).toEqual([expect.stringMatching(/^write_file, apply_diff and rename_symbol change files/)]);
       expect(unconfirmed(withRules(['mcp__vscode'], 'never'))).toHaveLength(2);
       expect(unconfirmed(withRules(['mcp__vscode__*'], 'write-only'))).toHaveLength(1);
     });

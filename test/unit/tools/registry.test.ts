@@ -35,7 +35,7 @@ describe('tools/registry', () => {
     expect(names(workspaceTools(hosts({ language: new ScriptedLanguageFeatures() })))).toEqual([
       'read_file', 'list_files', 'search_files', 'get_diagnostics',
       'find_definitions', 'find_references', 'describe_symbol', 'file_outline', 'find_symbols', 'call_hierarchy',
-      'write_file', 'apply_diff',
+      'write_file', 'apply_diff', 'rename_symbol',
     ]);
   });
 
