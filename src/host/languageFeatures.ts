@@ -47,6 +47,15 @@ export interface CallStep {
   callSites: SourceRange[];
 }
 
+/** The lines of a document VS Code holds open (unsaved edits included): what its language servers answer about. */
+export interface OpenDocumentLines {
+  lineCount: number;
+  /** The text of a 0-based line (0 <= line < lineCount), without its line break. */
+  lineAt(line: number): string;
+  /** The whole text. */
+  text(): string;
+}
+
 /** What opening a file for its language server found. */
 export interface OpenedForLanguage {
   /** VS Code's language id of the file ("typescript", "plaintext"…). */
@@ -77,6 +86,11 @@ export interface LanguageFeatures {
   prepareCallHierarchy(absolutePath: string, position: Position): Promise<CallItem[]>;
   incomingCalls(item: CallItem): Promise<CallStep[]>;
   outgoingCalls(item: CallItem): Promise<CallStep[]>;
+  /**
+   * The lines of the file's document when VS Code has it open (the buffer, with unsaved edits: the
+   * positions the providers answer with are in it), undefined when it is not open (read the disk).
+   */
+  openDocumentLines(absolutePath: string): OpenDocumentLines | undefined;
   /** The tabs `open` needed only for the server (TypeScript checks files in tabs) are no longer needed. */
   release(): void;
 }

@@ -105,7 +105,8 @@ async function folderViews(folders: readonly string[]): Promise<WorkspaceFolderV
 /** One tool call's questions to VS Code's language features. */
 export class LanguageQuery {
   private views?: WorkspaceFolderView[];
-  private readonly lineCache = new Map<string, Promise<string[] | undefined>>();
+  /** A file's lines (by the location's path), one source per call: the open document or the disk. */
+  private readonly lineCache = new Map<string, Promise<(line: number) => string | undefined>>();
   private readonly insideCache = new Map<string, Promise<string | undefined>>();
 
   constructor(
@@ -183,22 +184,42 @@ export class LanguageQuery {
     return inside;
   }
 
-  /** The text of a location's first line (capped), only for a file inside the workspace. */
+  /**
+   * The text of a location's first line (capped), only for a file inside the workspace: from VS Code's
+   * open document when there is one (the providers answer about the buffer, unsaved edits included;
+   * the disk can hold other lines), else from the disk (bounded).
+   */
   async lineText(location: SourceLocation): Promise<string | undefined> {
     const real = await this.insideWorkspace(location);
     if (real === undefined) return undefined;
-    let lines = this.lineCache.get(real);
-    if (!lines) {
-      lines = readTextIfExists(real, { maxBytes: LINE_TEXT_FILE_BYTES }).then(
-        (text) => (text === undefined ? undefined : linesOf(text)),
-        () => undefined,
-      );
-      this.lineCache.set(real, lines);
+    const file = location.path!;
+    let lineOf = this.lineCache.get(file);
+    if (!lineOf) {
+      const open = this.features.openDocumentLines(file);
+      lineOf = open
+        ? Promise.resolve((n: number) => (n < open.lineCount ? open.lineAt(n) : undefined))
+        : readTextIfExists(real, { maxBytes: LINE_TEXT_FILE_BYTES }).then(
+            (text) => {
+              const lines = text === undefined ? [] : linesOf(text);
+              return (n: number) => lines[n];
+            },
+            () => () => undefined,
+          );
+      this.lineCache.set(file, lineOf);
     }
-    const line = (await lines)?.[location.range.start.line];
+    const line = (await lineOf)(location.range.start.line);
     if (line === undefined) return undefined;
     const trimmed = line.trim();
     return trimmed.length > LINE_TEXT_CHARS ? `${trimmed.slice(0, LINE_TEXT_CHARS)}…` : trimmed;
+  }
+
+  /**
+   * The file's text as its language servers have it: VS Code's open document (unsaved edits included:
+   * positions are asked and answered in it), else the disk's.
+   */
+  private fileText(realPath: string): Promise<string | undefined> {
+    const open = this.features.openDocumentLines(realPath);
+    return open ? Promise.resolve(open.text()) : readTextIfExists(realPath);
   }
 
   /** `file:line:col`, plus the line's text inside the workspace, or a word that it is outside. */
@@ -220,7 +241,7 @@ export class LanguageQuery {
     const isFile = await fs.stat(target.realPath).then((s) => s.isFile(), () => false);
     const shown = await this.display(target.realPath);
     if (!isFile) throw new LanguageToolError(`${shown || '.'} is not a file. Give a source file.`);
-    const position = at?.(await readTextIfExists(target.realPath).catch(() => undefined));
+    const position = at?.(await this.fileText(target.realPath).catch(() => undefined));
     return { target, shown, opened: await this.opened(target.realPath, shown, position), at: position };
   }
 
@@ -269,7 +290,7 @@ export class LanguageQuery {
     const target = await workspaceTarget(this.host, args.path, { mustExist: true });
     if ('error' in target) throw new LanguageToolError(target.error);
     const shown = await this.display(target.realPath);
-    const text = await readTextIfExists(target.realPath).catch((error: Error) => {
+    const text = await this.fileText(target.realPath).catch((error: Error) => {
       throw new LanguageToolError(`${shown}: ${error.message}`);
     });
     if (text === undefined) throw new LanguageToolError(`${shown} does not exist.`);

@@ -5,7 +5,7 @@
 
 import * as vscode from 'vscode';
 import type { CheckedDocuments, Position } from '../host/diagnostics';
-import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenedForLanguage, OutlineSymbol, SourceLocation, SourceRange } from '../host/languageFeatures';
+import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenDocumentLines, OpenedForLanguage, OutlineSymbol, SourceLocation, SourceRange } from '../host/languageFeatures';
 
 /** Languages nothing answers for in VS Code: a file of an unknown type opens as plain text. */
 const NO_LANGUAGE_SUPPORT = new Set(['plaintext']);
@@ -114,6 +114,11 @@ export class VsCodeLanguageFeatures implements LanguageFeatures {
   async outgoingCalls(item: CallItem): Promise<CallStep[]> {
     const calls = await this.run<vscode.CallHierarchyOutgoingCall[]>('vscode.provideOutgoingCalls', item.handle);
     return (calls ?? []).map((c) => ({ item: callItemOf(c.to), callSites: c.fromRanges.map(rangeOf) }));
+  }
+
+  openDocumentLines(absolutePath: string): OpenDocumentLines | undefined {
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath);
+    return document && { lineCount: document.lineCount, lineAt: (line) => document.lineAt(line).text, text: () => document.getText() };
   }
 
   release(): void {

@@ -2,7 +2,7 @@ import { promises as fs } from 'fs';
 import type { CellOutput, CodeApprover, NotebookKernelHost, NotebookRunOutcome, NotebookTarget } from '../../src/host/notebookKernel';
 import { writeWithoutFollowing } from '../../src/workspace/noFollowWrite';
 import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics, Position } from '../../src/host/diagnostics';
-import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenedForLanguage, OutlineSymbol, SourceLocation } from '../../src/host/languageFeatures';
+import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenDocumentLines, OpenedForLanguage, OutlineSymbol, SourceLocation } from '../../src/host/languageFeatures';
 import type { DocumentWriter } from '../../src/host/documents';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../../src/host/review';
 import { ReviewRegistry } from '../../src/review/reviewRegistry';
@@ -219,6 +219,8 @@ export class ScriptedLanguageFeatures implements LanguageFeatures {
   readonly callsAt = new Map<string, CallItem[]>();
   readonly incoming = new Map<string, CallStep[]>();
   readonly outgoing = new Map<string, CallStep[]>();
+  /** Documents VS Code holds open, by path: their (unsaved) text. */
+  readonly openDocuments = new Map<string, string>();
   languageOf: (file: string) => string = (file) => (/\.[cm]?[jt]sx?$/.test(file) ? 'typescript' : 'plaintext');
 
   static key(file: string, position: Position): string {
@@ -262,6 +264,12 @@ export class ScriptedLanguageFeatures implements LanguageFeatures {
   }
   outgoingCalls(item: CallItem): Promise<CallStep[]> {
     return this.answer('outgoingCalls', item.name, this.outgoing.get(item.name) ?? []);
+  }
+  openDocumentLines(file: string): OpenDocumentLines | undefined {
+    const text = this.openDocuments.get(file);
+    if (text === undefined) return undefined;
+    const lines = text.split(/\r?\n/);
+    return { lineCount: lines.length, lineAt: (line) => lines[line], text: () => text };
   }
   release(): void {
     this.released++;
