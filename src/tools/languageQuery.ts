@@ -31,6 +31,8 @@ export const LANGUAGE_BUDGETS: LanguageBudgets = { readyMs: MODEL_WAIT_MS, answe
 const LINE_TEXT_CHARS = 200;
 /** Files larger than this are not read for their lines' text (the location is still named). */
 const LINE_TEXT_FILE_BYTES = 8 * 1024 * 1024;
+/** Files whose lines' texts are read at the same time (each read bounded; at most this many held at once). */
+const LINE_TEXT_FILES_AT_ONCE = 8;
 /** How often a long wait reports progress. */
 const PROGRESS_EVERY_MS = 1000;
 
@@ -104,7 +106,7 @@ async function folderViews(folders: readonly string[]): Promise<WorkspaceFolderV
 
 /** One tool call's questions to VS Code's language features. */
 export class LanguageQuery {
-  private views?: WorkspaceFolderView[];
+  private views?: Promise<WorkspaceFolderView[]>;
   /** A file's lines (by the location's path), one source per call: the open document or the disk. */
   private readonly lineCache = new Map<string, Promise<(line: number) => string | undefined>>();
   private readonly insideCache = new Map<string, Promise<string | undefined>>();
@@ -157,8 +159,12 @@ export class LanguageQuery {
 
   /** The path as the model reads it: folder-relative inside the workspace, absolute outside. */
   async display(file: string): Promise<string> {
-    this.views ??= await folderViews(this.host.folders());
-    return displayPathOf(file, this.views);
+    return displayPathOf(file, await this.folderViews());
+  }
+
+  /** The folders as paths are shown (their real paths too): asked once per call, as early as a path is resolved. */
+  private folderViews(): Promise<WorkspaceFolderView[]> {
+    return (this.views ??= folderViews(this.host.folders()));
   }
 
   /** How a location's file is named: its display path, or the uri for what is not a file on disk. */
@@ -214,6 +220,32 @@ export class LanguageQuery {
   }
 
   /**
+   * The lines' texts of many locations (lineText's rules, in order), LINE_TEXT_FILES_AT_ONCE files
+   * checked and read at a time: a list of references in twenty files costs about one file's checks and
+   * read, not twenty in a row. A file's lines are let go once its locations have their texts.
+   */
+  async lineTexts(locations: readonly SourceLocation[]): Promise<Array<string | undefined>> {
+    const byFile = new Map<string, number[]>();
+    locations.forEach((l, i) => {
+      if (l.path === undefined) return;
+      const indexes = byFile.get(l.path);
+      if (indexes) indexes.push(i);
+      else byFile.set(l.path, [i]);
+    });
+    const texts: Array<string | undefined> = locations.map(() => undefined);
+    const files = [...byFile];
+    const worker = async () => {
+      for (let next = files.shift(); next; next = files.shift()) {
+        const [file, indexes] = next;
+        for (const i of indexes) texts[i] = await this.lineText(locations[i]);
+        this.lineCache.delete(file);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LINE_TEXT_FILES_AT_ONCE, files.length) }, worker));
+    return texts;
+  }
+
+  /**
    * The file's text as its language servers have it: VS Code's open document (unsaved edits included:
    * positions are asked and answered in it), else the disk's.
    */
@@ -236,6 +268,7 @@ export class LanguageQuery {
    * with progress) until a server answered about it, as the diagnostics do.
    */
   async openFile(input: string, at?: (text: string | undefined) => Position | undefined): Promise<LanguageFile & { at?: Position }> {
+    void this.folderViews();
     const target = await workspaceTarget(this.host, input, { mustExist: true });
     if ('error' in target) throw new LanguageToolError(target.error);
     const isFile = await fs.stat(target.realPath).then((s) => s.isFile(), () => false);
@@ -287,6 +320,7 @@ export class LanguageQuery {
     }
     if (args.column !== undefined && args.symbol !== undefined) throw new LanguageToolError('Give column or symbol, not both.');
     // The text first: a wrong line or name is answered without waiting for a language server.
+    void this.folderViews();
     const target = await workspaceTarget(this.host, args.path, { mustExist: true });
     if ('error' in target) throw new LanguageToolError(target.error);
     const shown = await this.display(target.realPath);
