@@ -11,7 +11,9 @@
 //     path, bench/coldLanguageServer.ts), COLD_RUNS times each.
 // Needs code-server and Chromium (test/setup/install-real-clients.sh); skipped without them.
 // Run: flock /tmp/native-claude-real.lock npx ts-node --transpile-only bench/language.real.ts
-//   (NATIVE_CLAUDE_VSIX=<vsix> skips packaging; BENCH_SAMPLES=<n>, default 31; BENCH_COLD_RUNS=<n>, default 3)
+//   (NATIVE_CLAUDE_VSIX=<vsix> skips packaging; BENCH_SAMPLES=<n>, default 31; BENCH_COLD_RUNS=<n>, default 3;
+//   BENCH_CPU_PROF=<file>.cpuprofile: the extension host's CPU profile over find_references calls, for
+//   bench/cpuProfileSummary.ts)
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
   await withBenchRoot('nc-bench-language-', async (root, workspace) => {
     const { callers, ...places } = writeProject(workspace);
     const window = async (first: 'find_definitions' | 'find_references', samples: number) => {
-      const run = await runBenchWindow<Results>({ vsix, root, workspace, name: `bench-language-${first}`, files: ['language-bench'], specEnv: 'NC_LANGUAGE_BENCH', spec: { first, samples, ...places }, timeoutMs: 600_000 });
+      const run = await runBenchWindow<Results>({ vsix, root, workspace, name: `bench-language-${first}`, files: ['language-bench'], specEnv: 'NC_LANGUAGE_BENCH', spec: { first, samples, ...places, profile: samples > 0 ? process.env.BENCH_CPU_PROF : undefined }, timeoutMs: 600_000 });
       if (!run.results || run.results.state !== 'passed') {
         throw new Error(`the inner run (first ${first}) did not pass (exit ${run.exitCode}): ${run.results?.error ?? 'no results'}\n${run.logTail.join('\n')}`);
       }

@@ -13,7 +13,7 @@ import type { WorkspaceHost } from '../host/workspace';
 import { MODEL_WAIT_MS } from '../diagnostics/waitBudgets';
 import { displayPathOf, type WorkspaceFolderView } from '../workspace/displayPaths';
 import { readTextIfExists } from '../workspace/readTextIfExists';
-import { resolveInWorkspace, type WorkspacePath } from '../workspace/workspacePaths';
+import { workspaceResolver, type WorkspacePath } from '../workspace/workspacePaths';
 import { linesOf, nameAtOrAfter, oneNamed, positionOnLine, symbolInOutline } from './symbolPosition';
 import { errorResult, textResult, type ToolContext } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
@@ -110,6 +110,8 @@ export class LanguageQuery {
   /** A file's lines (by the location's path), one source per call: the open document or the disk. */
   private readonly lineCache = new Map<string, Promise<(line: number) => string | undefined>>();
   private readonly insideCache = new Map<string, Promise<string | undefined>>();
+  /** Resolves the answer's locations: the folders' real paths looked up once per call. */
+  private resolvePath?: ReturnType<typeof workspaceResolver>;
 
   constructor(
     private readonly features: LanguageFeatures,
@@ -181,7 +183,8 @@ export class LanguageQuery {
     if (file === undefined) return Promise.resolve(undefined);
     let inside = this.insideCache.get(file);
     if (!inside) {
-      inside = resolveInWorkspace(file, this.host.folders(), { mustExist: true }).then(
+      this.resolvePath ??= workspaceResolver(this.host.folders());
+      inside = this.resolvePath(file, { mustExist: true }).then(
         (resolved) => resolved.realPath,
         () => undefined,
       );

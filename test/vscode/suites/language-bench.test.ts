@@ -9,6 +9,7 @@
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as inspector from 'inspector';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { describe, it } from '../bdd';
@@ -31,6 +32,8 @@ interface Spec {
   callSite: Place;
   outlineOf: string;
   symbolQuery: string;
+  /** When set: a CPU profile of the extension host over `samples` find_references calls is written here. */
+  profile?: string;
 }
 
 const SPEC_PATH = process.env.NC_LANGUAGE_BENCH;
@@ -148,6 +151,19 @@ describe('language bench: the tools against the provider commands they call', fu
         }
         rows.push(row);
         save();
+      }
+      if (s.profile && s.samples > 0) {
+        // In this process (the extension host: the server, the SDK's client, VS Code's command plumbing).
+        const session = new inspector.Session();
+        session.connect();
+        const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
+        await post('Profiler.enable');
+        await post('Profiler.setSamplingInterval', { interval: 100 });
+        await post('Profiler.start');
+        for (let i = 0; i < s.samples; i++) await tool('find_references', args(s.declaration));
+        const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+        fs.writeFileSync(s.profile, JSON.stringify(profile));
+        session.disconnect();
       }
       results.answers = s.samples > 0 ? { find_references: (await tool('find_references', args(s.declaration))).split('\n')[0] } : undefined;
       results.state = 'passed';
