@@ -8,7 +8,8 @@
 //   - the window's first question (TypeScript cold) for find_definitions (at a call site, across files)
 //     and find_references (at the declaration), one fresh window each, against the same question asked of a
 //     standalone typescript-language-server started cold on the same project (the claude CLI's LSP-tool
-//     path, bench/coldLanguageServer.ts), COLD_RUNS times each.
+//     path, bench/coldLanguageServer.ts), COLD_RUNS times each; and, in a third fresh window, VS Code's own
+//     definition command asked first (no tool), for what VS Code itself takes cold.
 // Needs code-server and Chromium (test/setup/install-real-clients.sh); skipped without them.
 // Run: flock /tmp/native-claude-real.lock npx ts-node --transpile-only bench/language.real.ts
 //   (NATIVE_CLAUDE_VSIX=<vsix> skips packaging; BENCH_SAMPLES=<n>, default 31; BENCH_COLD_RUNS=<n>, default 3;
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
   if (!vsix) return;
   await withBenchRoot('nc-bench-language-', async (root, workspace) => {
     const { callers, ...places } = writeProject(workspace);
-    const window = async (first: 'find_definitions' | 'find_references', samples: number) => {
+    const window = async (first: 'find_definitions' | 'find_references' | 'raw_definitions', samples: number) => {
       const run = await runBenchWindow<Results>({ vsix, root, workspace, name: `bench-language-${first}`, files: ['language-bench'], specEnv: 'NC_LANGUAGE_BENCH', spec: { first, samples, ...places, profile: samples > 0 ? process.env.BENCH_CPU_PROF : undefined }, timeoutMs: 600_000 });
       if (!run.results || run.results.state !== 'passed') {
         throw new Error(`the inner run (first ${first}) did not pass (exit ${run.exitCode}): ${run.results?.error ?? 'no results'}\n${run.logTail.join('\n')}`);
@@ -91,6 +92,8 @@ async function main(): Promise<void> {
     // The measured window first asks find_definitions; a second fresh window asks find_references first.
     const measured = await window('find_definitions', SAMPLES);
     const referencesFirst = await window('find_references', 0);
+    // A third: VS Code's own definition command first, no tool (how long VS Code itself takes, cold).
+    const rawFirst = await window('raw_definitions', 0);
     const cold = async (query: ColdQuery, place: Place) => {
       const runs: ColdAnswer[] = [];
       for (let i = 0; i < COLD_RUNS; i++) {
@@ -116,6 +119,7 @@ async function main(): Promise<void> {
         `  ${what}: the tool ${ms(windowMs)}; ${runs[0].server} median ${ms(median(runs.map((r) => r.ms)))} (${runs.map((r) => r.ms.toFixed(0)).join(', ')}; initialize answered after ${runs.map((r) => r.initializeMs.toFixed(0)).join(', ')} ms)`,
       );
     coldRow('find_definitions (a call site, across files)', measured.first!.ms, coldDefinitions);
+    console.log(`    VS Code's own executeDefinitionProvider first in a fresh window (file opened in a tab, asked every 50 ms until it lands in math.ts): ${ms(rawFirst.first!.ms)}`);
     coldRow('find_references (the declaration)', referencesFirst.first!.ms, coldReferences);
     if (over) {
       console.log(`  ${over} of the targeted rows over ${TARGET}x`);

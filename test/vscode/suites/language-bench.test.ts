@@ -25,7 +25,8 @@ interface Place {
 
 interface Spec {
   results: string;
-  first: 'find_definitions' | 'find_references';
+  /** The window's first question: a tool, or VS Code's own definition command (`raw_definitions`). */
+  first: 'find_definitions' | 'find_references' | 'raw_definitions';
   samples: number;
   /** `double`'s declaration, and a call of it in another file. */
   declaration: Place;
@@ -61,10 +62,26 @@ describe('language bench: the tools against the provider commands they call', fu
       };
 
       // 1. The window's first question.
-      const firstPlace = s.first === 'find_definitions' ? s.callSite : s.declaration;
-      let started = performance.now();
-      const firstAnswer = await tool(s.first, args(firstPlace));
-      results.first = { tool: s.first, ms: performance.now() - started, answer: firstAnswer.slice(0, 400) };
+      const started = performance.now();
+      if (s.first === 'raw_definitions') {
+        // VS Code itself, no tool: the file opened in a tab (TypeScript answers for files in tabs), then
+        // the definition command asked every 50 ms until it lands in the declaration's file (while the
+        // project loads, TypeScript's syntax server answers with the import line).
+        const doc = await vscode.workspace.openTextDocument(uri(s.callSite));
+        await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+        let found: Array<vscode.Location | vscode.LocationLink> = [];
+        const target = uri(s.declaration).fsPath;
+        const lands = () => found.some((l) => ('targetUri' in l ? l.targetUri : l.uri).fsPath === target);
+        for (let asked = 0; !lands(); asked++) {
+          assert.ok(performance.now() - started < 60_000, 'the definition command did not land in the declaration within 60 s');
+          if (asked > 0) await new Promise((r) => setTimeout(r, 50));
+          found = (await vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>('vscode.executeDefinitionProvider', uri(s.callSite), pos(s.callSite))) ?? [];
+        }
+        results.first = { tool: s.first, ms: performance.now() - started, answer: JSON.stringify(found.length) };
+      } else {
+        const firstAnswer = await tool(s.first, args(s.first === 'find_definitions' ? s.callSite : s.declaration));
+        results.first = { tool: s.first, ms: performance.now() - started, answer: firstAnswer.slice(0, 400) };
+      }
       save();
 
       // 2. Each tool against the command(s) it calls.
