@@ -13,6 +13,7 @@ import type { WorkspaceHost } from '../host/workspace';
 import { MODEL_WAIT_MS } from '../diagnostics/waitBudgets';
 import { displayPathOf, type WorkspaceFolderView } from '../workspace/displayPaths';
 import { readTextIfExists } from '../workspace/readTextIfExists';
+import { RecentFileLines } from '../workspace/recentFileLines';
 import { workspaceResolver, type WorkspacePath } from '../workspace/workspacePaths';
 import { linesOf, nameAtOrAfter, oneNamed, positionOnLine, symbolInOutline } from './symbolPosition';
 import { errorResult, textResult, type ToolContext } from './toolDefinition';
@@ -33,6 +34,8 @@ const LINE_TEXT_CHARS = 200;
 const LINE_TEXT_FILE_BYTES = 8 * 1024 * 1024;
 /** Files whose lines' texts are read at the same time (each read bounded; at most this many held at once). */
 const LINE_TEXT_FILES_AT_ONCE = 8;
+/** The lines of files read in earlier calls, used again while a stat shows the file unchanged (one stat instead of a read). */
+const RECENT_LINES = new RecentFileLines(linesOf);
 /** How often a long wait reports progress. */
 const PROGRESS_EVERY_MS = 1000;
 
@@ -196,7 +199,8 @@ export class LanguageQuery {
   /**
    * The text of a location's first line (capped), only for a file inside the workspace: from VS Code's
    * open document when there is one (the providers answer about the buffer, unsaved edits included;
-   * the disk can hold other lines), else from the disk (bounded).
+   * the disk can hold other lines), else from the disk (bounded; a file read in an earlier call and
+   * unchanged since, by its stat, is not read again: src/workspace/recentFileLines.ts).
    */
   async lineText(location: SourceLocation): Promise<string | undefined> {
     const real = await this.insideWorkspace(location);
@@ -207,11 +211,8 @@ export class LanguageQuery {
       const open = this.features.openDocumentLines(file);
       lineOf = open
         ? Promise.resolve((n: number) => (n < open.lineCount ? open.lineAt(n) : undefined))
-        : readTextIfExists(real, { maxBytes: LINE_TEXT_FILE_BYTES }).then(
-            (text) => {
-              const lines = text === undefined ? [] : linesOf(text);
-              return (n: number) => lines[n];
-            },
+        : RECENT_LINES.lines(real, LINE_TEXT_FILE_BYTES).then(
+            (lines = []) => (n: number) => lines[n],
             () => () => undefined,
           );
       this.lineCache.set(file, lineOf);

@@ -110,6 +110,28 @@ describe('hardening: language tools', () => {
     }
   });
 
+  test('a file whose lines an earlier call kept, replaced by a link leading outside: named, its contents not shown', async () => {
+    const client = await server.tools();
+    const main = abs('src/main.ts');
+    const shared = abs('src/shared.ts');
+    await fs.writeFile(shared, `export const inside = 1; // the kept line\n`);
+    // Kept only once settled (not written within the last 2 s).
+    await new Promise((r) => setTimeout(r, 2100));
+    const at = `${main}:1:13`; // `v` on line 2
+    language.referencesAt.set(at, [sourceLocation(shared, 0, 13)]);
+    const first = await server.call(client, 'find_references', { path: 'src/main.ts', line: 2, symbol: 'v' });
+    expect(resultText(first)).toContain('1:14 — export const inside = 1; // the kept line');
+    const second = await server.call(client, 'find_references', { path: 'src/main.ts', line: 2, symbol: 'v' });
+    expect(resultText(second)).toContain('the kept line');
+    await fs.rm(shared);
+    await fs.symlink(path.join(outside, 'secret.ts'), shared);
+    const swapped = await server.call(client, 'find_references', { path: 'src/main.ts', line: 2, symbol: 'v' });
+    expect(resultText(swapped)).not.toContain('the kept line');
+    expect(resultText(swapped)).not.toContain(`"${SECRET}"`);
+    expect(resultText(swapped)).toMatch(/^src\/shared\.ts \(outside the workspace: contents not shown\)$/m);
+    language.referencesAt.delete(at);
+  });
+
   test('a provider that never answers costs a bounded wait, is said, and the connection goes on serving', async () => {
     const client = await server.tools();
     const timings: string[] = [];
