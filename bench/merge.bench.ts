@@ -42,7 +42,7 @@ let failed = false;
 for (const [name, make] of [['1 MB, 10,000 disjoint edits', disjoint], ['1 MB rewritten by a Write over a dirty buffer', rewritten], ['1 MB with its lines reversed by a Write', reversed]] as const) {
   const [base, ours, theirs] = make();
   const times: number[] = [];
-  let result;
+  let result: ReturnType<typeof mergeUnsavedEdits> | undefined;
   for (let run = 0; run < RUNS; run++) {
     const start = performance.now();
     result = mergeUnsavedEdits(base, ours, theirs);

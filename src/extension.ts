@@ -2,41 +2,44 @@ import * as vscode from 'vscode';
 import type { ApprovalMode } from './host/approvalMode';
 import { IdeBridge } from './server/ideBridge';
 import { RecentEdits } from './review/recentEdits';
-import { registerPendingReviews } from './vscode/pendingReviews';
+import { registerPendingReviews } from './vscode/review/pendingReviews';
 import { describeSession, type SessionLabel } from './vscode/statusBar';
-import type { PendingReviewInfo } from './vscode/diffReviewHost';
-import { WindowSessions } from './vscode/windowSessions';
-import { approvalModes, setting } from './vscode/settings';
+import type { PendingReviewInfo } from './vscode/review/diffReviewHost';
+import { WindowSessions } from './vscode/lifecycle/windowSessions';
+import { COMMANDS } from './host/commandIds';
+import { reportCommandFailuresTo } from './vscode/commandTable';
+import { approvalModes, reportInvalidSettingsTo, setting } from './vscode/settings';
 import { KeyedLock } from './util/keyedLock';
 import { safeLogger } from './util/safeLogger';
-import { registerMentionCommand } from './vscode/mentionCommand';
-import { registerHandoffCommands } from './vscode/handoffCommands';
-import { registerServerCommands } from './vscode/commands';
-import { VsCodeDiagnosticsSource } from './vscode/diagnosticsSource';
-import { askLanguageServers, typeScriptWarmUp } from './vscode/languageServers';
-import { dependentsOf } from './vscode/fileReferences';
+import { registerMentionCommand } from './vscode/selection/mentionCommand';
+import { registerHandoffCommands } from './vscode/selection/handoffCommands';
+import { registerServerCommands } from './vscode/lifecycle/serverCommands';
+import { VsCodeDiagnosticsSource } from './vscode/diagnostics/diagnosticsSource';
+import { askLanguageServers, typeScriptWarmUp } from './vscode/diagnostics/languageServers';
+import { dependentsOf } from './vscode/diagnostics/fileReferences';
 import { startsClaude } from './terminal/claudeCommandLine';
-import { DiffReviewHost } from './vscode/diffReviewHost';
-import { VsCodeDocumentWriter } from './vscode/documentWriter';
-import { VsCodeTextCodec } from './vscode/vsCodeTextCodec';
-import { SelectionTracker } from './vscode/selectionTracker';
-import { currentSharingPolicy, registerSelectionSharing } from './vscode/selectionSharing';
+import { DiffReviewHost } from './vscode/review/diffReviewHost';
+import { VsCodeDocumentWriter } from './vscode/review/documentWriter';
+import { VsCodeTextCodec } from './vscode/workspace/vsCodeTextCodec';
+import { SelectionTracker } from './vscode/selection/selectionTracker';
+import { currentSharingPolicy, registerSelectionSharing } from './vscode/selection/selectionSharing';
 import { StatusBar } from './vscode/statusBar';
-import { TerminalEnvironment } from './vscode/terminalEnvironment';
-import { workspaceFolderPaths } from './vscode/workspaceFolders';
-import { createIdeBridge, lockFilePid, ServerLifecycle } from './vscode/serverLifecycle';
-import { createWorkspaceHost } from './vscode/workspaceHost';
-import { VsCodeLanguageFeatures } from './vscode/vsCodeLanguageFeatures';
-import { VsCodeTerminalRunner } from './vscode/terminalRunner';
-import { createToolsConsent } from './vscode/toolsRoute';
-import { WalkthroughContext } from './vscode/walkthroughContext';
-import { modalCommandApprover, notebookCodeApprover } from './vscode/commandApprover';
-import { VsCodeNotebookKernelHost } from './vscode/vsCodeNotebookKernel';
-import { Coexistence } from './vscode/coexistenceChoice';
-import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/healthView';
-import { registerPermissionRulesCommand } from './vscode/permissionRulesCommand';
-import { showCompatibilityNotice } from './vscode/compatibilityNotice';
-import { ClaudeChanges, scriptedAnswersAllowed } from './vscode/claudeChanges';
+import { TerminalEnvironment } from './vscode/terminals/terminalEnvironment';
+import { workspaceFolderPaths } from './vscode/workspace/workspaceFolders';
+import { createIdeBridge, lockFilePid, ServerLifecycle } from './vscode/lifecycle/serverLifecycle';
+import { createWorkspaceHost } from './vscode/workspace/workspaceHost';
+import { VsCodeLanguageFeatures } from './vscode/language/vsCodeLanguageFeatures';
+import { VsCodeTerminalRunner } from './vscode/terminals/terminalRunner';
+import { createToolsConsent, registerToolsCommands } from './vscode/setup/toolsRoute';
+import { WalkthroughContext } from './vscode/setup/walkthroughContext';
+import { modalCommandApprover, notebookCodeApprover } from './vscode/terminals/commandApprover';
+import { VsCodeNotebookKernelHost } from './vscode/notebooks/vsCodeNotebookKernel';
+import { Coexistence, registerChooseIdeExtension } from './vscode/lifecycle/coexistenceChoice';
+import { offerHealthCheckIfNeeded, registerHealthView, type HealthViewDeps } from './vscode/setup/healthView';
+import { registerPermissionRulesCommand } from './vscode/setup/permissionRulesCommand';
+import { showCompatibilityNotice } from './vscode/lifecycle/compatibilityNotice';
+import { ClaudeChanges } from './vscode/changes/claudeChanges';
+import { scriptedAnswersAllowed } from './vscode/changes/changesCommands';
 import type { ChangeCapture } from './host/changeCapture';
 import type { SessionChanges } from './changes/changeLedger';
 
@@ -60,6 +63,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   const activated = performance.now();
   const log = vscode.window.createOutputChannel('Native Claude', { log: true });
   const serverLog = safeLogger(log); // used during shutdown, when the channel may be gone
+  reportInvalidSettingsTo(log);
+  reportCommandFailuresTo(log);
   const terminalEnv = new TerminalEnvironment(context.environmentVariableCollection, () => vscode.workspace.workspaceFolders ?? []);
   const statusBar = new StatusBar();
   const review = new DiffReviewHost(log, {
@@ -142,7 +147,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     toolsServerName: () => toolsRoute.serverName(),
     log,
   };
-  toolsRoute.onEnabled = () => vscode.commands.executeCommand('nativeClaude.addPermissionRules');
+  toolsRoute.onEnabled = () => vscode.commands.executeCommand(COMMANDS.addPermissionRules);
 
   context.subscriptions.push(
     log,
@@ -160,14 +165,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     registerHandoffCommands(sessionTerminals, log, currentSharingPolicy, (uri) => claudeChanges.changeOf(uri)),
     registerSelectionSharing(() => selection.refresh()),
     ...registerServerCommands(ideBridge, lifecycle, log, { ...windowSessions.launch, toolsEnabled: () => toolsRoute.isEnabled(), toolsServerName: () => toolsRoute.serverName() }, () => sessionLabels().map(describeSession)),
-    vscode.commands.registerCommand('nativeClaude.enableTools', () => toolsRoute.enable().then(walkthrough.refreshTools)),
+    ...registerToolsCommands(toolsRoute, walkthrough.refreshTools),
     registerHealthView(healthDeps),
     registerPermissionRulesCommand(log, () => toolsRoute.serverName()),
-    vscode.commands.registerCommand('nativeClaude.chooseIdeExtension', async (choice?: 'this' | 'anthropic') => {
-      const chosen = await coexistence.choose(choice);
-      return { choice: chosen, portElsewhere: coexistence.portElsewhere };
-    }),
-    vscode.commands.registerCommand('nativeClaude.removeTools', () => toolsRoute.remove().then(walkthrough.refreshTools)),
+    registerChooseIdeExtension(coexistence),
     vscode.workspace.onDidChangeWorkspaceFolders(() => lifecycle.followWorkspaceFolders()),
   );
 

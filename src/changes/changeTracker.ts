@@ -34,7 +34,7 @@ export interface ChangeTrackerDeps {
   skipsUnannounced?(filePath: string): Promise<boolean>;
   /**
    * Whether a file's content may be kept at all: inside the workspace folders once links are resolved
-   * (src/vscode/claudeChanges.ts), so no file outside (`~/.ssh`, `/proc/<pid>/environ`) reaches the store,
+   * (src/vscode/changes/claudeChanges.ts), so no file outside (`~/.ssh`, `/proc/<pid>/environ`) reaches the store,
    * whichever path a peer names or a link leads to. Absent: every file.
    */
   mayKeep?(filePath: string): Promise<boolean>;
@@ -70,7 +70,7 @@ const MAX_REDO = 50;
 /**
  * Claude's changes, wired: takes the before-images at the moments the tools report (ChangeCapture),
  * attributes the changes the file watcher sees through the ledger, and keeps or undoes them, whole or
- * hunk by hunk, byte for byte. Plain TypeScript: the VS Code side (src/vscode/claudeChanges.ts)
+ * hunk by hunk, byte for byte. Plain TypeScript: the VS Code side (src/vscode/changes/claudeChanges.ts)
  * supplies the watcher events, the session names, git's fallback and the questions.
  */
 export class ChangeTracker implements ChangeCapture {
@@ -164,20 +164,22 @@ export class ChangeTracker implements ChangeCapture {
     // The caller waits for the read only. Hashing and storing the blob (milliseconds for a large file,
     // on this thread) start on the next turn, after the caller's answer is on its way, and before any
     // change of the file is looked at (same queue).
-    this.enqueue(filePath, async () => {
+    // A failure here (the store full, the file gone) leaves no expectation: the watcher then lists the
+    // change as not attributed with certainty, which is the truth.
+    void this.enqueue(filePath, async () => {
       await answered;
       await new Promise((resolve) => setImmediate(resolve));
       const { bytes, mode } = await read;
       const before = await this.imageOf(bytes, mode ?? (bytes ? await modeOf(filePath) : undefined));
       this.remember(filePath, before);
       this.ledger.expectWrite(session.id, filePath, before, moment, at, until);
-    });
+    }).catch(() => undefined);
     return answered;
   }
 
   writeCancelled(connectionId: number, filePath: string): void {
     const session = this.session(connectionId);
-    if (session) this.enqueue(filePath, async () => this.ledger.cancelExpected(session.id, filePath));
+    if (session) void this.enqueue(filePath, async () => this.ledger.cancelExpected(session.id, filePath)).catch(() => undefined);
   }
 
   /**

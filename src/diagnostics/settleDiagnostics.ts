@@ -139,7 +139,7 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
     return t - Math.max(changedAt, hadFileSince) >= ASSUME_CHECKED_AFTER_MS;
   };
 
-  let unsettled: string[] = [...paths];
+  let unsettled: string[];
   try {
     if (docs && options.load && options.load !== 'none' && paths.length) {
       const show = options.load === 'show';

@@ -6,20 +6,21 @@ import { cliVersionSupport, matchesToolLevelRules, SUPPORTED_CLI_RANGE_TEXT } fr
 import type { CliFacts } from './cliProbe';
 import type { ApprovalMode } from '../host/approvalMode';
 import { ALTERNATE_TOOLS_SERVER_NAME, describeEntry, isToolsRouteEntry } from '../cliSetup/toolsRouteEntry';
+import { COMMANDS } from '../host/commandIds';
 
 /** Commands the page's buttons run (registered by the extension). */
 export const HEALTH_COMMANDS = {
-  checkSetup: 'nativeClaude.checkSetup',
-  startServer: 'nativeClaude.startServer',
-  restartServer: 'nativeClaude.restartServer',
-  relaunchTerminals: 'nativeClaude.relaunchTerminals',
-  deleteStaleLockFile: 'nativeClaude.deleteStaleLockFile',
-  enableTools: 'nativeClaude.enableTools',
-  addPermissionRules: 'nativeClaude.addPermissionRules',
-  chooseIdeExtension: 'nativeClaude.chooseIdeExtension',
-  openFile: 'nativeClaude.openPath',
+  checkSetup: COMMANDS.checkSetup,
+  startServer: COMMANDS.startServer,
+  restartServer: COMMANDS.restartServer,
+  relaunchTerminals: COMMANDS.relaunchTerminals,
+  deleteStaleLockFile: COMMANDS.deleteStaleLockFile,
+  enableTools: COMMANDS.enableTools,
+  addPermissionRules: COMMANDS.addPermissionRules,
+  chooseIdeExtension: COMMANDS.chooseIdeExtension,
+  openFile: COMMANDS.openPath,
   openSettings: 'workbench.action.openSettings',
-  showLog: 'nativeClaude.showLog',
+  showLog: COMMANDS.showLog,
 } as const;
 
 export interface TerminalFacts {

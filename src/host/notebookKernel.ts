@@ -1,7 +1,7 @@
 /**
  * The notebook the user has open, as executeCode needs it (src/tools/executeCode.ts): the code runs in
  * a cell of the active notebook editor, with whatever kernel (notebook controller) the notebook uses.
- * In VS Code: src/vscode/vsCodeNotebookKernel.ts.
+ * In VS Code: src/vscode/notebooks/vsCodeNotebookKernel.ts.
  */
 
 /** One item of a cell output: a MIME type and its bytes, as VS Code keeps them. */

@@ -13,7 +13,7 @@ export interface ServerIdentity {
 
 /**
  * Where the identity survives an extension reload (VS Code: the port in the workspace's state, the
- * token in SecretStorage; src/vscode/identityStore.ts). `load` may find the port without the token
+ * token in SecretStorage; src/vscode/lifecycle/identityStore.ts). `load` may find the port without the token
  * (secrets not kept on this machine): the port is re-bound and a new token made.
  */
 export interface IdentityStore {
@@ -117,7 +117,7 @@ export class IdeBridge extends EventEmitter<{ change: []; unsupportedClient: [st
     } catch (error) {
       const lockPath = this.lockFile.path; // stop() forgets it
       await this.stop();
-      throw new Error(`Could not write the lock file ${lockPath}: ${(error as Error).message}`);
+      throw new Error(`Could not write the lock file ${lockPath}: ${(error as Error).message}`, { cause: error });
     }
     // Last resort when the process ends without stop(): VS Code gives deactivate 5 s, and skips it for an
     // extension whose activation has not finished.

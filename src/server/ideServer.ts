@@ -6,7 +6,8 @@ import { checkUpgradeRequest, type Route } from './auth';
 import { WebSocketServerTransport } from './webSocketTransport';
 import { cappedLogger, rateLimitedLog, type Logger } from '../util/logger';
 import { clientFromUserAgent, CompatibilityNotices, describeClient, type ClientInfo } from './clientVersion';
-import { peerPidCheckFor, startPeerPidCheck, pidTrusted, type PeerPidCheck, type PidCheck } from './peerProcess';
+import { ConnectionIdentity } from './connectionIdentity';
+import { peerPidCheckFor, type PeerPidCheck, type PidCheck } from './peerProcess';
 
 /** The close code and reason the CLI reads as "superseded, do not reconnect" (docs/protocol.md#reconnects-and-the-4001-close). */
 export const SUPERSEDED_CLOSE_CODE = 4001;
@@ -112,19 +113,22 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   /** Lines a peer can trigger at will (refusals, odd messages) are rate-limited too. */
   private readonly peerWarn: (message: string) => void;
   private readonly notices: CompatibilityNotices;
-  private readonly peerPidCheck: PeerPidCheck;
-  /** Connections whose announced pid is being checked now. */
-  private readonly checkingPid = new Set<number>();
-  /** Per tools-route connection: its peer's port (read at accept) and the pids already tried as its owner. */
-  private readonly toolsPeers = new Map<number, { peerHost: string | undefined; peerPort: number | undefined; tried: Set<number> }>();
-  /** Owner searches run one at a time for the whole server: a burst of connections cannot fan out /proc reads. */
-  private ownerSearch: Promise<void> = Promise.resolve();
+  /** Which claude each connection is: announced pids checked, tools-route owners found. */
+  private readonly identity: ConnectionIdentity;
 
   constructor(private readonly options: IdeServerOptions) {
     super();
-    this.peerPidCheck = options.checkPeerPid ?? peerPidCheckFor();
     this.log = cappedLogger(options.log);
     this.peerWarn = rateLimitedLog((m) => this.log.warn(m));
+    this.identity = new ConnectionIdentity(options.checkPeerPid ?? peerPidCheckFor(), {
+      port: () => this.boundPort,
+      isLive: (id) => this.live.has(id),
+      connections: () => this.connections(),
+      log: this.log,
+      peerWarn: (m) => this.peerWarn(m),
+      changed: () => this.safeEmit('change'),
+      pidChecked: (connection) => this.safeEmit('pidChecked', connection),
+    });
     this.notices = options.compatibilityNotices ?? new CompatibilityNotices();
   }
 
@@ -140,16 +144,9 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     return [...this.live.values()];
   }
 
-  /**
-   * The IDE session of the claude that owns a tools-route connection: the one whose verified pid holds
-   * its socket. Where nothing can be checked (no `/proc`), the only IDE session when there is exactly one;
-   * otherwise none, never a guess between several.
-   */
-  ownerOf(toolsConnection: Connection): Connection | undefined {
-    const owner = toolsConnection.owner;
-    const ide = this.connections().filter((c) => c.route === 'ide' && c.cliPid !== undefined);
-    if (owner?.check === 'verified') return ide.find((c) => c.cliPid === owner.pid && c.pidCheck === 'verified');
-    return owner?.check === 'unchecked' && ide.length === 1 ? ide[0] : undefined;
+  /** The IDE session of the claude a connection belongs to (connectionIdentity.ts): itself, or a tools-route connection's owner. */
+  claudeOf(connection: Connection): Connection | undefined {
+    return this.identity.claudeOf(connection);
   }
 
   /** The connections whose CLI announced itself with `ide_connected`: the Claude Code sessions. */
@@ -256,9 +253,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     log.info(`Connection #${id} opened (${route})`);
     this.safeEmit('change');
     if (route === 'tools') {
-      // Read now: once the socket closes its remote port is gone.
-      this.toolsPeers.set(id, { peerHost: socket.remoteAddress, peerPort: socket.remotePort, tried: new Set() });
-      this.findOwners([connection]);
+      this.identity.toolsConnected(connection, socket);
     }
 
     ws.on('close', (code, reason) => {
@@ -286,7 +281,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   private forget(id: number): void {
     const wasLive = this.live.delete(id);
     this.heartbeats.delete(id);
-    this.toolsPeers.delete(id);
+    this.identity.closed(id);
     if (wasLive) this.safeEmit('change');
   }
 
@@ -330,111 +325,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
     }
     this.safeEmit('change');
     this.safeEmit('ideSession', connection);
-    if (pid !== undefined && !this.checkingPid.has(connection.id)) void this.checkPid(connection, pid, socket);
-  }
-
-  /**
-   * Any token holder can send `ide_connected` with another claude's pid; until the pid is shown to hold
-   * this connection's socket, the session is not placed in that claude's terminal (sessionSource.ts).
-   * Runs after the announcement, never on the handshake, and one at a time per connection (a peer that
-   * keeps announcing cannot fill the thread pool with /proc reads), also past a time-out: the next check
-   * starts only once the running one's work ended, for the pid announced last if it is still undecided.
-   */
-  private async checkPid(connection: Connection, pid: number, socket: Socket): Promise<void> {
-    const peerPort = socket.remotePort;
-    const peerHost = socket.remoteAddress;
-    const started = performance.now();
-    this.checkingPid.add(connection.id);
-    const run =
-      peerPort === undefined || peerHost === undefined
-        ? { outcome: Promise.resolve({ result: 'unverified' as const, reason: 'the socket closed' }), finished: Promise.resolve() }
-        : startPeerPidCheck(this.peerPidCheck, { serverPort: this.boundPort, peerHost, peerPort }, pid);
-    const outcome = await run.outcome;
-    if (this.live.has(connection.id) && connection.pidCheck === 'pending' && connection.cliPid === pid) this.decidePid(connection, pid, outcome, started);
-    await run.finished;
-    this.checkingPid.delete(connection.id);
-    // Announced again while this check ran (or overran its time limit): the pid announced last, now.
-    if (this.live.has(connection.id) && connection.pidCheck === 'pending' && connection.cliPid) void this.checkPid(connection, connection.cliPid, socket);
-  }
-
-  private decidePid(connection: Connection, pid: number, outcome: { result: Exclude<PidCheck, 'pending'>; reason?: string }, started: number): void {
-    connection.pidCheck = outcome.result;
-    const took = `${(performance.now() - started).toFixed(1)} ms`;
-    if (outcome.result === 'unverified') {
-      this.peerWarn(`Connection #${connection.id} announced CLI pid ${pid}, which could not be verified (${outcome.reason}; ${took}): it is not matched to any terminal`);
-    } else {
-      this.log.info(`Connection #${connection.id}: CLI pid ${pid} ${outcome.result === 'verified' ? 'verified' : `not checked (${outcome.reason})`} in ${took}`);
-    }
-    this.safeEmit('change');
-    this.safeEmit('pidChecked', connection);
-    // A claude's tools route may have connected before its IDE session's pid was known.
-    if (pidTrusted(outcome.result) && connection.route === 'ide') {
-      this.findOwners(this.connections().filter((c) => c.route === 'tools'));
-    }
-  }
-
-  /**
-   * Looks for the claude holding each tools-route connection's socket among the verified pids of the
-   * IDE sessions, with the same check as an announced pid (peerProcess.ts): a token holder's own
-   * connection to /tools is held by no claude, so its writes are never put on one. Only pids not tried
-   * yet for that connection are checked (a few per window); the searches are queued one after another.
-   */
-  private findOwners(connections: Connection[]): void {
-    // Settled ones are not searched again: a verified owner stays, and without /proc nothing can be learnt.
-    const open = connections.filter((c) => c.owner?.check !== 'verified' && c.owner?.check !== 'unchecked');
-    if (open.length === 0) return;
-    for (const c of open) c.owner = { check: 'pending' };
-    this.ownerSearch = this.ownerSearch.then(async () => {
-      for (const connection of open) {
-        try {
-          await this.findOwner(connection);
-        } catch (error) {
-          this.log.error(`Connection #${connection.id}: looking for its claude failed: ${(error as Error).message}`);
-        }
-      }
-    });
-  }
-
-  private async findOwner(connection: Connection): Promise<void> {
-    const peer = this.toolsPeers.get(connection.id);
-    // Queued before an earlier search found the owner: nothing left to look for.
-    if (!peer || !this.live.has(connection.id) || connection.owner?.check === 'verified') return;
-    const candidates = new Set(
-      this.connections()
-        .filter((c) => c.route === 'ide' && c.cliPid && pidTrusted(c.pidCheck) && !peer.tried.has(c.cliPid))
-        .map((c) => c.cliPid!),
-    );
-    let outcome: { check: PidCheck; pid?: number } = { check: 'unverified' };
-    const started = performance.now();
-    for (const pid of candidates) {
-      peer.tried.add(pid);
-      let result: { result: Exclude<PidCheck, 'pending'> } = { result: 'unverified' };
-      if (peer.peerPort !== undefined && peer.peerHost !== undefined) {
-        const run = startPeerPidCheck(this.peerPidCheck, { serverPort: this.boundPort, peerHost: peer.peerHost, peerPort: peer.peerPort }, pid);
-        result = await run.outcome;
-        // One search at a time holds past a time-out too: the next check waits for this one's work.
-        await run.finished;
-      }
-      if (result.result === 'verified') {
-        outcome = { check: 'verified', pid };
-        break;
-      }
-      if (result.result === 'unchecked') {
-        outcome = { check: 'unchecked' };
-        break;
-      }
-    }
-    if (!this.live.has(connection.id)) return;
-    connection.owner = outcome;
-    const took = `${(performance.now() - started).toFixed(1)} ms`;
-    this.log.info(
-      outcome.check === 'verified'
-        ? `Connection #${connection.id} (tools) belongs to the claude with pid ${outcome.pid} (${took})`
-        : outcome.check === 'unchecked'
-          ? `Connection #${connection.id} (tools): its claude cannot be checked on this platform`
-          : `Connection #${connection.id} (tools): held by none of the ${candidates.size} verified claude pid(s) tried (${took}); its writes are not attributed to a session`,
-    );
-    this.safeEmit('change');
+    if (pid !== undefined) this.identity.announced(connection, pid, socket);
   }
 
   /** Sends a notification to every Claude Code IDE session of this window; failures are logged, not thrown. */

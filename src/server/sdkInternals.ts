@@ -60,7 +60,7 @@ const NEVER_ABORTED = new AbortController().signal;
  */
 function answerDirectly(protocol: ProtocolInternals, send: (message: JSONRPCMessage) => Promise<void>, request: JSONRPCRequest): boolean {
   if (!DIRECT_METHODS.has(request.method)) return false;
-  const params = request.params as Record<string, unknown> | undefined;
+  const params = request.params;
   if (params !== undefined && ('_meta' in params || 'task' in params)) return false;
   const handler = protocol._requestHandlers?.get(request.method);
   if (typeof handler !== 'function') return false;
@@ -84,7 +84,7 @@ function answerDirectly(protocol: ProtocolInternals, send: (message: JSONRPCMess
             message: (error?.message as string | undefined) ?? 'Internal error',
             ...(error?.data !== undefined && { data: error.data }),
           },
-        } as JSONRPCMessage),
+        }),
     )
     .catch((error: unknown) => protocol._onerror?.(new Error(`Failed to send response: ${String(error)}`)));
   return true;

@@ -22,6 +22,8 @@ export interface IdeSession {
   readonly pidCheck?: PidCheck;
   /** The CLI's version from its `initialize` (e.g. `2.1.328`); undefined when it did not say. */
   readonly cliVersion?: string;
+  /** When its connection opened (a reconnect is a new connection). */
+  readonly connectedAt?: Date;
   notify(method: string, params: Record<string, unknown>): Promise<void>;
 }
 
@@ -45,13 +47,16 @@ export interface IdeSessionChanges {
   onDidCheckPid?(listener: (session: IdeSession) => void): Disposable;
 }
 
-type SessionConnection = Pick<Connection, 'id' | 'cliPid' | 'pidCheck' | 'session' | 'client'>;
+type SessionConnection = Pick<Connection, 'id' | 'cliPid' | 'pidCheck' | 'session' | 'client'> & { readonly connectedAt?: Date };
 
 type ServerEvent = 'ideSession' | 'pidChecked';
 
 /** The part of `IdeServer` this module uses. */
 export interface SessionServer {
   sessionConnections(): SessionConnection[];
+  connections(): Connection[];
+  /** The IDE session of the claude a connection belongs to (connectionIdentity.ts). */
+  claudeOf(connection: Connection): SessionConnection | undefined;
   on(event: ServerEvent, listener: (connection: Connection) => void): unknown;
   off(event: ServerEvent, listener: (connection: Connection) => void): unknown;
 }
@@ -67,7 +72,17 @@ export interface SessionBridge {
  * Follows the bridge's current server (a restart builds a new `IdeServer`) so listeners attached once
  * keep hearing about new CLI sessions.
  */
-export function bridgeSessionSource(bridge: SessionBridge): IdeSessionSource & IdeSessionChanges & Disposable {
+/**
+ * The one answer to "which claude is connection N": its own IDE session, or for a tools-route connection
+ * the IDE session of the claude holding its socket (connectionIdentity.ts); undefined when it is neither
+ * (a token holder's own connection, a session not announced yet, a closed one). The review labels, the
+ * selection routing, Claude's changes and the tools route all ask this.
+ */
+export interface ClaudeOfConnection {
+  claudeOf(connectionId: number): IdeSession | undefined;
+}
+
+export function bridgeSessionSource(bridge: SessionBridge): IdeSessionSource & IdeSessionChanges & ClaudeOfConnection & Disposable {
   const listeners = new Set<(session: IdeSession) => void>();
   const checkListeners = new Set<(session: IdeSession) => void>();
   let server: SessionServer | undefined;
@@ -91,6 +106,12 @@ export function bridgeSessionSource(bridge: SessionBridge): IdeSessionSource & I
   follow();
   return {
     sessions: () => (bridge.ideServer?.sessionConnections() ?? []).filter((c) => c.session !== undefined).map(toIdeSession),
+    claudeOf: (connectionId) => {
+      const server = bridge.ideServer;
+      const connection = server?.connections().find((c) => c.id === connectionId);
+      const claude = connection && server?.claudeOf(connection);
+      return claude ? toIdeSession(claude) : undefined;
+    },
     onDidConnect: (listener) => {
       listeners.add(listener);
       return { dispose: () => listeners.delete(listener) };
@@ -122,6 +143,7 @@ function toIdeSession(connection: SessionConnection): IdeSession {
     claimedPid: connection.cliPid ? connection.cliPid : undefined,
     pidCheck: connection.pidCheck,
     cliVersion: connection.client?.version,
+    connectedAt: connection.connectedAt,
     notify: (method, params) =>
       connection.session
         ? connection.session.notify(method, params)

@@ -1,7 +1,7 @@
 // executeCode (the model's mcp__ide__executeCode): runs code in the kernel of the notebook the user
 // has open, in a new cell the user sees, after asking them (approvalMode), and answers with the
 // cell's outputs (src/tools/notebookOutput.ts). Finding the notebook, adding and running the cell and
-// watching it end are the NotebookKernelHost's business (src/vscode/vsCodeNotebookKernel.ts).
+// watching it end are the NotebookKernelHost's business (src/vscode/notebooks/vsCodeNotebookKernel.ts).
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -109,7 +109,7 @@ export function executeCodeTool(kernels: NotebookKernelHost, approval?: CodeAppr
       const asked = approval !== undefined && approval.mode() !== 'never';
       if (asked) {
         context.progress?.(`Waiting for the user to allow running the code in ${target.label}`);
-        const allowed = await approval!.approver.approve({ code, notebook: target.label, language: target.language }, context.signal);
+        const allowed = await approval.approver.approve({ code, notebook: target.label, language: target.language }, context.signal);
         if (context.signal.aborted) return errorResult('The call was cancelled before the user answered; the code was not run.');
         if (!allowed) {
           return textResult(`The user chose not to run this code in ${target.label}. Do not run it again as it is; ask the user how they want to proceed.`);

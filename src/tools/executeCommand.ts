@@ -1,6 +1,6 @@
 // execute_command: runs a shell command in a visible VS Code terminal (TerminalHost) and returns
 // `{exit_code, output, cwd, output_captured}`. How terminals are picked, read and bounded is the
-// TerminalHost's business (src/vscode/terminalRunner.ts); this file checks the folder and explains
+// TerminalHost's business (src/vscode/terminals/terminalRunner.ts); this file checks the folder and explains
 // the outcome to the model.
 
 import { promises as fs } from 'fs';

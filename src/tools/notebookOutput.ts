@@ -31,7 +31,7 @@ const TEXT_MIMES = ['text/plain', 'text/markdown', 'application/json', 'text/lat
 
 // CSI (colours, cursor), OSC (titles, links) and the two-character escapes: what a kernel's traceback
 // or a coloured log carries. Text only: no screen to render (cursor movement is not emulated).
-// eslint-disable-next-line no-control-regex
+ 
 const ANSI_PATTERN = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g;
 
 /** Removes terminal escape sequences (an IPython traceback's colours). */

@@ -4,11 +4,20 @@ import { parseClaudeCommand, type ClaudeCommand } from '../cliSetup/claudeComman
 import { DEFAULT_EXCLUDE_PATTERNS } from '../selection/sharingPolicy';
 import type { SessionPolicy } from '../server/ideServer';
 import type { HandoffTargetMode } from '../selection/promptHandoff';
-import { DEFAULT_APPROVAL_MODE, readApprovalModes, stricterApprovalMode, type ApprovalModes } from './approvalModeSetting';
-import type { ReviewPlacement } from './diffReviewHost';
+import { DEFAULT_APPROVAL_MODE, stricterApprovalMode, type ApprovalModes } from './approvalModeSetting';
 
 /** The section of every setting in package.json's `contributes.configuration`. */
 export const SETTINGS_SECTION = 'nativeClaude';
+
+/**
+ * Where a review opens (setting `nativeClaude.reviewPlacement`). In every case keyboard focus stays
+ * where the user was typing (the terminal keeps it if it had it).
+ * - `active`: a tab in the active editor group;
+ * - `beside`: another group than the active one and than any showing a terminal (claude's terminal
+ *   may be an editor tab), so the file being edited and the terminal stay visible;
+ * - `background`: no tab; a notification and the pending-reviews status item open it on demand.
+ */
+export type ReviewPlacement = 'active' | 'beside' | 'background';
 
 /** The extension's settings and their types. */
 export interface NativeClaudeSettings {
@@ -105,22 +114,68 @@ const RULES: { [K in keyof NativeClaudeSettings]: SettingRule<NativeClaudeSettin
     workspace: 'stricter',
     stricter: (a, b) => [...new Set([...a, ...b])].slice(0, EXCLUDE_PATTERNS_MAX.count),
   },
+  // The CLI's user-wide permission rules are written on the premise of the user's own mode (`never`: writes
+  // confirmed nowhere), so a workspace may only ask for more.
   approvalMode: { valid: oneOf<ApprovalMode>('never', 'write-only', 'always'), workspace: 'stricter', stricter: stricterApprovalMode },
 };
 
-/** A setting's value from what inspect() reports, by its rule (plain: test/unit/vscode/settings.test.ts). */
-export function resolveSetting<K extends keyof NativeClaudeSettings>(key: K, inspected: InspectedSetting | undefined): NativeClaudeSettings[K] {
+/** Where a value came from, for the log line about a value of the wrong type. */
+export type SettingScope = 'user' | 'workspace' | 'folder';
+
+/**
+ * A setting's value from what inspect() reports, by its rule (plain: test/unit/vscode/settings.test.ts).
+ * `onInvalid` hears of each value set but of the wrong type (it then counts as unset).
+ */
+export function resolveSetting<K extends keyof NativeClaudeSettings>(
+  key: K,
+  inspected: InspectedSetting | undefined,
+  onInvalid?: (scope: SettingScope, value: unknown) => void,
+): NativeClaudeSettings[K] {
   const rule = RULES[key] as SettingRule<NativeClaudeSettings[K]>;
   const fallback = SETTING_DEFAULTS[key];
+  const validOrReport = (scope: SettingScope, raw: unknown): NativeClaudeSettings[K] | undefined => {
+    const valid = rule.valid(raw);
+    if (valid === undefined && raw !== undefined) onInvalid?.(scope, raw);
+    return valid;
+  };
   const defaultValue = rule.valid(inspected?.defaultValue) ?? ((Array.isArray(fallback) ? [...fallback] : fallback) as NativeClaudeSettings[K]);
-  let value = rule.valid(inspected?.globalValue) ?? defaultValue;
+  let value = validOrReport('user', inspected?.globalValue) ?? defaultValue;
   if (rule.workspace === 'ignored') return value;
-  for (const scoped of [inspected?.workspaceValue, inspected?.workspaceFolderValue]) {
-    const valid = rule.valid(scoped);
+  for (const [scope, scoped] of [['workspace', inspected?.workspaceValue], ['folder', inspected?.workspaceFolderValue]] as const) {
+    const valid = validOrReport(scope, scoped);
     if (valid === undefined) continue;
     value = rule.workspace === 'any' ? valid : rule.stricter!(value, valid);
   }
   return value;
+}
+
+/**
+ * `approvalMode` as this window applies it (`effective`: the user's, made stricter by the workspace) and
+ * the user's own (what the CLI's user-wide permission rules may rely on), by the one rule above.
+ */
+export function resolveApprovalModes(inspected: InspectedSetting | undefined, onInvalid?: (scope: SettingScope, value: unknown) => void): ApprovalModes {
+  return {
+    effective: resolveSetting('approvalMode', inspected, onInvalid),
+    user: resolveSetting('approvalMode', { defaultValue: inspected?.defaultValue, globalValue: inspected?.globalValue }),
+  };
+}
+
+let log: { warn(message: string): void } | undefined;
+const reported = new Set<string>();
+
+/** Where a value of the wrong type is reported (the extension's log), once per setting, scope and value. */
+export function reportInvalidSettingsTo(logger: { warn(message: string): void }): void {
+  log = logger;
+}
+
+function reportInvalid(key: keyof NativeClaudeSettings): (scope: SettingScope, value: unknown) => void {
+  return (scope, value) => {
+    const shown = JSON.stringify(value)?.slice(0, 80) ?? String(value);
+    const id = `${key}\0${scope}\0${shown}`;
+    if (!log || reported.has(id)) return;
+    reported.add(id);
+    log.warn(`Setting ${SETTINGS_SECTION}.${key}: the ${scope} value ${shown} is not valid (see its description in Settings); it counts as unset.`);
+  };
 }
 
 function configuration(): vscode.WorkspaceConfiguration {
@@ -133,12 +188,12 @@ function configuration(): vscode.WorkspaceConfiguration {
  * make a setting less safe than the user's own.
  */
 export function setting<K extends keyof NativeClaudeSettings>(key: K): NativeClaudeSettings[K] {
-  return resolveSetting(key, configuration().inspect(key));
+  return resolveSetting(key, configuration().inspect(key), reportInvalid(key));
 }
 
-/** `approvalMode` through inspect(): a workspace may only make it stricter (src/vscode/approvalModeSetting.ts). */
+/** `approvalMode`, the window's and the user's own: a workspace may only make it stricter. */
 export function approvalModes(): ApprovalModes {
-  return readApprovalModes(configuration());
+  return resolveApprovalModes(configuration().inspect('approvalMode'), reportInvalid('approvalMode'));
 }
 
 /** `claudeCommand`, parsed: `~` and `${env:NAME}` expanded (src/cliSetup/claudeCommand.ts). */

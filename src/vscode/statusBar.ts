@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { BridgeStatus } from '../server/ideBridge';
 import { describeStatus } from '../server/statusText';
 import { shownVersion } from '../util/cliVersion';
+import { COMMANDS } from '../host/commandIds';
 
 /** A connected claude as the status bar names it. */
 export interface SessionLabel {
@@ -16,8 +17,6 @@ export interface SessionLabel {
   cliVersion?: string;
 }
 
-export const SHOW_PENDING_REVIEWS_COMMAND = 'nativeClaude.showPendingReviews';
-
 /**
  * Two status-bar items: the server with the connected Claude Code sessions (the tooltip says which
  * terminal each runs in; a click offers the actions), and the pending reviews (shown only while some
@@ -29,10 +28,10 @@ export class StatusBar implements vscode.Disposable {
 
   constructor() {
     this.item.name = 'Claude Code IDE';
-    this.item.command = 'nativeClaude.showStatus';
+    this.item.command = COMMANDS.showStatus;
     this.item.show();
     this.reviews.name = 'Claude Code pending reviews';
-    this.reviews.command = SHOW_PENDING_REVIEWS_COMMAND;
+    this.reviews.command = COMMANDS.showPendingReviews;
   }
 
   update(status: BridgeStatus, sessions: readonly SessionLabel[] = []): void {

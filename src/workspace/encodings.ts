@@ -1,7 +1,7 @@
 // Text encodings in plain Node: the codec behind tests and fakes, and the checks that keep an edit
 // from changing bytes it did not touch (a round trip through the file's own encoding).
 //
-// VS Code decodes every file in its encoding (src/vscode/vsCodeTextCodec.ts); this plain codec knows the
+// VS Code decodes every file in its encoding (src/vscode/workspace/vsCodeTextCodec.ts); this plain codec knows the
 // ones Node can encode itself: UTF-8 (a BOM gives 'utf8bom'), UTF-16 with a BOM, and ISO-8859-1
 // when the test's settings name it.
 

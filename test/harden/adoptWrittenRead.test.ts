@@ -12,7 +12,7 @@ import * as path from 'node:path';
 const documents: Array<{ uri: { scheme: string; fsPath: string }; isDirty: boolean; getText(): string }> = [];
 jest.mock('vscode', () => ({ workspace: { textDocuments: documents, notebookDocuments: [], applyEdit: async () => true } }), { virtual: true });
 
-import { VsCodeDocumentWriter } from '../../src/vscode/documentWriter';
+import { VsCodeDocumentWriter } from '../../src/vscode/review/documentWriter';
 import type { TextCodec } from '../../src/host/textCodec';
 
 const codec = { decode: async (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8') } as unknown as TextCodec;

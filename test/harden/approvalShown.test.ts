@@ -3,11 +3,11 @@
 // with many `](` (each gets an invisible word joiner so it never forms a link) in a notebook with an
 // 87-character name made a 1,021-character message whose last line (`!rm -rf ~/projects`) was not shown.
 // Now the message as shown must fit, else the code goes to the modal dialog, whole. The real approver
-// (src/vscode/commandApprover.ts) against a stand-in of the `vscode` module that records what is shown.
+// (src/vscode/terminals/commandApprover.ts) against a stand-in of the `vscode` module that records what is shown.
 
 jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeStandIn(), { virtual: true });
 
-import { notebookCodeApprover } from '../../src/vscode/commandApprover';
+import { notebookCodeApprover } from '../../src/vscode/terminals/commandApprover';
 import { figures } from './support/hardenServer';
 import { standIn } from './support/vscodeStandIn';
 

@@ -17,7 +17,7 @@ import * as vscode from 'vscode';
 import { BeforeImageStore } from '../../src/changes/beforeImageStore';
 import { ChangeTracker, readFileIfExists } from '../../src/changes/changeTracker';
 import { ideGetDiagnosticsTool } from '../../src/tools/ideGetDiagnostics';
-import { ClaudeChanges } from '../../src/vscode/claudeChanges';
+import { ClaudeChanges } from '../../src/vscode/changes/claudeChanges';
 import { memoryLogger } from '../../src/util/logger';
 import { readBytesIfExists } from '../../src/workspace/readTextIfExists';
 import { StaticDiagnostics } from '../support/fakeHosts';

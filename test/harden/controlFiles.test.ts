@@ -15,7 +15,7 @@ jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeSt
 import * as vscode from 'vscode';
 import { gitCheckIgnore } from '../../src/changes/gitCheckIgnore';
 import type { IdeBridge } from '../../src/server/ideBridge';
-import { ClaudeChanges } from '../../src/vscode/claudeChanges';
+import { ClaudeChanges } from '../../src/vscode/changes/claudeChanges';
 import { memoryLogger } from '../../src/util/logger';
 import { oneClaude, standIn } from './support/vscodeStandIn';
 

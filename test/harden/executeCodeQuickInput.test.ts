@@ -4,7 +4,7 @@
 // kernel's first start takes seconds), that was the user's own Quick Open or command palette, mid-typing,
 // and any token holder can trigger executeCode. Now no quick input is ever closed: VS Code's kernel
 // picker, when there is no kernel, is the user's to answer. The real notebook host
-// (src/vscode/vsCodeNotebookKernel.ts) against a stand-in of the notebook part of the `vscode` module,
+// (src/vscode/notebooks/vsCodeNotebookKernel.ts) against a stand-in of the notebook part of the `vscode` module,
 // with a kernel that takes 3 s to start.
 
 const executed: string[] = [];
@@ -78,7 +78,7 @@ jest.mock(
   { virtual: true },
 );
 
-import { VsCodeNotebookKernelHost } from '../../src/vscode/vsCodeNotebookKernel';
+import { VsCodeNotebookKernelHost } from '../../src/vscode/notebooks/vsCodeNotebookKernel';
 
 jest.setTimeout(30_000);
 

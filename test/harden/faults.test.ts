@@ -26,7 +26,7 @@ const NOBODY = 65534;
 
 const figures: string[] = [];
 afterAll(() => {
-  // eslint-disable-next-line no-console
+   
   console.log(`hardening/faults figures${FAST ? ' (fast subset)' : ''}:\n  ${figures.join('\n  ')}`);
 });
 

@@ -22,7 +22,7 @@ const ADDRESSES = Array.from({ length: 16 }, (_, i) => `127.0.0.${i + 2}`);
 
 /** A token holder connecting from `host`:`port` (another loopback address, claude's source port); announces `pid` on the IDE route. */
 async function connectFrom(url: string, host: string, port: number, pid?: number): Promise<WebSocket | undefined> {
-  const ws = new WebSocket(url, ['mcp'], { headers: { [AUTH_HEADER]: TEST_TOKEN }, localAddress: host, localPort: port } as WebSocket.ClientOptions);
+  const ws = new WebSocket(url, ['mcp'], { headers: { [AUTH_HEADER]: TEST_TOKEN }, localAddress: host, localPort: port });
   const opened = await new Promise<boolean>((resolve) => (ws.once('open', () => resolve(true)), ws.once('error', () => resolve(false))));
   if (!opened) return undefined;
   const initialized = new Promise((resolve) => ws.on('message', (data) => (JSON.parse(String(data)) as { id?: number }).id === 0 && resolve(undefined)));
@@ -87,7 +87,7 @@ describeLinux("hardening: the pid check matches the peer's address and port, one
       connected++;
       const tools = () => fixture.server.connections().filter((c) => c.route === 'tools').at(-1)!;
       await waitFor(() => tools()?.owner !== undefined && tools().owner!.check !== 'pending', 5000, `the owner search of ${host}`);
-      if (fixture.server.ownerOf(tools())) attributed.push(host);
+      if (fixture.server.claudeOf(tools())) attributed.push(host);
       await closed(ws, 1);
     }
     figures("/tools from 127.0.0.N with claude's source port", { addressesConnected: connected, attributedToClaude: attributed.length, first: attributed[0] ?? 'none' });
@@ -111,7 +111,7 @@ describeLinux("hardening: the pid check matches the peer's address and port, one
     const { client } = await connectClient(fixture.url, { announce: true, pid: 1001 });
     const connection = () => fixture.server.sessionConnections()[0];
     await waitFor(() => connection()?.pidCheck === 'unverified', 5000, 'the time-out');
-    await client.notification({ method: 'ide_connected', params: { pid: 1002 } } as never);
+    await client.notification({ method: 'ide_connected', params: { pid: 1002 } });
     await waitFor(() => connection()?.cliPid === 1002 && connection().pidCheck !== 'pending', 10_000, 'the second pid decided');
     figures('re-announce after a time-out', { checksAtOnce: most, checked: checked.join(' ') });
     expect(most).toBe(1);

@@ -2,7 +2,6 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { AUTH_HEADER } from '../../src/server/auth';
 import { bridgeSessionSource, type SessionBridge } from '../../src/server/sessionSource';
-import type { IdeServer } from '../../src/server/ideServer';
 import { SelectionNotifier } from '../../src/selection/selectionNotifier';
 import { procParentPid } from '../../src/terminal/processAncestry';
 import { SessionTerminals, type TerminalDirectory } from '../../src/terminal/sessionTerminals';
@@ -41,7 +40,7 @@ describeLinux('a forged ide_connected pid takes over no routing', () => {
 
   test("the forger gets neither the selection meant for that claude nor its terminal's name", async () => {
     fixture = await startTestServer();
-    const bridge = Object.assign(new EventEmitter(), { ideServer: fixture.server as IdeServer }) as unknown as SessionBridge;
+    const bridge = Object.assign(new EventEmitter(), { ideServer: fixture.server }) as unknown as SessionBridge;
     const base = bridgeSessionSource(bridge);
     // The real claude runs in terminal "claude-A", whose shell is the claude process itself here.
     claude = await spawnAnnouncer(fixture.url);

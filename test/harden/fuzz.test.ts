@@ -201,7 +201,7 @@ describe('fuzz: malformed frames and JSON-RPC messages', () => {
       logLines: final?.logLines ?? 'n/a',
       seconds: ((Date.now() - started) / 1000).toFixed(1),
     });
-    // eslint-disable-next-line no-console
+     
     console.log(`fuzz close codes: ${JSON.stringify(tally.closeCodes)}`);
     expect({ alive: server.alive, stoppedBy, exit: server.exit, stderr: server.stderr.slice(0, 500) }).toEqual({ alive: true, stoppedBy: undefined, exit: undefined, stderr: '' });
     expect(tally.inputs).toBe(BATCHES * (MESSAGES_PER_BATCH + FRAMES_PER_BATCH));

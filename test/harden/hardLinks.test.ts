@@ -39,7 +39,7 @@ describe('hardening: hard links', () => {
     await fs.rm(root, { recursive: true, force: true });
   });
   afterAll(() => {
-    // eslint-disable-next-line no-console
+     
     console.log(`hardening/hard links figures:\n  ${figures.join('\n  ')}`);
   });
 

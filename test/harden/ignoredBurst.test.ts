@@ -14,7 +14,7 @@ import * as path from 'node:path';
 jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeStandIn(), { virtual: true });
 
 import * as vscode from 'vscode';
-import { ClaudeChanges } from '../../src/vscode/claudeChanges';
+import { ClaudeChanges } from '../../src/vscode/changes/claudeChanges';
 import { memoryLogger } from '../../src/util/logger';
 import { checkIgnoreAtExit, lateOutputGit } from '../support/lateOutputGit';
 import { oneClaude, standIn } from './support/vscodeStandIn';

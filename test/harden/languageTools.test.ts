@@ -44,7 +44,7 @@ describe('hardening: language tools', () => {
   afterAll(async () => {
     await server?.stop();
     await fs.rm(root, { recursive: true, force: true });
-    // eslint-disable-next-line no-console
+     
     console.log(`hardening/language tools figures:\n  ${figures.join('\n  ')}`);
   });
 

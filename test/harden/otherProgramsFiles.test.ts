@@ -31,7 +31,7 @@ const BOUND_MS = 3000;
 
 const figures: string[] = [];
 afterAll(() => {
-  // eslint-disable-next-line no-console
+   
   console.log(`hardening/other programs' files figures:\n  ${figures.join('\n  ')}`);
 });
 
@@ -146,7 +146,7 @@ describe("hardening: other programs' files", () => {
       execFileSync('mkfifo', [file]);
       pipes.push(file);
       const started = Date.now();
-      const outcome = await within(act(file) as Promise<unknown>, BOUND_MS);
+      const outcome = await within(act(file), BOUND_MS);
       expect(outcome).not.toBe('timeout');
       expect(outcome).toMatchObject({ error: expect.objectContaining({ message: expect.stringMatching(/named pipe.*not a regular file/) }) });
       figures.push(`${name} as a FIFO (${_what}): refused in ${Date.now() - started} ms`);

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ScriptedLanguageFeatures } from '../support/fakeHosts';
-import { resultText, startWorkspaceToolServer, type ToolCallResult } from '../support/workspaceToolServer';
+import { resultText, startWorkspaceToolServer } from '../support/workspaceToolServer';
 
 jest.setTimeout(120_000);
 
@@ -71,7 +71,7 @@ describe('hardening: paths', () => {
   afterAll(async () => {
     await server?.stop();
     await fs.rm(root, { recursive: true, force: true });
-    // eslint-disable-next-line no-console
+     
     console.log(`hardening/paths figures:\n  ${figures.join('\n  ')}`);
   });
 
@@ -124,7 +124,7 @@ describe('hardening: paths', () => {
           await answer;
           continue;
         }
-        const final = (result ?? (await answer)) as ToolCallResult;
+        const final = (result ?? (await answer));
         const text = resultText(final);
         if (final.isError && REASON.test(text)) refused++;
         else leaks.push(`${tool.name} ${JSON.stringify(p)}: ${text.slice(0, 160)}`);

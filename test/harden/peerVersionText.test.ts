@@ -36,7 +36,7 @@ describe("hardening: a peer's version text shows only as a version", () => {
     const connection = await peerWithVersion(FORGED);
     expect(connection.client!.version).toBe(FORGED); // what the peer sent reached the server
     const bar = new StatusBar();
-    bar.update({ running: true, port: 1234, sessionCount: 1, connections: 1 } as never, [{ id: connection.id, claimedPid: 99, cliVersion: connection.client!.version }]);
+    bar.update({ running: true, port: 1234, sessionCount: 1, connections: 1 }, [{ id: connection.id, claimedPid: 99, cliVersion: connection.client!.version }]);
     const tooltip = String((bar as unknown as { item: { tooltip: string } }).item.tooltip);
     bar.dispose();
     expect(tooltip).not.toContain('terminal "zsh"');
@@ -50,7 +50,7 @@ describe("hardening: a peer's version text shows only as a version", () => {
   test('a well-formed version still shows, with its suffix', async () => {
     const connection = await peerWithVersion('2.1.328-beta.1 (Claude Code) extra words');
     const bar = new StatusBar();
-    bar.update({ running: true, port: 1234, sessionCount: 1, connections: 1 } as never, [{ id: connection.id, cliPid: 99, cliVersion: connection.client!.version }]);
+    bar.update({ running: true, port: 1234, sessionCount: 1, connections: 1 }, [{ id: connection.id, cliPid: 99, cliVersion: connection.client!.version }]);
     const tooltip = String((bar as unknown as { item: { tooltip: string } }).item.tooltip);
     bar.dispose();
     expect(tooltip).toContain('(claude 2.1.328-beta.1, pid 99)');

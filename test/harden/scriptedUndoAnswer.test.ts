@@ -2,7 +2,7 @@
 // took a scripted `{answer: 'undo'}` from any caller (another extension, a command link) and then
 // overwrote lines the user edited after claude without asking "Undo anyway?". Outside the extension's
 // tests the scripted answer is now ignored and the question asked. The commands are the real ones of
-// src/vscode/claudeChanges.ts, registered against a stand-in of the `vscode` module (it cannot run in
+// src/vscode/changes/claudeChanges.ts, registered against a stand-in of the `vscode` module (it cannot run in
 // Node); the tracker, the before-image store and the files are real.
 
 import { promises as fs } from 'node:fs';
@@ -12,7 +12,8 @@ import * as path from 'node:path';
 jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeStandIn(), { virtual: true });
 
 import * as vscode from 'vscode';
-import { ClaudeChanges, SCRIPTED_ANSWERS_VARIABLE, scriptedAnswersAllowed } from '../../src/vscode/claudeChanges';
+import { ClaudeChanges } from '../../src/vscode/changes/claudeChanges';
+import { SCRIPTED_ANSWERS_VARIABLE, scriptedAnswersAllowed } from '../../src/vscode/changes/changesCommands';
 import { memoryLogger } from '../../src/util/logger';
 import { oneClaude, standIn } from './support/vscodeStandIn';
 

@@ -38,7 +38,7 @@ describe("hardening: Claude's changes' store is bounded on disk at every write",
       sessionOf: () => ({ id: 's', label: 'claude' }),
       save: () => undefined,
       bound: { maxBytes, maxFiles: 5000 },
-    } as ConstructorParameters<typeof ChangeTracker>[0]);
+    });
     (t as unknown as { onDidDropOldest?: (l: () => void) => void }).onDidDropOldest?.(() => told++);
     return t;
   }

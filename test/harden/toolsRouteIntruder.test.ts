@@ -13,11 +13,12 @@ import * as path from 'node:path';
 jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeStandIn(), { virtual: true });
 
 import * as vscode from 'vscode';
-import { ClaudeChanges } from '../../src/vscode/claudeChanges';
+import { ClaudeChanges } from '../../src/vscode/changes/claudeChanges';
 import type { Connection } from '../../src/server/ideServer';
 import type { IdeBridge } from '../../src/server/ideBridge';
-import type { WindowSessions } from '../../src/vscode/windowSessions';
+import type { WindowSessions } from '../../src/vscode/lifecycle/windowSessions';
 import { memoryLogger } from '../../src/util/logger';
+import { bridgeSessionSource } from '../../src/server/sessionSource';
 import { claudeLikes } from '../support/claudeLikeProcess';
 import { newestConnection, startTestServer, waitFor } from '../support/serverFixture';
 
@@ -37,7 +38,9 @@ describeLinux("hardening: tools-route writes are put only on the claude that hol
     fixture = await startTestServer();
     // The bridge as Claude's changes sees it: the real server (no watcher: sessionCount 0).
     const bridge = { on: () => undefined, off: () => undefined, status: () => ({ sessionCount: 0 }), ideServer: fixture.server } as unknown as IdeBridge;
-    const windowSessions = { labels: () => [], sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions;
+    // Which claude a connection is: the product's one answer (sessionSource.ts) on the real server.
+    const sessions = bridgeSessionSource(bridge);
+    const windowSessions = { labels: () => [], claudeOf: (id: number) => sessions.claudeOf(id), sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions;
     changes = new ClaudeChanges(path.join(root, 'storage'), bridge, windowSessions, () => false, memoryLogger([]));
   });
   afterEach(async () => {

@@ -9,8 +9,8 @@
 jest.mock('vscode', () => jest.requireActual('./support/vscodeStandIn').vscodeStandIn(), { virtual: true });
 
 import * as vscode from 'vscode';
-import { currentSharingPolicy } from '../../src/vscode/selectionSharing';
-import { SETTING_DEFAULTS, setting, type NativeClaudeSettings } from '../../src/vscode/settings';
+import { currentSharingPolicy } from '../../src/vscode/selection/selectionSharing';
+import { SETTING_DEFAULTS, reportInvalidSettingsTo, setting, type NativeClaudeSettings } from '../../src/vscode/settings';
 import { standIn } from './support/vscodeStandIn';
 
 type Key = keyof NativeClaudeSettings;
@@ -53,6 +53,23 @@ describe("hardening: a repository's settings cannot make Native Claude less safe
     expect(setting('maxMessageBytes')).toBe(1 * MiB);
     set('maxMessageBytes', { user: 'lots', repository: { a: 1 } });
     expect(setting('maxMessageBytes')).toBe(16 * MiB);
+  });
+
+  test('a value of the wrong type is said in the log, once per setting, scope and value, with what counts instead', () => {
+    const warned: string[] = [];
+    reportInvalidSettingsTo({ warn: (m) => warned.push(m) });
+    set('maxMessageBytes', { user: '1000000', repository: true });
+    for (let i = 0; i < 5; i++) expect(setting('maxMessageBytes')).toBe(16 * MiB);
+    expect(warned).toEqual([
+      'Setting nativeClaude.maxMessageBytes: the user value "1000000" is not valid (see its description in Settings); it counts as unset.',
+      'Setting nativeClaude.maxMessageBytes: the workspace value true is not valid (see its description in Settings); it counts as unset.',
+    ]);
+    // A valid or unset value says nothing; approvalMode, read on its own path, reports too.
+    set('maxMessageBytes', { user: 2 * MiB });
+    set('approvalMode', { folder: 'sometimes' });
+    expect(setting('maxMessageBytes')).toBe(2 * MiB);
+    expect(setting('approvalMode')).toBe('write-only');
+    expect(warned.slice(2)).toEqual(['Setting nativeClaude.approvalMode: the folder value "sometimes" is not valid (see its description in Settings); it counts as unset.']);
   });
 
   test('shareSelection and autoStart: a repository may turn them off, never back on', () => {

@@ -70,7 +70,7 @@ describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
     const release = await lockfile.lock(file, { lockfilePath: `${file}.lock`, realpath: false });
     const config = new ClaudeUserConfig(file);
     // The module itself (not this file's import copy), so the writer's calls are seen too.
-    const attempts = jest.spyOn(require('proper-lockfile') as typeof lockfile, 'lock');
+    const attempts = jest.spyOn(require('proper-lockfile') as typeof lockfile, 'lock') // eslint-disable-line @typescript-eslint/no-require-imports -- the module object itself, see above;
     let done = false;
     const pending = config.setServer('vscode', toolsRouteEntry()).then((r) => ((done = true), r));
     // Tried the lock, found it held, and tried again: it waits for the lock.

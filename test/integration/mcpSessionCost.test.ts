@@ -126,9 +126,9 @@ describe('per-connection cost', () => {
     // The tools capability is the one McpServer declares.
     expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: true } });
     // Sent as the SDK Client sends any request, past callTool()'s own typing: params without a tool name.
-    const malformed = client.request({ method: 'tools/call', params: { arguments: { text: 'hi' } } } as never, sdkTypes.CallToolResultSchema);
+    const malformed = client.request({ method: 'tools/call', params: { arguments: { text: 'hi' } } }, sdkTypes.CallToolResultSchema);
     await expect(malformed).rejects.toMatchObject({ code: sdkTypes.ErrorCode.InternalError, message: expect.stringMatching(/"name"[\s\S]*expected string/) });
-    const wrongType = client.request({ method: 'tools/call', params: { name: 'echo', arguments: 'hi' } } as never, sdkTypes.CallToolResultSchema);
+    const wrongType = client.request({ method: 'tools/call', params: { name: 'echo', arguments: 'hi' } }, sdkTypes.CallToolResultSchema);
     await expect(wrongType).rejects.toMatchObject({ code: sdkTypes.ErrorCode.InternalError, message: expect.stringMatching(/"arguments"/) });
     await expect(client.callTool({ name: 'broken', arguments: {} })).rejects.toMatchObject({
       code: sdkTypes.ErrorCode.InvalidParams,

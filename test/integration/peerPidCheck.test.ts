@@ -78,7 +78,7 @@ describeLinux('ide_connected pid checked against the connecting process', () => 
     expect(connection().pidCheck).toBe('verified');
     const sleep = spawn('sleep', ['30']);
     children.push(sleep);
-    await client.notification({ method: 'ide_connected', params: { pid: sleep.pid } } as never);
+    await client.notification({ method: 'ide_connected', params: { pid: sleep.pid } });
     await waitFor(() => connection().cliPid === sleep.pid, 2000, 'the second announcement');
     await checked(connection);
     expect(connection().pidCheck).toBe('unverified');
@@ -106,8 +106,8 @@ describe('pid checks are bounded', () => {
     });
     try {
       const { client } = await connectClient(fixture.url, { announce: true, pid: 1001 });
-      for (let pid = 1002; pid < 1050; pid++) await client.notification({ method: 'ide_connected', params: { pid } } as never);
-      await client.notification({ method: 'ide_connected', params: { pid: 4242 } } as never);
+      for (let pid = 1002; pid < 1050; pid++) await client.notification({ method: 'ide_connected', params: { pid } });
+      await client.notification({ method: 'ide_connected', params: { pid: 4242 } });
       const connection = () => fixture.server.sessionConnections()[0];
       await waitFor(() => connection()?.cliPid === 4242 && connection().pidCheck === 'verified', 5000, 'the last pid checked');
       expect(most).toBe(1);

@@ -42,7 +42,7 @@ describeLinux('which claude owns a tools-route connection', () => {
     const tools = await newest('tools', 1);
     await ownerSettled(tools);
     expect(tools.owner).toEqual({ check: 'verified', pid: claude.pid });
-    expect(fixture.server.ownerOf(tools)).toBe(ide);
+    expect(fixture.server.claudeOf(tools)).toBe(ide);
     expect(fixture.log.join('\n')).toMatch(new RegExp(`#${tools.id} \\(tools\\) belongs to the claude with pid ${claude.pid} \\(\\d+\\.\\d ms\\)`));
     console.log(`owner search cost: ${fixture.log.find((l) => l.includes('(tools) belongs to'))}`);
   });
@@ -53,12 +53,12 @@ describeLinux('which claude owns a tools-route connection', () => {
     const tools = await newest('tools', 1);
     await ownerSettled(tools);
     expect(tools.owner).toEqual({ check: 'unverified' });
-    expect(fixture.server.ownerOf(tools)).toBeUndefined();
+    expect(fixture.server.claudeOf(tools)).toBeUndefined();
     await claude.openIde();
     const ide = await newest('ide', 1);
     await waitFor(() => tools.owner?.check === 'verified', 10_000, 'the owner found after the IDE session');
     expect(tools.owner).toEqual({ check: 'verified', pid: claude.pid });
-    expect(fixture.server.ownerOf(tools)).toBe(ide);
+    expect(fixture.server.claudeOf(tools)).toBe(ide);
   });
 
   test('two claudes, connected interleaved: each tools route is matched to its own claude', async () => {
@@ -75,8 +75,8 @@ describeLinux('which claude owns a tools-route connection', () => {
       throw new Error(`${e.message}: ${JSON.stringify({ toolsA: toolsA.owner, toolsB: toolsB.owner, a: a.pid, b: b.pid, checked, log: fixture.log.slice(-12) })}`);
     });
     expect([toolsA.owner?.pid, toolsB.owner?.pid]).toEqual([a.pid, b.pid]);
-    expect(fixture.server.ownerOf(toolsA)).toBe(ideA);
-    expect(fixture.server.ownerOf(toolsB)).toBe(ideB);
+    expect(fixture.server.claudeOf(toolsA)).toBe(ideA);
+    expect(fixture.server.claudeOf(toolsB)).toBe(ideB);
     // A pid is tried once per tools connection: at most one check per (tools connection, claude) pair,
     // besides the two IDE sessions' own checks.
     expect(checked.length).toBeLessThanOrEqual(2 + 2 * 2);
@@ -92,7 +92,7 @@ describeLinux('which claude owns a tools-route connection', () => {
     const tools = await newest('tools', 1);
     await ownerSettled(tools);
     expect(tools.owner).toEqual({ check: 'unverified' });
-    expect(fixture.server.ownerOf(tools)).toBeUndefined();
+    expect(fixture.server.claudeOf(tools)).toBeUndefined();
     expect(checked).toEqual([claude.pid, claude.pid]);
     // Announcing the claude's pid on the IDE route does not help it either: that pid is not verified there.
     await intruder.openIde(claude.pid);
@@ -100,7 +100,7 @@ describeLinux('which claude owns a tools-route connection', () => {
     await waitFor(() => forged.pidCheck === 'unverified', 10_000, 'the forged pid refused');
     await new Promise((r) => setTimeout(r, 100));
     expect(tools.owner).toEqual({ check: 'unverified' });
-    expect(fixture.server.ownerOf(tools)).toBeUndefined();
+    expect(fixture.server.claudeOf(tools)).toBeUndefined();
   });
 
   test('a tools connection is not searched again once its owner is known', async () => {
@@ -134,12 +134,12 @@ describe('without /proc (the check answers "unchecked")', () => {
       const tools = fixture.server.connections().find((c) => c.route === 'tools')!;
       await waitFor(() => tools.owner?.check === 'unchecked', 10_000, 'the owner unchecked');
       const [ide] = fixture.server.sessionConnections();
-      expect(fixture.server.ownerOf(tools)).toBe(ide);
+      expect(fixture.server.claudeOf(tools)).toBe(ide);
       const b = await spawnClaudeLike(fixture.url);
       processes.push(b);
       await b.openIde();
       await waitFor(() => fixture.server.sessionConnections().length === 2, 10_000, 'the second session');
-      expect(fixture.server.ownerOf(tools)).toBeUndefined();
+      expect(fixture.server.claudeOf(tools)).toBeUndefined();
     } finally {
       processes.forEach((p) => p.stop());
       await fixture.server.stop();

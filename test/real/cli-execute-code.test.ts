@@ -21,7 +21,7 @@ import { memoryLogger } from '../../src/util/logger';
 import { DiskDocumentWriter, ScriptedNotebook, ScriptedReviewHost, StaticDiagnostics } from '../support/fakeHosts';
 import { waitFor } from '../support/serverFixture';
 import { CLAUDE_VERSION, PROMPT, cliAtLeast, startClaude, type ClaudeCli } from './harness/claudeCli';
-import { startFakeModel, type ContentBlock, type FakeModel, type MessagesRequest } from './harness/fakeModel';
+import { startFakeModel, type FakeModel, type MessagesRequest } from './harness/fakeModel';
 
 jest.setTimeout(120_000);
 
@@ -134,7 +134,7 @@ describe(`real claude CLI ${CLAUDE_VERSION} ⇄ executeCode`, () => {
     expect(notebook.runs.map((r) => r.code)).toEqual(['x = 6 * 7; print(x)', 'plot()']);
     expect(model.toolResultText('toolu_nc_exec_1')).toMatch(/^42\n[\s\S]*Ran in cell 4 of analysis\.ipynb\./);
     const image = model.toolResult('toolu_nc_exec_2');
-    const blocks = (Array.isArray(image?.content) ? image!.content : []) as ContentBlock[];
+    const blocks = (Array.isArray(image?.content) ? image.content : []);
     console.log(`claude ${CLAUDE_VERSION}: the image's tool_result: ${JSON.stringify(blocks).slice(0, 400)}`);
     expect(blocks.find((b) => b.type === 'image')).toMatchObject({ type: 'image', source: { type: 'base64', media_type: 'image/png' } });
   });

@@ -117,7 +117,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     try {
       return await review.waitForPending(1, 30_000);
     } catch (error) {
-      throw new Error(`${(error as Error).message}. CLI screen:\n${await claude.screen()}`);
+      throw new Error(`${(error as Error).message}. CLI screen:\n${await claude.screen()}`, { cause: error });
     }
   }
 

@@ -131,7 +131,7 @@ describe('the tools entry through the real claude CLI', () => {
     expect(await cli).toEqual([]);
     const final = JSON.parse(await fs.readFile(file, 'utf8'));
     const cliKeys = Object.keys(final.mcpServers).filter((k) => k.startsWith('cli'));
-    // eslint-disable-next-line no-console
+     
     console.log(`real CLI race: ${rounds} claude mcp add-json runs × ${toggles} locked edits of the vscode entry; ${cliKeys.length}/${rounds} CLI entries kept`);
     expect(cliKeys.length).toBe(rounds);
     expect(final).toMatchObject(BASE);

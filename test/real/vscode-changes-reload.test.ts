@@ -40,7 +40,7 @@ const waitForScreen = (socket: string, pattern: RegExp | string, timeoutMs: numb
 
 /** The Source Control view's rows: a group's row is its label, a file's row its name. */
 async function scmRows(page: Page): Promise<string[]> {
-  return page.evaluate(`Array.from(document.querySelectorAll('.scm-view .monaco-list-row')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`) as Promise<string[]>;
+  return page.evaluate<string[]>(`Array.from(document.querySelectorAll('.scm-view .monaco-list-row')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`);
 }
 
 /** The file rows of the first group whose label matches `group`: those after it whose tooltip names it (`name`). */
@@ -63,7 +63,7 @@ async function diffShown(page: Page, title: string, before = /a1\s*a2\s*a3\s*a4\
   return until(`the diff "${title}"`, async () => {
     const errors = await editorErrors(page);
     if (errors.length) throw new Error(`the editor shows an error instead of "${title}": ${errors.join(' | ')}`);
-    const active = await page.evaluate(`(document.querySelector('.editor .tabs-container .tab.active')?.getAttribute('aria-label') || '')`) as string;
+    const active = await page.evaluate<string>(`(document.querySelector('.editor .tabs-container .tab.active')?.getAttribute('aria-label') || '')`);
     if (!active.includes(title)) return undefined;
     const original = (await page.locator('.editor-instance .monaco-diff-editor .editor.original .view-lines').first().textContent({ timeout: 2_000 })) ?? '';
     return before.test(original) ? { tabs: await editorTabLabels(page), original } : undefined;
@@ -90,7 +90,7 @@ async function clickUntilDiff(page: Page, file: string, title: string, before?: 
       lastError = error as Error;
       if (/editor shows an error/.test(lastError.message)) throw lastError;
       const failed = (await notificationTexts(page)).filter((t) => /Claude's changes:/.test(t));
-      if (failed.length) throw new Error(`clicking ${file} failed: ${failed.join(' | ')}`);
+      if (failed.length) throw new Error(`clicking ${file} failed: ${failed.join(' | ')}`, { cause: error });
     }
   }
   throw lastError!;

@@ -97,7 +97,7 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
     const specPath = `${workspace}-spec.json`;
     const resultsPath = `${specPath}.results.json`;
     // NATIVE_CLAUDE_TEST_SCRIPTED_ANSWERS: the installed .vsix runs in Production mode, and the inner suite
-    // answers "Undo anyway?" by a scripted argument (SCRIPTED_ANSWERS_VARIABLE, src/vscode/claudeChanges.ts).
+    // answers "Undo anyway?" by a scripted argument (SCRIPTED_ANSWERS_VARIABLE, src/vscode/changes/changesCommands.ts).
     const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_CHANGES_SPEC: specPath, NATIVE_CLAUDE_TEST_SCRIPTED_ANSWERS: '1' } });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, shots }));
     let reloadSuite: SuiteResult | undefined;

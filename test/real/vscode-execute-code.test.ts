@@ -21,7 +21,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { codeServerAvailable, compileInnerSuites, findFiles, INNER_SUITES, PYTHON_KERNEL_EXTENSION_PATH, runSuiteInVsCode, startCodeServer, type CodeServer, type Probes, type SuiteResult } from './harness/codeServer';
-import { freshMessages, startFakeModel, textOf, type ContentBlock, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
+import { freshMessages, startFakeModel, textOf, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { CLAUDE_VERSION, cliAtLeast } from './harness/claudeCli';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
@@ -218,7 +218,7 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
       const request = model.mainRequests.find((r) => freshMessages(r).some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result' && b.tool_use_id === id(4))));
       expect(request).toBeDefined();
       const result = freshMessages(request!).flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).find((b) => b.tool_use_id === id(4))!;
-      const blocks = (Array.isArray(result.content) ? result.content : []) as ContentBlock[];
+      const blocks = (Array.isArray(result.content) ? result.content : []);
       console.log(`image answer: ${JSON.stringify(blocks).slice(0, 300)}`);
       expect(blocks.find((b) => b.type === 'image')).toMatchObject({ source: { type: 'base64', media_type: 'image/png' } });
     });

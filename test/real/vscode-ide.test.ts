@@ -308,7 +308,7 @@ describe('vscode-ide', () => {
       await wb.close();
     }
     const closedAt = Date.now();
-    const deleted = await goneWithin(lock!, (GRACE_SECONDS + 20) * 1000);
+    const deleted = await goneWithin(lock, (GRACE_SECONDS + 20) * 1000);
     if (process.env.NC_IDE_DEBUG) console.log(`window closed; lock file ${deleted ? `deleted after ${Date.now() - closedAt} ms` : 'left'}\n${terminations().join('\n')}`);
     const log = terminations();
     expect({ deleted, afterMs: deleted ? Date.now() - closedAt : undefined, serverAlive: serverAlive(), left: lockFiles(ic!.lockDir), log }).toMatchObject({

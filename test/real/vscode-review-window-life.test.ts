@@ -73,7 +73,7 @@ interface Seen {
 }
 
 const TYPED_LINE = '// typed, not saved';
-const dirtyTabs = (page: Page) => page.evaluate(`Array.from(document.querySelectorAll('.editor .tabs-container .tab.dirty')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`) as Promise<string[]>;
+const dirtyTabs = (page: Page) => page.evaluate<string[]>(`Array.from(document.querySelectorAll('.editor .tabs-container .tab.dirty')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`);
 
 describe('vscode-review-window-life', () => {
   let model: FakeModel;

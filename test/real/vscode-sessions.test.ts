@@ -113,10 +113,10 @@ describe('vscode-sessions', () => {
           // A key pressed in the text editor, as the user's keyboard would: first waits until the editor has
           // the keyboard (showTextDocument moves it there; the page may lag behind the extension host).
           pressInEditor: async (page, key) => {
-            const where = () => page.evaluate(`(() => {
+            const where = () => page.evaluate<{ inEditor: boolean }>(`(() => {
               const el = document.activeElement;
               return { tag: el && el.tagName, inEditor: !!(el && el.closest('.monaco-editor')), inTerminal: !!(el && el.closest('.terminal-wrapper, .xterm')) };
-            })()`) as Promise<{ inEditor: boolean }>;
+            })()`);
             const deadline = Date.now() + 15_000;
             let before = await where();
             while (!before.inEditor && Date.now() < deadline) {

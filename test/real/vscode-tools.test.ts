@@ -103,7 +103,7 @@ describe('vscode-tools', () => {
     Object.assign(env, { HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_TOOLS_RESULTS: resultsPath, NC_PROBE_DIR: probeDir });
     // The installed .vsix runs in Production mode: this lets tools-changes answer "Undo anyway?" by a
     // scripted argument (a window running extension tests refuses every dialog). SCRIPTED_ANSWERS_VARIABLE
-    // in src/vscode/claudeChanges.ts.
+    // in src/vscode/changes/claudeChanges.ts.
     env.NATIVE_CLAUDE_TEST_SCRIPTED_ANSWERS = '1';
     try {
       server = await startCodeServer({

@@ -108,7 +108,7 @@ function runVersion(version: string, files: string[], outDir: string): Outcome {
 }
 
 function firstLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
+   
   const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
   return (plain.split('\n').find((l) => l.trim() !== '') ?? '').trim().slice(0, 200);
 }

@@ -190,7 +190,14 @@ export class ScriptedNotebook implements NotebookKernelHost {
             resolve({ ...outcome, timing: { requested, ended: performance.now() } });
           };
           const timer = script.hang ? setTimeout(() => done({ end: 'timed-out', outputs: script.outputs, cellIndex: 3, success: false }), options.timeoutMs) : setTimeout(() => done({ end: script.end ?? 'finished', outputs: script.outputs, success: script.success ?? true, cellIndex: 3 }), script.delayMs ?? 0);
-          options.signal.addEventListener('abort', () => (record.cancelled = true) && done({ end: 'cancelled', outputs: script.outputs, success: false, cellIndex: 3 }), { once: true });
+          options.signal.addEventListener(
+            'abort',
+            () => {
+              record.cancelled = true;
+              done({ end: 'cancelled', outputs: script.outputs, success: false, cellIndex: 3 });
+            },
+            { once: true },
+          );
         });
       },
     };

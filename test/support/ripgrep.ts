@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findRipgrep } from '../../src/vscode/ripgrep';
+import { findRipgrep } from '../../src/vscode/workspace/ripgrep';
 
 /** NATIVE_CLAUDE_RG, else VS Code's rg inside the code-server build of test/setup/install-real-clients.sh. */
 export function locateRipgrep(): string {

@@ -13,7 +13,7 @@ export function spawnScriptClient<T>(what: string, script: string, url: string, 
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${what} exited early (${code})`)));
     let buffered = '';
-    child.stdout!.on('data', (data: Buffer) => {
+    child.stdout.on('data', (data: Buffer) => {
       buffered += String(data);
       const lines = buffered.split('\n');
       buffered = lines.pop()!;

@@ -34,7 +34,7 @@ export async function connectClient(url: string, opts: { token?: string; announc
   const transport = new HeaderWebSocketClientTransport(url, { [AUTH_HEADER]: opts.token ?? TEST_TOKEN });
   const client = new Client({ name: 'claude-code', version: 'test' });
   await client.connect(transport);
-  if (opts.announce) await client.notification({ method: 'ide_connected', params: { pid: opts.pid ?? process.pid } } as never);
+  if (opts.announce) await client.notification({ method: 'ide_connected', params: { pid: opts.pid ?? process.pid } });
   return { client, transport };
 }
 

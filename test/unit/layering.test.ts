@@ -22,12 +22,31 @@ const MAY_IMPORT: Record<string, string[]> = {
   vscode: ['*'],
 };
 
+/**
+ * The rooms inside src/vscode and which of them each may import (its README: "Rooms of src/vscode it may
+ * import:"). Every room may also import src/vscode's shared files (notify, settings, statusBar) and any
+ * room outside src/vscode; the shared files import no room of src/vscode.
+ */
+const VSCODE_MAY_IMPORT: Record<string, string[]> = {
+  changes: ['lifecycle'],
+  lifecycle: ['diagnostics', 'terminals', 'workspace'],
+  setup: ['review', 'terminals'],
+  selection: ['workspace'],
+  review: [],
+  diagnostics: [],
+  language: [],
+  notebooks: [],
+  terminals: [],
+  workspace: [],
+};
+
 const ROOT = path.join(__dirname, '../..');
 const SRC = path.join(ROOT, 'src');
 const importRe = /(?:from\s+|import\s*\(\s*(?:\/\*[^*]*\*\/\s*)?|require\s*\(\s*)['"]([^'"]+)['"]/g;
 
+/** The .ts files of a room, its sub-rooms' included (src/vscode's rooms). */
 function filesOf(folder: string): string[] {
-  return fs.readdirSync(path.join(SRC, folder)).filter((f) => f.endsWith('.ts')).map((f) => path.join(SRC, folder, f));
+  return fs.readdirSync(path.join(SRC, folder), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join(SRC, folder, f));
 }
 
 /** Every `room → room` import under src/ (type-only imports included), as sorted "from → to" strings. */
@@ -141,6 +160,61 @@ describe('src/ layering', () => {
       const readme = fs.readFileSync(path.join(SRC, room, 'README.md'), 'utf8');
       const may = /May import:\s*([^.]*)\./.exec(readme);
       const said = /Imports nothing from src\//.test(readme) ? [] : may && /everything under src/.test(may[1]) ? ['*'] : may ? roomList(may[1]) : undefined;
+      if (JSON.stringify(said?.sort()) !== JSON.stringify([...allowed].sort())) differs.push(`${room}: README says ${JSON.stringify(said)}, the test allows ${JSON.stringify(allowed)}`);
+    }
+    expect(differs).toEqual([]);
+  });
+});
+
+describe('src/vscode in rooms', () => {
+  const VSCODE = path.join(SRC, 'vscode');
+  const roomOf = (file: string): string | undefined => {
+    const parts = path.relative(VSCODE, file).split(path.sep);
+    return parts.length > 1 ? parts[0] : undefined; // undefined: a shared file at src/vscode's top
+  };
+
+  it('every folder under src/vscode is a known room, and holds no folder of its own', () => {
+    const folders = fs.readdirSync(VSCODE, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    expect(folders.sort()).toEqual(Object.keys(VSCODE_MAY_IMPORT).sort());
+    const nested = folders.flatMap((f) => fs.readdirSync(path.join(VSCODE, f), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => `${f}/${d.name}`));
+    expect(nested).toEqual([]);
+  });
+
+  it('no import between them runs against their arrows; the shared files import no room', () => {
+    const wrong: string[] = [];
+    for (const file of filesOf('vscode')) {
+      const from = roomOf(file);
+      for (const [, spec] of fs.readFileSync(file, 'utf8').matchAll(importRe)) {
+        if (!spec.startsWith('.')) continue;
+        const target = path.resolve(path.dirname(file), spec);
+        if (!target.startsWith(VSCODE + path.sep)) continue;
+        const to = roomOf(target + '.ts');
+        if (to === undefined || to === from) continue;
+        if (from === undefined || !VSCODE_MAY_IMPORT[from].includes(to)) wrong.push(`${path.relative(SRC, file)} imports ${spec}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the arrows between them run one way (an order exists: no cycle)', () => {
+    const placed: string[] = [];
+    const left = new Set(Object.keys(VSCODE_MAY_IMPORT));
+    while (left.size) {
+      const next = [...left].find((room) => VSCODE_MAY_IMPORT[room].every((to) => placed.includes(to)));
+      if (!next) break;
+      placed.push(next);
+      left.delete(next);
+    }
+    expect([...left]).toEqual([]);
+  });
+
+  it("each room's README says what it owns and which rooms of src/vscode it may import, as this test enforces it", () => {
+    const differs: string[] = [];
+    for (const [room, allowed] of Object.entries(VSCODE_MAY_IMPORT)) {
+      const readme = fs.readFileSync(path.join(VSCODE, room, 'README.md'), 'utf8');
+      const may = /Rooms of src\/vscode it may import:\s*([^.]*)\./.exec(readme);
+      const said = may ? (may[1].trim() === 'none' ? [] : roomList(may[1])) : undefined;
+      if (!/^Owns /m.test(readme)) differs.push(`${room}: README does not say what it owns`);
       if (JSON.stringify(said?.sort()) !== JSON.stringify([...allowed].sort())) differs.push(`${room}: README says ${JSON.stringify(said)}, the test allows ${JSON.stringify(allowed)}`);
     }
     expect(differs).toEqual([]);

@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { findPlaceholders } from '../../scripts/vsixContents';
+import { COMMANDS, INTERNAL_COMMANDS } from '../../src/host/commandIds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -90,7 +91,7 @@ describe('package.json', () => {
     const [walkthrough, ...others] = pkg.contributes.walkthroughs;
     expect(others).toEqual([]);
     expect(walkthrough.steps.map((s: { id: string }) => s.id)).toEqual(['findClaude', 'runClaude', 'seeConnection', 'tryReview', 'enableTools']);
-    const contextSource = fs.readFileSync(path.join(ROOT, 'src', 'vscode', 'walkthroughContext.ts'), 'utf8');
+    const contextSource = fs.readFileSync(path.join(ROOT, 'src', 'vscode', 'setup', 'walkthroughContext.ts'), 'utf8');
     const setKeys = [...contextSource.matchAll(/'(nativeClaude\.\w+)'/g)].map((m) => m[1]);
     const commands = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
     for (const step of walkthrough.steps) {
@@ -107,6 +108,27 @@ describe('package.json', () => {
         if (command.startsWith('nativeClaude.')) expect(commands.has(command)).toBe(true);
       }
     }
+  });
+
+  it('every command id is in src/host/commandIds.ts: those package.json contributes, and the internal ones', () => {
+    const contributed: string[] = pkg.contributes.commands.map((c: { command: string }) => c.command);
+    const ids: string[] = Object.values(COMMANDS);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...contributed].sort()).toEqual(ids.filter((id) => !(INTERNAL_COMMANDS as readonly string[]).includes(id)).sort());
+  });
+
+  it('commands are registered only through src/vscode/commandTable.ts, and no other file spells a command id', () => {
+    const src = path.join(ROOT, 'src');
+    const files = fs.readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const ids = new Set<string>(Object.values(COMMANDS));
+    const wrong: string[] = [];
+    for (const f of files) {
+      if (f === path.join('host', 'commandIds.ts')) continue;
+      const text = fs.readFileSync(path.join(src, f), 'utf8');
+      if (f !== path.join('vscode', 'commandTable.ts') && /commands\.registerCommand\(/.test(text)) wrong.push(`${f} registers a command itself`);
+      for (const [, literal] of text.matchAll(/['"](nativeClaude\.[\w.]+)['"]/g)) if (ids.has(literal)) wrong.push(`${f} spells ${literal}`);
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('the version is the newest released entry of CHANGELOG.md (Keep a Changelog)', () => {

@@ -125,6 +125,11 @@ export function descendants(root: number): number[] {
   }
   const out: number[] = [];
   const queue = [root];
-  while (queue.length) for (const child of children.get(queue.shift()!) ?? []) (out.push(child), queue.push(child));
+  while (queue.length) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
   return out;
 }

@@ -39,7 +39,7 @@ export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeout
   while (Date.now() < deadline) {
     try {
       const v = await fn();
-      if (v) return v as NonNullable<T>;
+      if (v) return v;
     } catch (e) {
       last = e;
     }

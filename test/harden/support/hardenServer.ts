@@ -100,7 +100,7 @@ export class HardenServer {
 
 /** Prints one figures line, so `npm run harden` output can go in a report as is. */
 export function figures(title: string, values: Record<string, string | number>): void {
-  // eslint-disable-next-line no-console
+   
   console.log(`${title}: ${Object.entries(values).map(([k, v]) => `${k}=${v}`).join(', ')}`);
 }
 

@@ -48,7 +48,9 @@ function stats() {
   };
 }
 
-process.on('message', async (request: { id: number; type: string }) => {
+process.on('message', (request: { id: number; type: string }) => void answer(request));
+
+async function answer(request: { id: number; type: string }): Promise<void> {
   const reply = (body: unknown) => process.send!({ id: request.id, body });
   if (request.type === 'stats') reply(stats());
   else if (request.type === 'log') reply(log);
@@ -57,6 +59,6 @@ process.on('message', async (request: { id: number; type: string }) => {
     await server.stop();
     reply({ took: Date.now() - started });
   }
-});
+}
 
-server.start().then((port) => process.send!({ type: 'ready', port }));
+void server.start().then((port) => process.send!({ type: 'ready', port }));

@@ -1,8 +1,8 @@
 import type { IdeBridge } from '../../../src/server/ideBridge';
-import type { WindowSessions } from '../../../src/vscode/windowSessions';
+import type { WindowSessions } from '../../../src/vscode/lifecycle/windowSessions';
 
 /**
- * The part of the `vscode` module that src/vscode/claudeChanges.ts touches, for harden tests that run
+ * The part of the `vscode` module that src/vscode/changes/claudeChanges.ts touches, for harden tests that run
  * its real commands in Node (`jest.mock('vscode', () => vscodeStandIn(), { virtual: true })`). What the
  * commands did is read back from {@link standIn}.
  */
@@ -151,7 +151,8 @@ export const oneClaude = {
     on: () => undefined,
     off: () => undefined,
     status: () => ({ sessionCount: 0 }),
-    ideServer: { connections: () => [{ id: 1, route: 'ide', cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) }], sessionConnections: () => [], ownerOf: () => undefined },
+    ideServer: { connections: () => [{ id: 1, route: 'ide', cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) }], sessionConnections: () => [] },
   } as unknown as IdeBridge,
-  windowSessions: { labels: () => [], sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions,
+  // Connection 1 is the one claude, pid 4242 verified (src/server/sessionSource.ts answers this in the product).
+  windowSessions: { labels: () => [], claudeOf: (id: number) => (id === 1 ? { id: 1, cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) } : undefined), sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions,
 };

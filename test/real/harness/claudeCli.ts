@@ -220,12 +220,12 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
   const matches = (s: string, pattern: RegExp | string): boolean => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s));
   const poll = async (pattern: RegExp | string, timeoutMs: number, wanted: boolean): Promise<string> => {
     const deadline = Date.now() + timeoutMs;
-    let last = '';
+    let last: string;
     for (;;) {
       try {
         last = await screen();
       } catch (err) {
-        throw new Error(`claude CLI: tmux session is gone while waiting for ${String(pattern)}: ${String(err)}`);
+        throw new Error(`claude CLI: tmux session is gone while waiting for ${String(pattern)}: ${String(err)}`, { cause: err });
       }
       if (matches(last, pattern) === wanted) return last;
       if (Date.now() > deadline) {

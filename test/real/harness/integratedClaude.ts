@@ -114,11 +114,11 @@ export function prepareIntegratedClaude(opts: PrepareOptions): IntegratedClaude 
 /** Texts of the status-bar entries, e.g. `{ id: 'native-claude.native-claude.nativeClaude.status', text: 'Claude: 1 session', aria: … }`. */
 export async function statusBarEntries(page: Page): Promise<Array<{ id: string; text: string; aria: string }>> {
   // A string, so this file needs no DOM typings.
-  return page.evaluate(`Array.from(document.querySelectorAll('.part.statusbar .statusbar-item')).map((e) => ({
+  return page.evaluate<Array<{ id: string; text: string; aria: string }>>(`Array.from(document.querySelectorAll('.part.statusbar .statusbar-item')).map((e) => ({
     id: e.id,
     text: (e.textContent || '').trim(),
     aria: (e.querySelector('[aria-label]') || e).getAttribute('aria-label') || '',
-  }))`) as Promise<Array<{ id: string; text: string; aria: string }>>;
+  }))`);
 }
 
 /** Lock files (`<port>.lock`) in `lockDir` now. */

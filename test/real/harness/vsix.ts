@@ -53,7 +53,7 @@ async function withLock<T>(lockDir: string, fn: () => Promise<T>, timeoutMs: num
         fs.rmSync(lockDir, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir} (held by pid ${owner})`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir} (held by pid ${owner})`, { cause: e });
       await sleep(500);
     }
   }

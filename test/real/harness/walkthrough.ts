@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 
 /** The walkthrough page as the workbench renders it: its title, and each step's id, title and checkmark. */
 export async function walkthroughPage(page: Page): Promise<{ title: string; steps: Array<{ id: string; title: string; checked: boolean }> }> {
-  return page.evaluate(`(() => {
+  return page.evaluate<{ title: string; steps: Array<{ id: string; title: string; checked: boolean }> }>(`(() => {
     const details = document.querySelector('.gettingStartedSlideDetails') || document;
     const title = details.querySelector('.category-title');
     return {
@@ -14,5 +14,5 @@ export async function walkthroughPage(page: Page): Promise<{ title: string; step
         checked: b.getAttribute('aria-checked') === 'true',
       })),
     };
-  })()`) as Promise<{ title: string; steps: Array<{ id: string; title: string; checked: boolean }> }>;
+  })()`);
 }

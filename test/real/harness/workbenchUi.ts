@@ -74,17 +74,17 @@ export async function reloadWindow(page: Page): Promise<void> {
 
 /** Every notification's message (the centre holds the toasts' too). */
 export async function notificationTexts(page: Page): Promise<string[]> {
-  return page.evaluate(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`) as Promise<string[]>;
+  return page.evaluate<string[]>(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`);
 }
 
 /** The editor tabs' labels, in every group. */
 export async function editorTabLabels(page: Page): Promise<string[]> {
-  return page.evaluate(`Array.from(document.querySelectorAll('.editor .tabs-container .tab')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`) as Promise<string[]>;
+  return page.evaluate<string[]>(`Array.from(document.querySelectorAll('.editor .tabs-container .tab')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`);
 }
 
 /** Texts of the editor area's error placeholders ("The editor could not be opened …"). */
 export async function editorErrors(page: Page): Promise<string[]> {
-  return page.evaluate(`Array.from(document.querySelectorAll('.editor .editor-placeholder, .editor .monaco-editor-pane-placeholder')).map((e) => (e.textContent || '').trim()).filter(Boolean)`) as Promise<string[]>;
+  return page.evaluate<string[]>(`Array.from(document.querySelectorAll('.editor .editor-placeholder, .editor .monaco-editor-pane-placeholder')).map((e) => (e.textContent || '').trim()).filter(Boolean)`);
 }
 
 /** Native Claude's status bar item: `Claude :<port>`, `Claude: 1 session`, `Claude: off`. */

@@ -114,7 +114,7 @@ describe('hunksEditedSince', () => {
 });
 
 describe('hunkAtLines: the quick diff peek names a change by its lines in the file now', () => {
-  const { changeHunks, hunkAtLines } = jest.requireActual('../../../src/changes/changeHunks') as typeof import('../../../src/changes/changeHunks');
+  const { changeHunks, hunkAtLines } = jest.requireActual<typeof import('../../../src/changes/changeHunks')>('../../../src/changes/changeHunks');
   const hunks = changeHunks('a\nb\nc\nd\ne\nf\n', 'a\nB\nc\ne\nf\nG\nH\n')!;
   // Hunks: b→B (line 2), d deleted (after line 3), +G, H at the end (lines 6-7).
   test('a changed line, a deletion (end 0) and added lines each map to their hunk', () => {

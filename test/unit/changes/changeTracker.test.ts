@@ -260,7 +260,7 @@ describe('ChangeTracker', () => {
 
 describe('isWritersTempFile', () => {
   test("claude's temporary files (2.1: 12 hex digits; before: a ms timestamp) and sed -i's are recognised by name (one that stays is a file of its own: test/harden/controlFiles.test.ts)", () => {
-    const { isWritersTempFile } = jest.requireActual('../../../src/changes/changeTracker') as typeof import('../../../src/changes/changeTracker');
+    const { isWritersTempFile } = jest.requireActual<typeof import('../../../src/changes/changeTracker')>('../../../src/changes/changeTracker');
     expect(isWritersTempFile('/w/a.txt.tmp.25923.f44e3cc5f89f')).toBe(true);
     expect(isWritersTempFile('/w/a.txt.tmp.1552.1795609061437')).toBe(true);
     expect(isWritersTempFile('/w/sedAb12Cd')).toBe(true);

@@ -47,7 +47,7 @@ describe('dependent files: relative imports that resolve to a changed file', () 
 });
 
 describe("write_file/apply_diff's new_diagnostics: the files that use the edited one", () => {
-  const { trackChangeDiagnostics } = jest.requireActual('../../../src/diagnostics/changeDiagnostics') as typeof import('../../../src/diagnostics/changeDiagnostics');
+  const { trackChangeDiagnostics } = jest.requireActual<typeof import('../../../src/diagnostics/changeDiagnostics')>('../../../src/diagnostics/changeDiagnostics');
   type Item = import('../../../src/host/diagnostics').DiagnosticItem;
   const callerError: Item = { message: 'Expected 1 arguments, but got 2.', severity: 'Error', range: { start: { line: 1, character: 28 }, end: { line: 1, character: 29 } }, source: 'ts', code: '2554' };
 

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import {
   claudeConfigDir,
   claudeUserConfigPath,
@@ -32,7 +33,7 @@ describe('where claude keeps its files (CLAUDE_CONFIG_DIR resolved once)', () =>
   test.each([[''], ['  '], ['cfg']])('CLAUDE_CONFIG_DIR=%j is a relative folder for claude, not "unset": its files stay relative (refused by the writer); lock files go to ~/.claude/ide', (value) => {
     const env = { CLAUDE_CONFIG_DIR: value };
     expect(claudeConfigDir(env, '/h')).toBe(value);
-    expect(userSettingsPath(env, '/h')).toBe(require('node:path').join(value, 'settings.json'));
+    expect(userSettingsPath(env, '/h')).toBe(path.join(value, 'settings.json'));
     expect(lockFileDirectory(env, '/h')).toBe('/h/.claude/ide');
     expect(lockFileDirectories(env, '/h')).toEqual(['/h/.claude/ide']);
   });

@@ -2,7 +2,7 @@ import { chooseHandoffTarget, deliverHandoff, MENTION_BEFORE_TEXT_MS, TerminalRe
 import { capExcerpt, changePrompt, problemPrompt } from '../../../src/selection/promptText';
 import type { IdeSession } from '../../../src/server/sessionSource';
 
-const session = (id: number, log: string[] = []): IdeSession => ({ id, notify: async (method, params) => void log.push(`${method} ${JSON.stringify(params)}`) }) as IdeSession;
+const session = (id: number, log: string[] = []): IdeSession => ({ id, notify: async (method, params) => void log.push(`${method} ${JSON.stringify(params)}`) });
 
 describe('chooseHandoffTarget', () => {
   const a: HandoffPlace<string> = { session: session(1), terminal: 'A' };

@@ -14,6 +14,13 @@ class FakeServer extends EventEmitter<{ ideSession: [Connection] }> {
   sessionConnections(): FakeConnection[] {
     return this.live.filter((c) => c.cliPid !== undefined);
   }
+  connections(): Connection[] {
+    return this.live as Connection[];
+  }
+  /** As IdeServer answers for IDE sessions; a tools-route owner is connectionIdentity.ts's (test/integration/toolsRouteOwner.test.ts). */
+  claudeOf(connection: Connection): Connection | undefined {
+    return connection.cliPid !== undefined ? connection : undefined;
+  }
   announce(connection: FakeConnection): void {
     this.live.push(connection);
     this.emit('ideSession', connection as Connection);
@@ -78,5 +85,24 @@ describe('selection session source', () => {
     source.onDidConnect((s) => heard.push(s));
     server.announce({ id: 9, cliPid: 99 });
     await expect(heard[0].notify('at_mentioned', {})).rejects.toThrow('connection #9 has no MCP session yet');
+  });
+  test("claudeOf, the one answer to 'which claude is connection N': an IDE session is itself, a tools-route connection its owner's, others none", () => {
+    const bridge = new FakeBridge();
+    const source = bridgeSessionSource(bridge);
+    expect(source.claudeOf(1)).toBeUndefined(); // no server yet
+    const server = new FakeServer();
+    bridge.replace(server);
+    const at = new Date(5);
+    server.announce({ id: 1, cliPid: 11, pidCheck: 'verified', connectedAt: at } as FakeConnection);
+    server.announce({ id: 2, cliPid: 22, pidCheck: 'unverified' } as FakeConnection);
+    server.live.push({ id: 3, route: 'tools' } as FakeConnection, { id: 4, route: 'tools' } as FakeConnection);
+    // The server's own answer for tools-route connections (connectionIdentity.ts): #3 is held by claude #1, #4 by none.
+    server.claudeOf = (c) => (c.id === 3 ? (server.live[0] as Connection) : c.cliPid !== undefined ? c : undefined);
+    expect(source.claudeOf(1)).toMatchObject({ id: 1, cliPid: 11, connectedAt: at });
+    expect(source.claudeOf(3)).toMatchObject({ id: 1, cliPid: 11 });
+    expect(source.claudeOf(4)).toBeUndefined();
+    expect(source.claudeOf(99)).toBeUndefined();
+    // An unverified announced pid is the session's, but never its trusted pid.
+    expect(source.claudeOf(2)).toMatchObject({ id: 2, cliPid: undefined, claimedPid: 22 });
   });
 });

@@ -10,7 +10,7 @@ import {
   severityKey,
 } from '../../../src/tools/getDiagnostics';
 import { displayPathOf, inScope } from '../../../src/workspace/displayPaths';
-import { codeString, severityName, STILL_LOADING_ANSWER, toDiagnosticItem, VsCodeDiagnosticsSource, type DiagnosticsApi } from '../../../src/vscode/diagnosticsSource';
+import { codeString, severityName, STILL_LOADING_ANSWER, toDiagnosticItem, VsCodeDiagnosticsSource, type DiagnosticsApi } from '../../../src/vscode/diagnostics/diagnosticsSource';
 import { pathOfFileUri } from '../../../src/workspace/fileUri';
 
 const item = (line: number, message: string, severity: 'Error' | 'Warning' | 'Information' | 'Hint', extra: { source?: string; code?: string } = {}) => ({
@@ -485,7 +485,7 @@ describe('get_diagnostics (tools route) for a folder: the files that use what ch
       },
     };
     try {
-      const tool = getDiagnosticsTool(source, { folders: () => [ws], ripgrepPath: () => undefined } as never);
+      const tool = getDiagnosticsTool(source, { folders: () => [ws], ripgrepPath: () => undefined });
       const result = (await tool.handle({ path: 'src' }, undefined as never)) as { content: Array<{ text: string }> };
       expect(result.content[0].text).toBe(
         "1 problem (1 error) in 1 file\n[error] src/u00.ts:1 — Module './lib' has no exported member 'a'. (ts 2305)\n" +

@@ -87,7 +87,7 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     const started = Date.now();
     const result = await tool.handle({ uri: 'file:///w/closed.ts' }, model((m) => progress.push(m)));
     expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
-    const [json, ...rest] = texts(result as never);
+    const [json, ...rest] = texts(result);
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/closed.ts', diagnostics: [typeError] }]);
     expect(rest).toEqual([]);
     expect(progress.length).toBeGreaterThanOrEqual(1);
@@ -104,7 +104,7 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     const started = Date.now();
     const result = await tool.handle({ uri: 'file:///w/a.ts' }, claude);
     expect(Date.now() - started).toBeLessThan(500);
-    const [json, note] = texts(result as never);
+    const [json, note] = texts(result);
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/a.ts', diagnostics: [] }]);
     expect(note).toMatch(/still being checked .*\/w\/a\.ts/);
     expect(world.released).toBe(0);
@@ -135,7 +135,7 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     const started = Date.now();
     const result = await tool.handle({}, claude);
     expect(Date.now() - started).toBeLessThan(2000);
-    const [json, note] = texts(result as never);
+    const [json, note] = texts(result);
     // claude reads only the JSON and keeps only the files it wrote: the note is in the file's own entry.
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/slow.json', diagnostics: [notCheckedYet()] }]);
     expect(note).toMatch(/still being checked .*slow\.json/);
@@ -148,12 +148,12 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     world.disk.set('/w/slow.ts', 'export const n: number = "x";\n');
     world.reports.set('/w/slow.ts', [typeError]);
     world.serverDelayMs = 2500; // the server's first check outlasts claude's budget
-    const first = texts((await tool.handle({}, claude)) as never);
+    const first = texts((await tool.handle({}, claude)));
     expect(JSON.parse(first[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [notCheckedYet()] }]);
     expect(notCheckedYet()).toMatchObject({ severity: 'Information', source: 'native-claude', message: expect.stringMatching(/^Not checked yet/) });
     await new Promise((r) => setTimeout(r, 1200)); // the model answers; claude builds its next request
     const started = Date.now();
-    const second = texts((await tool.handle({}, claude)) as never);
+    const second = texts((await tool.handle({}, claude)));
     expect(Date.now() - started).toBeLessThan(2000);
     expect(JSON.parse(second[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [typeError] }]);
     expect(second).toHaveLength(1);
@@ -170,7 +170,7 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     world.reports.set('/w/busy.ts', [typeError]);
     world.serverDelayMs = 5000; // its hover waits for a project still loading
     world.reportAfterMs = 1350; // its first report comes just before claude's budget ends
-    const [json] = texts((await tool.handle({}, claude)) as never);
+    const [json] = texts((await tool.handle({}, claude)));
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/busy.ts', diagnostics: [typeError] }]);
   });
 
@@ -180,7 +180,7 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     await tool.handle({ uri: 'file:///w/notes.md' }, claude);
     world.disk.set('/w/notes.md', '# notes\n');
     world.serverDelayMs = 800; // answered after 800 ms: silence counts as clean 1 s later, past claude's budget
-    const [json, note] = texts((await tool.handle({}, claude)) as never);
+    const [json, note] = texts((await tool.handle({}, claude)));
     expect(JSON.parse(json)).toEqual([]);
     expect(note).toMatch(/still being checked .*notes\.md/); // for the model only
     await tool.handle({}, claude);
@@ -210,7 +210,7 @@ describe("getDiagnostics (IDE route): the model's {} covers the files that use w
     world.reports.set('/w/main.ts', [callerError]);
     world.serverDelayMs = 1500;
     const result = await ideGetDiagnosticsTool(world).handle({}, model());
-    const [json, ...notes] = texts(result as never);
+    const [json, ...notes] = texts(result);
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/main.ts', diagnostics: [callerError] }]);
     expect(notes).toEqual([]);
     expect(world.loads).toEqual([{ path: '/w/math.ts', show: true }, { path: '/w/main.ts', show: true }]);
@@ -224,7 +224,7 @@ describe("getDiagnostics (IDE route): the model's {} covers the files that use w
     for (const u of users) world.disk.set(u, "import { a } from './lib';\n");
     world.changedOnDisk.push('/w/lib.ts');
     world.usedBy.set('/w/lib.ts', users);
-    const [json, note] = texts((await ideGetDiagnosticsTool(world).handle({}, model())) as never);
+    const [json, note] = texts((await ideGetDiagnosticsTool(world).handle({}, model())));
     expect(JSON.parse(json)).toEqual([]);
     expect(note).toBe('Note: not checked: 3 more files that use the changed files (at most 10 are checked per answer; ask about a file by its path to check it): /w/u10.ts, /w/u11.ts, /w/u12.ts');
     expect(world.loads.map((l) => l.path)).toEqual(['/w/lib.ts', ...users.slice(0, 10)]);

@@ -1,4 +1,6 @@
-import { resolveApprovalModes, stricterApprovalMode } from '../../../src/vscode/approvalModeSetting';
+jest.mock('vscode', () => ({}), { virtual: true });
+import { stricterApprovalMode } from '../../../src/vscode/approvalModeSetting';
+import { resolveApprovalModes } from '../../../src/vscode/settings';
 
 // Issue 22, finding 6: a workspace (or folder) setting can only make nativeClaude.approvalMode stricter
 // than the user's own, since the CLI's user-wide allow rules were written on the user's premise.

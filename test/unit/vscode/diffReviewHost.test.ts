@@ -137,7 +137,7 @@ jest.mock(
 
 // After the mock: the module under test imports 'vscode'.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { DiffReviewHost } = require('../../../src/vscode/diffReviewHost') as typeof import('../../../src/vscode/diffReviewHost');
+const { DiffReviewHost } = require('../../../src/vscode/review/diffReviewHost') as typeof import('../../../src/vscode/review/diffReviewHost');
 
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined } as never;
 const request = (name: string, connectionId = 1, proposedText = 'new\n') => ({ filePath: `/ws/${name}`, originalText: 'old\n', proposedText, title: `✻ ${name}`, connectionId });

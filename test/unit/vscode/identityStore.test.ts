@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import { workspaceIdentityStore } from '../../../src/vscode/identityStore';
+import { workspaceIdentityStore } from '../../../src/vscode/lifecycle/identityStore';
 
 // Issue 22, finding 9: the token must never reach the workspace state, which desktop VS Code keeps in
 // state.vscdb (an SQLite file with the default mode); it goes to SecretStorage. The port stays in the

@@ -27,7 +27,7 @@ test('every non-modal notification goes through notify (links in outside text st
     if (file.endsWith(path.join('vscode', 'notify.ts'))) continue;
     const text = fs.readFileSync(file, 'utf8');
     for (const m of text.matchAll(/\.\s*show(?:Information|Warning|Error)Message\s*\(/g)) {
-      if (/modal:\s*true/.test(argumentsAt(text, m.index! + m[0].length - 1))) modal++;
+      if (/modal:\s*true/.test(argumentsAt(text, m.index + m[0].length - 1))) modal++;
       else direct.push(`${path.relative(SRC, file)}:${text.slice(0, m.index).split('\n').length}`);
     }
   }

@@ -1,5 +1,5 @@
-import { findRipgrep, ripgrepCandidates } from '../../../src/vscode/ripgrep';
-import { createWorkspaceHost } from '../../../src/vscode/workspaceHost';
+import { findRipgrep, ripgrepCandidates } from '../../../src/vscode/workspace/ripgrep';
+import { createWorkspaceHost } from '../../../src/vscode/workspace/workspaceHost';
 
 describe('tools: ripgrep lookup (trap 18)', () => {
   test('lists the 1.122+ universal layout first, then the old one, each also under node_modules.asar.unpacked', () => {

@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import { TerminalEnvironment } from '../../../src/vscode/terminalEnvironment';
+import { TerminalEnvironment } from '../../../src/vscode/terminals/terminalEnvironment';
 
 /**
  * What TerminalEnvironment writes into the extension's collection: the global entries and, for

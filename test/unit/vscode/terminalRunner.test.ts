@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import { CAPTURED_COMMAND_ENV, NO_SHELL_INTEGRATION_OUTPUT, VsCodeTerminalRunner, type TerminalApi } from '../../../src/vscode/terminalRunner';
+import { CAPTURED_COMMAND_ENV, NO_SHELL_INTEGRATION_OUTPUT, VsCodeTerminalRunner, type TerminalApi } from '../../../src/vscode/terminals/terminalRunner';
 
 class Emitter<T> {
   private readonly listeners = new Set<(value: T) => void>();

@@ -44,7 +44,7 @@ async function waitForScreen(pattern: RegExp | string, timeoutMs = 30_000): Prom
       return (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) ? last : undefined;
     }, timeoutMs, 200);
   } catch (e) {
-    throw new Error(`${(e as Error).message}\n--- screen ---\n${last}`);
+    throw new Error(`${(e as Error).message}\n--- screen ---\n${last}`, { cause: e });
   }
 }
 async function typeIntoClaude(prompt: string): Promise<void> {

@@ -62,8 +62,8 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     if (!spec) this.skip();
     api = (await installedExtension<NativeClaudeApi>()).exports;
     await waitFor('the IDE server to run', () => api.status().running, 20_000);
-    if (spec!.phase === 'reload') return;
-    await startClaudeInTerminal(spec!.workspace, () => api.status().sessionCount === 1, ['--allowedTools', 'Bash(sed:*)']);
+    if (spec.phase === 'reload') return;
+    await startClaudeInTerminal(spec.workspace, () => api.status().sessionCount === 1, ['--allowedTools', 'Bash(sed:*)']);
   });
 
   after(async () => {

@@ -59,7 +59,7 @@ describe("Claude's changes: tools-route writes of two claudes, each in its own s
     if (!spec) this.skip();
     api = (await installedExtension<NativeClaudeApi>()).exports;
     await waitFor('the IDE server to run', () => api.status().running, 20_000);
-    await startClaudeInTerminal(spec!.workspace, () => api.status().sessionCount === 1);
+    await startClaudeInTerminal(spec.workspace, () => api.status().sessionCount === 1);
   });
 
   after(async () => {

@@ -48,7 +48,7 @@ describe('dependents bench: the extra work of checking the files that use a chan
     };
     const samples: Array<Record<string, unknown>> = [];
     try {
-      for (const [n, change] of spec!.changes.entries()) {
+      for (const [n, change] of spec.changes.entries()) {
         const moduleUri = vscode.Uri.file(change.module);
         const baseline = await call({ uri: moduleUri.toString() });
         fs.writeFileSync(change.module, change.newText);
@@ -64,7 +64,7 @@ describe('dependents bench: the extra work of checking the files that use a chan
 
         const model = await call({}, `toolu_bench_${n}`);
         const entries = JSON.parse(model.texts[0]) as Array<{ uri: string; diagnostics: Array<{ message: string }> }>;
-        const named = change.callers.filter((c) => entries.some((e) => e.uri === `file://${c}` && e.diagnostics.some((d) => d.message === spec!.callerError)));
+        const named = change.callers.filter((c) => entries.some((e) => e.uri === `file://${c}` && e.diagnostics.some((d) => d.message === spec.callerError)));
 
         // Raw: VS Code's own reference search on the changed export.
         const doc = await vscode.workspace.openTextDocument(moduleUri);
@@ -87,15 +87,15 @@ describe('dependents bench: the extra work of checking the files that use a chan
           referencingFiles: referencing.size,
           byHandMs,
         });
-        fs.writeFileSync(spec!.results, JSON.stringify({ state: 'running', samples }, null, 2));
+        fs.writeFileSync(spec.results, JSON.stringify({ state: 'running', samples }, null, 2));
         // The check tabs of this change close (CHECK_TABS_IDLE_MS after the answer) before the next one.
         await waitFor('the check tabs to close', () => !tabPaths().some((p) => change.callers.includes(p)), 30_000, 100);
         await sleep(500);
       }
-      assert.ok(samples.length === spec!.changes.length);
-      fs.writeFileSync(spec!.results, JSON.stringify({ state: 'passed', samples }, null, 2));
+      assert.ok(samples.length === spec.changes.length);
+      fs.writeFileSync(spec.results, JSON.stringify({ state: 'passed', samples }, null, 2));
     } catch (error) {
-      fs.writeFileSync(spec!.results, JSON.stringify({ state: 'failed', error: String((error as Error).stack ?? error), samples }, null, 2));
+      fs.writeFileSync(spec.results, JSON.stringify({ state: 'failed', error: String((error as Error).stack ?? error), samples }, null, 2));
       throw error;
     }
   });

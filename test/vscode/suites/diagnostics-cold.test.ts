@@ -56,7 +56,7 @@ describe('a fresh window: every problem reaches claude', function () {
     await waitFor('the IDE server to run', () => api.status().running, 20_000);
     tabsBefore = tabsNow();
     const started = Date.now();
-    await startClaudeInTerminal(spec!.workspace, () => api.status().sessionCount === 1, spec!.debugFile ? ['--debug-file', spec!.debugFile] : []);
+    await startClaudeInTerminal(spec.workspace, () => api.status().sessionCount === 1, spec.debugFile ? ['--debug-file', spec.debugFile] : []);
     data.claudeConnectedAfterMs = Date.now() - started;
   });
 
@@ -120,7 +120,7 @@ describe('a fresh window: every problem reaches claude', function () {
     // The tabs opened only so a language server would check a file are gone again. An accepted review
     // shows the file it wrote (a preview tab, on purpose: the user just accepted that change).
     const expectedTabs = s.scenario === 'json-review' ? [...tabsBefore, `${path.basename(s.file)} ${vscode.Uri.file(s.file).toString()}`] : tabsBefore;
-    // They close 10 s after the last check that needed them (src/vscode/diagnosticsSource.ts CHECK_TABS_IDLE_MS).
+    // They close 10 s after the last check that needed them (src/vscode/diagnostics/diagnosticsSource.ts CHECK_TABS_IDLE_MS).
     await waitFor('no tab left that the user did not have', () => JSON.stringify(tabsNow()) === JSON.stringify(expectedTabs), 16_000, 200).catch(() => undefined);
     data.tabsBefore = tabsBefore;
     data.tabsAfter = tabsNow();

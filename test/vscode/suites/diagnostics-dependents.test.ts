@@ -32,7 +32,7 @@ interface Spec {
 
 const SPEC_PATH = process.env.NC_DEPENDENTS_SPEC;
 const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
-const data: Record<string, unknown> = { scenarios: {} as Record<string, unknown> };
+const data: Record<string, unknown> = { scenarios: {} };
 
 function record(state: string, error?: Error): void {
   fs.writeFileSync(spec!.results, JSON.stringify({ state, error: error ? String(error.stack ?? error) : undefined, data }, null, 2));
@@ -60,7 +60,7 @@ function heldBackServer(ms: number): vscode.Disposable {
     }
     return checked.get(key);
   };
-  vscode.workspace.textDocuments.forEach(check);
+  for (const doc of vscode.workspace.textDocuments) void check(doc);
   return vscode.Disposable.from(
     collection,
     vscode.workspace.onDidOpenTextDocument(check),
@@ -84,11 +84,11 @@ describe('one window, one claude: the problems a change causes elsewhere, and a 
 
   before(async function () {
     if (!spec) this.skip();
-    server = heldBackServer(spec!.heldBackMs);
+    server = heldBackServer(spec.heldBackMs);
     const ext = await installedExtension<NativeClaudeApi>();
     api = ext.exports;
     await waitFor('the IDE server to run', () => api.status().running, 20_000);
-    await startClaudeInTerminal(spec!.workspace, () => api.status().sessionCount === 1, spec!.debugFile ? ['--debug-file', spec!.debugFile] : []);
+    await startClaudeInTerminal(spec.workspace, () => api.status().sessionCount === 1, spec.debugFile ? ['--debug-file', spec.debugFile] : []);
   });
 
   after(() => server?.dispose());

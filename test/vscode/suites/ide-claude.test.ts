@@ -134,7 +134,7 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     if (!spec) this.skip();
     this.timeout(120_000);
     workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    assert.strictEqual(fs.realpathSync(workspace), spec!.workspace);
+    assert.strictEqual(fs.realpathSync(workspace), spec.workspace);
     const ext = await installedExtension<NativeClaudeApi>();
     api = ext.exports;
     await waitFor('the IDE server to run', () => api.status().running, 20_000);

@@ -46,7 +46,7 @@ describe('language bench: the tools against the provider commands they call', fu
 
   it('measures the first question and each tool', async function () {
     if (!spec) this.skip();
-    const s = spec!;
+    const s = spec;
     const results: Record<string, unknown> = { state: 'running' };
     const save = () => fs.writeFileSync(s.results, JSON.stringify(results, null, 2));
     try {

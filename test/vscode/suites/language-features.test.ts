@@ -21,7 +21,7 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
     const all = lines(rel);
     const index = all.findIndex((l) => l.includes(marker));
     assert.ok(index >= 0, `${marker} in ${rel}`);
-    const columns = [...all[index].matchAll(new RegExp(`\\b${word}\\b`, 'g'))].map((m) => m.index! + 1);
+    const columns = [...all[index].matchAll(new RegExp(`\\b${word}\\b`, 'g'))].map((m) => m.index + 1);
     return `${rel}:${index + 1}:${columns[nth]}`;
   };
 
@@ -151,7 +151,7 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
       // The buffer's lines: each of app.ts's lines two further down.
       const buffer = doc.getText().split('\n');
       const lineOf = (marker: string) => buffer.findIndex((l) => l.includes(marker)) + 1;
-      const col = (marker: string, nth = 0) => [...buffer[lineOf(marker) - 1].matchAll(/\bdouble\b/g)][nth].index! + 1;
+      const col = (marker: string, nth = 0) => [...buffer[lineOf(marker) - 1].matchAll(/\bdouble\b/g)][nth].index + 1;
       const references = await t.call('find_references', { path: 'src/math.ts', line: 2, symbol: 'double' });
       // The editor's line 8 (the disk's line 6): asked in the buffer.
       const definition = await t.call('find_definitions', { path: 'src/app.ts', line: lineOf('const result'), symbol: 'double' });

@@ -76,7 +76,7 @@ describe('one window, one claude: its proposals for files with unsaved edits, re
     if (!spec) this.skip();
     api = (await installedExtension<NativeClaudeApi>()).exports;
     await waitFor('the IDE server to run', () => api.status().running, 20_000);
-    await startClaudeInTerminal(spec!.workspace, () => api.status().sessionCount === 1);
+    await startClaudeInTerminal(spec.workspace, () => api.status().sessionCount === 1);
   });
 
   after(async () => {

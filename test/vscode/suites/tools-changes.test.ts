@@ -49,7 +49,7 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
     const lock = JSON.parse(fs.readFileSync(t.lockPath, 'utf8')) as { authToken: string };
     claude = new Client({ name: 'changes-test', version: '0.0.0' });
     await claude.connect(new HeaderWebSocketClientTransport(`ws://127.0.0.1:${t.port}/`, { [AUTH_HEADER]: lock.authToken }));
-    await claude.notification({ method: 'ide_connected', params: { pid: process.pid } } as never);
+    await claude.notification({ method: 'ide_connected', params: { pid: process.pid } });
     await waitFor('the session to be verified', () => api().sessions().some((s) => s.cliPid === process.pid), 15_000);
   });
 

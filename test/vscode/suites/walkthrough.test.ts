@@ -45,7 +45,7 @@ async function waitChecked(step: string, timeoutMs = 15_000): Promise<Record<str
       500,
     );
   } catch (e) {
-    throw new Error(`${(e as Error).message}; last seen ${JSON.stringify(last)}`);
+    throw new Error(`${(e as Error).message}; last seen ${JSON.stringify(last)}`, { cause: e });
   }
 }
 
@@ -101,7 +101,7 @@ describe('first-run walkthrough', function () {
     const lock = JSON.parse(fs.readFileSync(api.status().lockFilePath!, 'utf8')) as { authToken: string };
     client = new Client({ name: 'walkthrough-test', version: '0.0.0' });
     await client.connect(new HeaderWebSocketClientTransport(`ws://127.0.0.1:${api.status().port}/`, { [AUTH_HEADER]: lock.authToken }));
-    await client.notification({ method: 'ide_connected', params: { pid: process.pid } } as never);
+    await client.notification({ method: 'ide_connected', params: { pid: process.pid } });
     await waitFor('the session to count', () => api.status().sessionCount === 1, 10_000);
     await waitChecked('runClaude');
     const state = await waitChecked('seeConnection');

@@ -126,7 +126,7 @@ function withDescendants(pid: number): number[] {
 function establishedPorts(pid: number): number[] {
   const inodes = new Set<string>();
   for (const p of withDescendants(pid)) {
-    let fds: string[] = [];
+    let fds: string[];
     try {
       fds = fs.readdirSync(`/proc/${p}/fd`);
     } catch {
@@ -143,7 +143,7 @@ function establishedPorts(pid: number): number[] {
   }
   const ports = new Set<number>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let lines: string[] = [];
+    let lines: string[];
     try {
       lines = fs.readFileSync(table, 'utf8').split('\n').slice(1);
     } catch {
