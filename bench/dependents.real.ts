@@ -15,11 +15,8 @@
 //   extension's log, there: npx ts-node --transpile-only bench/cpuProfileSummary.ts <dir>/change1.cpuprofile)
 
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { LEAKY_ENV } from '../test/real/harness/claudeCli';
-import { codeServerAvailable, compileInnerSuites, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer } from '../test/real/harness/codeServer';
-import { ensureVsix } from '../test/real/harness/vsix';
+import { median, realBenchVsix, runBenchWindow, withBenchRoot } from './realBench';
 
 const FILES = 300;
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 6);
@@ -27,8 +24,6 @@ const CALLERS = 8;
 /** claude gives up on its `{}` after 2 s; the extension answers within 1.5 s (src/diagnostics/waitBudgets.ts). */
 const CLAUDES_BUDGET_MS = 2000;
 const CALLER_ERROR = 'Expected 1 arguments, but got 2.';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Sample {
   baselineMs: number;
@@ -80,36 +75,29 @@ function writeProject(workspace: string): Array<{ module: string; newText: strin
 }
 
 async function main(): Promise<void> {
-  if (!codeServerAvailable()) {
-    console.log('code-server/Chromium not installed (test/setup/install-real-clients.sh): skipped');
-    return;
-  }
-  const [vsix] = await Promise.all([ensureVsix(), compileInnerSuites()]);
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-bench-dependents-')));
-  const workspace = path.join(root, 'workspace');
-  const home = path.join(root, 'home');
-  const configDir = path.join(root, 'config');
-  for (const d of [workspace, home, configDir]) fs.mkdirSync(d);
-  const changes = writeProject(workspace);
-  const specPath = path.join(root, 'spec.json');
-  const resultsPath = path.join(root, 'results.json');
-  fs.writeFileSync(specPath, JSON.stringify({ results: resultsPath, changes, callerError: CALLER_ERROR }));
-  const env: Record<string, string | undefined> = {};
-  for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
-  Object.assign(env, { HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_DEPENDENTS_BENCH: specPath });
-  if (process.env.BENCH_CPU_PROF) {
-    fs.mkdirSync(process.env.BENCH_CPU_PROF, { recursive: true });
-    env.NC_DEPENDENTS_BENCH_CPU_PROF = path.resolve(process.env.BENCH_CPU_PROF);
-  }
-  let server: CodeServer | undefined;
-  try {
-    server = await startCodeServer({ workspace, vsixPaths: [vsix], env, userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
-    const run = await runSuiteInVsCode({ server, folder: workspace, suite: INNER_SUITES.product, files: ['dependents-bench'], timeout: 900_000, timeoutMs: 1_000_000, name: 'bench-dependents' });
-    const results = fs.existsSync(resultsPath) ? (JSON.parse(fs.readFileSync(resultsPath, 'utf8')) as { state: string; error?: string; samples: Sample[] }) : undefined;
-    const log = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-    if (process.env.BENCH_CPU_PROF) fs.writeFileSync(path.join(process.env.BENCH_CPU_PROF, 'native-claude.log'), log);
+  const vsix = await realBenchVsix();
+  if (!vsix) return;
+  await withBenchRoot('nc-bench-dependents-', async (root, workspace) => {
+    const changes = writeProject(workspace);
+    const run = await runBenchWindow<{ state: string; error?: string; samples: Sample[] }>({
+      vsix,
+      root,
+      workspace,
+      name: 'bench-dependents',
+      files: ['dependents-bench'],
+      specEnv: 'NC_DEPENDENTS_BENCH',
+      spec: { changes, callerError: CALLER_ERROR },
+      // BENCH_CPU_PROF=<dir>: the inner suite profiles the extension host over each call (bench/cpuProfileSummary.ts).
+      env: process.env.BENCH_CPU_PROF ? { NC_DEPENDENTS_BENCH_CPU_PROF: path.resolve(process.env.BENCH_CPU_PROF) } : undefined,
+      timeoutMs: 900_000,
+    });
+    const { results, extensionLog: log } = run;
+    if (process.env.BENCH_CPU_PROF) {
+      fs.mkdirSync(process.env.BENCH_CPU_PROF, { recursive: true });
+      fs.writeFileSync(path.join(process.env.BENCH_CPU_PROF, 'native-claude.log'), log);
+    }
     if (!results || results.state !== 'passed') {
-      console.error(`the inner run did not pass (exit ${run.exitCode}): ${results?.error ?? 'no results'}\n${run.log.slice(-40).join('\n')}`);
+      console.error(`the inner run did not pass (exit ${run.exitCode}): ${results?.error ?? 'no results'}\n${run.logTail.join('\n')}`);
       process.exitCode = 1;
       return;
     }
@@ -139,10 +127,7 @@ async function main(): Promise<void> {
     const over = samples.filter((s) => s.claudesMs >= CLAUDES_BUDGET_MS || s.baselineMs >= 500).length;
     if (over) console.log(`  ${over} of claude's calls over its budget`);
     if (over || samples.some((s) => s.modelNamed !== s.callers)) process.exitCode = 1;
-  } finally {
-    await server?.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((error) => {

@@ -63,6 +63,15 @@ export class RenameRefusedError extends Error {
   override readonly name = 'RenameRefusedError';
 }
 
+/** The lines of a document VS Code holds open (unsaved edits included): what its language servers answer about. */
+export interface OpenDocumentLines {
+  lineCount: number;
+  /** The text of a 0-based line (0 <= line < lineCount), without its line break. */
+  lineAt(line: number): string;
+  /** The whole text. */
+  text(): string;
+}
+
 /** What opening a file for its language server found. */
 export interface OpenedForLanguage {
   /** VS Code's language id of the file ("typescript", "plaintext"…). */
@@ -98,6 +107,11 @@ export interface LanguageFeatures {
    * a provider's refusal is a RenameRefusedError. Optional: a host without it does not serve rename_symbol.
    */
   rename?(absolutePath: string, position: Position, newName: string): Promise<RenameEdit>;
+  /**
+   * The lines of the file's document when VS Code has it open (the buffer, with unsaved edits: the
+   * positions the providers answer with are in it), undefined when it is not open (read the disk).
+   */
+  openDocumentLines(absolutePath: string): OpenDocumentLines | undefined;
   /** The tabs `open` needed only for the server (TypeScript checks files in tabs) are no longer needed. */
   release(): void;
 }

@@ -16,7 +16,6 @@ const inputSchema = z.object({ ...positionFields }).strict();
 interface Shaped {
   location: SourceLocation;
   file: string;
-  declaration: boolean;
 }
 
 /** A definition names the declaration's name, which the reference of the declaration starts at too. */
@@ -25,27 +24,38 @@ const startsAtSamePlace = (a: SourceLocation, b: SourceLocation) =>
 
 const byPosition = (a: SourceLocation, b: SourceLocation) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character;
 
-/** The references sorted by file and position, at most `limit` of them, grouped by file under their names. */
-export async function formatReferences(query: LanguageQuery, references: readonly SourceLocation[], declarations: readonly SourceLocation[], heading: string, limit = REFERENCES_SHOWN): Promise<string> {
+/** The definition provider's answer (where the declarations are), or that it did not answer in time. */
+export type Declarations = readonly SourceLocation[] | 'not answered';
+
+/**
+ * The references sorted by file and position, at most `limit` of them, grouped by file under their
+ * names, the declarations marked. `declarations` may still be coming (find_references asks the definition
+ * provider after the references): the rest is prepared meanwhile. Not answered: nothing marked, said so.
+ */
+export async function formatReferences(query: LanguageQuery, references: readonly SourceLocation[], declarations: Declarations | Promise<Declarations>, heading: string, limit = REFERENCES_SHOWN): Promise<string> {
   const shaped: Shaped[] = [];
-  for (const location of references) {
-    shaped.push({ location, file: await query.placeOf(location), declaration: declarations.some((d) => startsAtSamePlace(d, location)) });
-  }
+  for (const location of references) shaped.push({ location, file: await query.placeOf(location) });
   shaped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || byPosition(a.location, b.location));
   const files = new Set(shaped.map((s) => s.file));
+  const shown = shaped.slice(0, limit);
+  const texts = await query.lineTexts(shown.map((s) => s.location));
+  const outside = await Promise.all(shown.map(async (s) => (await query.insideWorkspace(s.location)) === undefined));
+  const marks = await declarations;
+  const declared = marks === 'not answered' ? [] : marks;
   const lines = [`${heading}: ${shaped.length} reference${shaped.length === 1 ? '' : 's'} in ${files.size} file${files.size === 1 ? '' : 's'}`];
   let current: string | undefined;
-  for (const s of shaped.slice(0, limit)) {
+  for (const [i, s] of shown.entries()) {
     if (s.file !== current) {
       current = s.file;
-      const outside = (await query.insideWorkspace(s.location)) === undefined;
-      lines.push(outside ? `${s.file} (outside the workspace: contents not shown)` : s.file);
+      lines.push(outside[i] ? `${s.file} (outside the workspace: contents not shown)` : s.file);
     }
-    const text = await query.lineText(s.location);
+    const text = texts[i];
     const place = `${s.location.range.start.line + 1}:${s.location.range.start.character + 1}`;
-    lines.push(`  ${place}${s.declaration ? ' (declaration)' : ''}${text ? ` — ${text}` : ''}`);
+    const declaration = declared.some((d) => startsAtSamePlace(d, s.location));
+    lines.push(`  ${place}${declaration ? ' (declaration)' : ''}${text ? ` — ${text}` : ''}`);
   }
   if (shaped.length > limit) lines.push(`truncated: ${limit} of ${shaped.length} shown.`);
+  if (marks === 'not answered') lines.push('(declaration not marked: the definition provider did not answer in time)');
   return lines.join('\n');
 }
 
@@ -60,10 +70,13 @@ export function findReferencesTool(features: LanguageFeatures, host: WorkspaceHo
       runLanguageQuery(features, host, budgets, context, async (query) => {
         const at = await query.resolve(args);
         const file = at.target.realPath;
-        // The declaration is marked where the definition provider points, asked at the same time; without
-        // its answer in time nothing is marked and the answer says so.
+        // The declaration is marked where the definition provider points. Asked after the references:
+        // a language server answers one request at a time, and the references' answer is then shaped
+        // (paths, boundary checks, line texts) while the definition is being answered. Without its
+        // answer in time nothing is marked and the answer says so.
+        const referencesAsked = query.ask('reference', () => features.references(file, at.position), at.opened.languageId);
         const declarationsAsked = query.ask('definition', () => features.definitions(file, at.position, 'definition'), at.opened.languageId).then(
-          (found): SourceLocation[] | 'not answered' => found,
+          (found): Declarations => found,
           (error: unknown) => {
             if (error instanceof LanguageToolError) return 'not answered' as const;
             throw error;
@@ -71,12 +84,10 @@ export function findReferencesTool(features: LanguageFeatures, host: WorkspaceHo
         );
         // Handled now: a reference error below must not leave it rejected unobserved.
         declarationsAsked.catch(() => undefined);
-        const references = distinctLocations(await query.ask('reference', () => features.references(file, at.position), at.opened.languageId));
+        const references = distinctLocations(await referencesAsked);
         const heading = `References to ${symbolLabel(at)}`;
         if (references.length === 0) return `${heading}: none. VS Code's reference provider for ${at.opened.languageId} found none at that position.`;
-        const declarations = await declarationsAsked;
-        if (declarations === 'not answered') return `${await formatReferences(query, references, [], heading)}\n(declaration not marked: the definition provider did not answer in time)`;
-        return formatReferences(query, references, declarations, heading);
+        return formatReferences(query, references, declarationsAsked, heading);
       }),
   });
 }

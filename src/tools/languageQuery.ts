@@ -13,7 +13,8 @@ import type { WorkspaceHost } from '../host/workspace';
 import { MODEL_WAIT_MS } from '../diagnostics/waitBudgets';
 import { displayPathOf, type WorkspaceFolderView } from '../workspace/displayPaths';
 import { readTextIfExists } from '../workspace/readTextIfExists';
-import { resolveInWorkspace, type WorkspacePath } from '../workspace/workspacePaths';
+import { RecentFileLines } from '../workspace/recentFileLines';
+import { workspaceResolver, type WorkspacePath } from '../workspace/workspacePaths';
 import { linesOf, nameAtOrAfter, oneNamed, positionOnLine, symbolInOutline } from './symbolPosition';
 import { errorResult, textResult, type ToolContext } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
@@ -31,6 +32,10 @@ export const LANGUAGE_BUDGETS: LanguageBudgets = { readyMs: MODEL_WAIT_MS, answe
 const LINE_TEXT_CHARS = 200;
 /** Files larger than this are not read for their lines' text (the location is still named). */
 const LINE_TEXT_FILE_BYTES = 8 * 1024 * 1024;
+/** Files whose lines' texts are read at the same time (each read bounded; at most this many held at once). */
+const LINE_TEXT_FILES_AT_ONCE = 8;
+/** The lines of files read in earlier calls, used again while a stat shows the file unchanged (one stat instead of a read). */
+const RECENT_LINES = new RecentFileLines(linesOf);
 /** How often a long wait reports progress. */
 const PROGRESS_EVERY_MS = 1000;
 
@@ -104,9 +109,12 @@ async function folderViews(folders: readonly string[]): Promise<WorkspaceFolderV
 
 /** One tool call's questions to VS Code's language features. */
 export class LanguageQuery {
-  private views?: WorkspaceFolderView[];
-  private readonly lineCache = new Map<string, Promise<string[] | undefined>>();
+  private views?: Promise<WorkspaceFolderView[]>;
+  /** A file's lines (by the location's path), one source per call: the open document or the disk. */
+  private readonly lineCache = new Map<string, Promise<(line: number) => string | undefined>>();
   private readonly insideCache = new Map<string, Promise<string | undefined>>();
+  /** Resolves the answer's locations: the folders' real paths looked up once per call. */
+  private resolvePath?: ReturnType<typeof workspaceResolver>;
 
   constructor(
     private readonly features: LanguageFeatures,
@@ -156,8 +164,12 @@ export class LanguageQuery {
 
   /** The path as the model reads it: folder-relative inside the workspace, absolute outside. */
   async display(file: string): Promise<string> {
-    this.views ??= await folderViews(this.host.folders());
-    return displayPathOf(file, this.views);
+    return displayPathOf(file, await this.folderViews());
+  }
+
+  /** The folders as paths are shown (their real paths too): asked once per call, as early as a path is resolved. */
+  private folderViews(): Promise<WorkspaceFolderView[]> {
+    return (this.views ??= folderViews(this.host.folders()));
   }
 
   /** How a location's file is named: its display path, or the uri for what is not a file on disk. */
@@ -174,7 +186,8 @@ export class LanguageQuery {
     if (file === undefined) return Promise.resolve(undefined);
     let inside = this.insideCache.get(file);
     if (!inside) {
-      inside = resolveInWorkspace(file, this.host.folders(), { mustExist: true }).then(
+      this.resolvePath ??= workspaceResolver(this.host.folders());
+      inside = this.resolvePath(file, { mustExist: true }).then(
         (resolved) => resolved.realPath,
         () => undefined,
       );
@@ -183,22 +196,66 @@ export class LanguageQuery {
     return inside;
   }
 
-  /** The text of a location's first line (capped), only for a file inside the workspace. */
+  /**
+   * The text of a location's first line (capped), only for a file inside the workspace: from VS Code's
+   * open document when there is one (the providers answer about the buffer, unsaved edits included;
+   * the disk can hold other lines), else from the disk (bounded; a file read in an earlier call and
+   * unchanged since, by its stat, is not read again: src/workspace/recentFileLines.ts).
+   */
   async lineText(location: SourceLocation): Promise<string | undefined> {
     const real = await this.insideWorkspace(location);
     if (real === undefined) return undefined;
-    let lines = this.lineCache.get(real);
-    if (!lines) {
-      lines = readTextIfExists(real, { maxBytes: LINE_TEXT_FILE_BYTES }).then(
-        (text) => (text === undefined ? undefined : linesOf(text)),
-        () => undefined,
-      );
-      this.lineCache.set(real, lines);
+    const file = location.path!;
+    let lineOf = this.lineCache.get(file);
+    if (!lineOf) {
+      const open = this.features.openDocumentLines(file);
+      lineOf = open
+        ? Promise.resolve((n: number) => (n < open.lineCount ? open.lineAt(n) : undefined))
+        : RECENT_LINES.lines(real, LINE_TEXT_FILE_BYTES).then(
+            (lines = []) => (n: number) => lines[n],
+            () => () => undefined,
+          );
+      this.lineCache.set(file, lineOf);
     }
-    const line = (await lines)?.[location.range.start.line];
+    const line = (await lineOf)(location.range.start.line);
     if (line === undefined) return undefined;
     const trimmed = line.trim();
     return trimmed.length > LINE_TEXT_CHARS ? `${trimmed.slice(0, LINE_TEXT_CHARS)}…` : trimmed;
+  }
+
+  /**
+   * The lines' texts of many locations (lineText's rules, in order), LINE_TEXT_FILES_AT_ONCE files
+   * checked and read at a time: a list of references in twenty files costs about one file's checks and
+   * read, not twenty in a row. A file's lines are let go once its locations have their texts.
+   */
+  async lineTexts(locations: readonly SourceLocation[]): Promise<Array<string | undefined>> {
+    const byFile = new Map<string, number[]>();
+    locations.forEach((l, i) => {
+      if (l.path === undefined) return;
+      const indexes = byFile.get(l.path);
+      if (indexes) indexes.push(i);
+      else byFile.set(l.path, [i]);
+    });
+    const texts: Array<string | undefined> = locations.map(() => undefined);
+    const files = [...byFile];
+    const worker = async () => {
+      for (let next = files.shift(); next; next = files.shift()) {
+        const [file, indexes] = next;
+        for (const i of indexes) texts[i] = await this.lineText(locations[i]);
+        this.lineCache.delete(file);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LINE_TEXT_FILES_AT_ONCE, files.length) }, worker));
+    return texts;
+  }
+
+  /**
+   * The file's text as its language servers have it: VS Code's open document (unsaved edits included:
+   * positions are asked and answered in it), else the disk's.
+   */
+  private fileText(realPath: string): Promise<string | undefined> {
+    const open = this.features.openDocumentLines(realPath);
+    return open ? Promise.resolve(open.text()) : readTextIfExists(realPath);
   }
 
   /** `file:line:col`, plus the line's text inside the workspace, or a word that it is outside. */
@@ -215,12 +272,13 @@ export class LanguageQuery {
    * with progress) until a server answered about it, as the diagnostics do.
    */
   async openFile(input: string, at?: (text: string | undefined) => Position | undefined): Promise<LanguageFile & { at?: Position }> {
+    void this.folderViews();
     const target = await workspaceTarget(this.host, input, { mustExist: true });
     if ('error' in target) throw new LanguageToolError(target.error);
     const isFile = await fs.stat(target.realPath).then((s) => s.isFile(), () => false);
     const shown = await this.display(target.realPath);
     if (!isFile) throw new LanguageToolError(`${shown || '.'} is not a file. Give a source file.`);
-    const position = at?.(await readTextIfExists(target.realPath).catch(() => undefined));
+    const position = at?.(await this.fileText(target.realPath).catch(() => undefined));
     return { target, shown, opened: await this.opened(target.realPath, shown, position), at: position };
   }
 
@@ -266,10 +324,11 @@ export class LanguageQuery {
     }
     if (args.column !== undefined && args.symbol !== undefined) throw new LanguageToolError('Give column or symbol, not both.');
     // The text first: a wrong line or name is answered without waiting for a language server.
+    void this.folderViews();
     const target = await workspaceTarget(this.host, args.path, { mustExist: true });
     if ('error' in target) throw new LanguageToolError(target.error);
     const shown = await this.display(target.realPath);
-    const text = await readTextIfExists(target.realPath).catch((error: Error) => {
+    const text = await this.fileText(target.realPath).catch((error: Error) => {
       throw new LanguageToolError(`${shown}: ${error.message}`);
     });
     if (text === undefined) throw new LanguageToolError(`${shown} does not exist.`);

@@ -192,16 +192,27 @@ export async function resolveInWorkspace(
   folders: readonly WorkspaceFolderInput[],
   options: ResolveInWorkspaceOptions = {},
 ): Promise<WorkspacePath> {
+  return resolveAgainst(input, await rootsOf(folders), options);
+}
+
+/**
+ * resolveInWorkspace for many paths in a row (the locations of one tool call's answer): the folders'
+ * real paths are looked up once, at the first path; each path itself is resolved (symlinks followed)
+ * every time.
+ */
+export function workspaceResolver(folders: readonly WorkspaceFolderInput[]): (input: string, options?: ResolveInWorkspaceOptions) => Promise<WorkspacePath> {
+  let roots: Promise<Root[]> | undefined;
+  return async (input, options = {}) => resolveAgainst(input, await (roots ??= rootsOf(folders)), options);
+}
+
+async function rootsOf(folders: readonly WorkspaceFolderInput[]): Promise<Root[]> {
   if (folders.length === 0) {
     throw new WorkspacePathError(
       'NO_WORKSPACE',
       'No workspace folder open, so no file path can be used. Ask the user to open a folder in VS Code (File > Open Folder), then retry.',
     );
   }
-  const ignoreCase = (options.platform ?? process.platform) === 'win32';
-  const requested = parseInput(input);
-
-  const roots: Root[] = await Promise.all(
+  return Promise.all(
     folders.map(async (folder) => {
       const given = typeof folder === 'string' ? folder : folder.path;
       const name = (typeof folder === 'string' ? undefined : folder.name) ?? path.basename(given);
@@ -209,6 +220,11 @@ export async function resolveInWorkspace(
       return { given, name, real, segments: segmentsOf(real) };
     }),
   );
+}
+
+async function resolveAgainst(input: string, roots: readonly Root[], options: ResolveInWorkspaceOptions): Promise<WorkspacePath> {
+  const ignoreCase = (options.platform ?? process.platform) === 'win32';
+  const requested = parseInput(input);
 
   const absolutes = path.isAbsolute(requested) ? [path.resolve(requested)] : relativeCandidates(requested, roots, ignoreCase);
   const candidates: Candidate[] = [];

@@ -85,6 +85,53 @@ describe('hardening: language tools', () => {
     }
   });
 
+  test("VS Code's open documents (unsaved text) of files outside, directly or through a link inside: never shown; an inside buffer's huge line cut", async () => {
+    const client = await server.tools();
+    const main = abs('src/main.ts');
+    const at = `${main}:0:9`; // `SECRET` on line 1, column 10
+    const unsaved = `export const ${SECRET} = "${SECRET}-UNSAVED";\nexport function use() { return ${SECRET}; }\n`;
+    for (const p of [path.join(outside, 'secret.ts'), abs('linked/secret.ts'), abs('src/link.ts')]) language.openDocuments.set(p, unsaved);
+    const huge = abs('src/huge.ts');
+    await fs.writeFile(huge, 'export const short = 1;\n');
+    // The buffer holds a 10 MB line (the disk a short one): its text is what is shown, cut.
+    language.openDocuments.set(huge, `export const long = "${'x'.repeat(10_000_000)}";\n`);
+    language.referencesAt.set(at, [sourceLocation(path.join(outside, 'secret.ts'), 0, 13), sourceLocation(abs('linked/secret.ts'), 0, 13), sourceLocation(abs('src/link.ts'), 0, 13), sourceLocation(huge, 0, 13)]);
+    try {
+      const r = await server.call(client, 'find_references', { path: 'src/main.ts', line: 1, symbol: SECRET });
+      const text = resultText(r);
+      expect(r.isError).toBeFalsy();
+      expect(text).not.toContain('UNSAVED');
+      expect(text).not.toContain('return');
+      expect(text.match(/\(outside the workspace: contents not shown\)/g)).toHaveLength(3);
+      expect(text).toMatch(/^ {2}1:14 — export const long = "x{170,}…$/m);
+      expect(Buffer.byteLength(text)).toBeLessThan(2_000);
+    } finally {
+      language.openDocuments.clear();
+    }
+  });
+
+  test('a file whose lines an earlier call kept, replaced by a link leading outside: named, its contents not shown', async () => {
+    const client = await server.tools();
+    const main = abs('src/main.ts');
+    const shared = abs('src/shared.ts');
+    await fs.writeFile(shared, `export const inside = 1; // the kept line\n`);
+    // Kept only once settled (not written within the last 2 s).
+    await new Promise((r) => setTimeout(r, 2100));
+    const at = `${main}:1:13`; // `v` on line 2
+    language.referencesAt.set(at, [sourceLocation(shared, 0, 13)]);
+    const first = await server.call(client, 'find_references', { path: 'src/main.ts', line: 2, symbol: 'v' });
+    expect(resultText(first)).toContain('1:14 — export const inside = 1; // the kept line');
+    const second = await server.call(client, 'find_references', { path: 'src/main.ts', line: 2, symbol: 'v' });
+    expect(resultText(second)).toContain('the kept line');
+    await fs.rm(shared);
+    await fs.symlink(path.join(outside, 'secret.ts'), shared);
+    const swapped = await server.call(client, 'find_references', { path: 'src/main.ts', line: 2, symbol: 'v' });
+    expect(resultText(swapped)).not.toContain('the kept line');
+    expect(resultText(swapped)).not.toContain(`"${SECRET}"`);
+    expect(resultText(swapped)).toMatch(/^src\/shared\.ts \(outside the workspace: contents not shown\)$/m);
+    language.referencesAt.delete(at);
+  });
+
   test('a provider that never answers costs a bounded wait, is said, and the connection goes on serving', async () => {
     const client = await server.tools();
     const timings: string[] = [];

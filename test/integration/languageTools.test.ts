@@ -167,6 +167,38 @@ describe('language tools over the /tools route', () => {
     expect(language.asked.some((q) => q.includes(outside) && q.startsWith('outline'))).toBe(false);
   });
 
+  test("a file with unsaved edits: a reference's line text and a position's line are the open document's (the disk's lines moved), the boundary still holds", async () => {
+    const math = file('src/math.ts');
+    const app = file('src/app.ts');
+    // A line added at the top of math.ts in the editor, not saved: the provider answers about the buffer.
+    language.openDocuments.set(math, `// added, not saved\n${FILES['src/math.ts']}`);
+    // A file outside the workspace that VS Code holds open: still named only.
+    language.openDocuments.set(outside, 'declare const SECRET_TYPINGS: string;\n');
+    language.referencesAt.set(`${app}:3:9`, [sourceLocation(math, 2, 16, 6), sourceLocation(app, 3, 9, 6), sourceLocation(outside, 0, 14, 6)]);
+    try {
+      const r = await call('find_references', { path: 'src/app.ts', line: 4, symbol: 'double' });
+      expect(resultText(r)).toBe(
+        [
+          'References to `double` at src/app.ts:4:10: 3 references in 3 files',
+          `${outside} (outside the workspace: contents not shown)`,
+          '  1:15',
+          'src/app.ts',
+          '  4:10 — return double(x);',
+          'src/math.ts',
+          '  3:17 — export function double(n: number) {',
+        ].join('\n'),
+      );
+      // A position is asked in the buffer too: the line the model names is the editor's line 3.
+      language.definitionsAt.set(`${math}:2:16`, [sourceLocation(math, 2, 16, 6)]);
+      const d = await call('find_definitions', { path: 'src/math.ts', line: 3, symbol: 'double' });
+      expect(resultText(d)).toBe('Definition of `double` at src/math.ts:3:17:\nsrc/math.ts:3:17 — export function double(n: number) {');
+    } finally {
+      language.openDocuments.clear();
+      language.referencesAt.delete(`${app}:3:9`);
+      language.definitionsAt.delete(`${math}:2:16`);
+    }
+  });
+
   test('an empty answer says which provider found nothing (never an empty list)', async () => {
     const r = await call('find_definitions', { path: 'src/app.ts', line: 3, symbol: 'run' });
     expect(resultText(r)).toBe("Definition of `run` at src/app.ts:3:17: none. VS Code's definition provider for typescript found none at that position.");

@@ -24,7 +24,7 @@ import { ensureVsix } from './harness/vsix';
 import { writeLanguageProject } from '../support/languageProject';
 
 
-const INNER_KEYS = ['lang-definition', 'lang-references', 'lang-hover', 'lang-outline', 'lang-symbols', 'lang-calls', 'lang-by-name', 'lang-no-support', 'lang-outside', 'lang-stuck', 'lang-overhead'];
+const INNER_KEYS = ['lang-definition', 'lang-references', 'lang-hover', 'lang-outline', 'lang-symbols', 'lang-calls', 'lang-by-name', 'lang-no-support', 'lang-outside', 'lang-stuck', 'lang-overhead', 'lang-unsaved'];
 
 describe('vscode-language', () => {
   let root = '';
@@ -107,7 +107,10 @@ describe('vscode-language', () => {
   it('each tool measured against the provider command it calls (figures printed)', () => {
     expectInnerPassed('lang-overhead');
   });
-    it('a plain text file: the missing language support said at once', () => {
+  it("unsaved edits that move lines: positions and line texts are the editor's", () => {
+    expectInnerPassed('lang-unsaved');
+  });
+  it('a plain text file: the missing language support said at once', () => {
     expectInnerPassed('lang-no-support');
   });
 });

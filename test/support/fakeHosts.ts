@@ -2,7 +2,7 @@ import { promises as fs } from 'fs';
 import type { CellOutput, CodeApprover, NotebookKernelHost, NotebookRunOutcome, NotebookTarget } from '../../src/host/notebookKernel';
 import { writeWithoutFollowing } from '../../src/workspace/noFollowWrite';
 import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics, Position } from '../../src/host/diagnostics';
-import { RenameRefusedError, type CallItem, type CallStep, type FoundSymbol, type LanguageFeatures, type OpenedForLanguage, type OutlineSymbol, type RenameEdit, type SourceLocation } from '../../src/host/languageFeatures';
+import { RenameRefusedError, type CallItem, type CallStep, type FoundSymbol, type LanguageFeatures, type OpenDocumentLines, type OpenedForLanguage, type OutlineSymbol, type RenameEdit, type SourceLocation } from '../../src/host/languageFeatures';
 import type { DocumentWriter } from '../../src/host/documents';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../../src/host/review';
 import { ReviewRegistry } from '../../src/review/reviewRegistry';
@@ -228,6 +228,8 @@ export class ScriptedLanguageFeatures implements LanguageFeatures {
   readonly outgoing = new Map<string, CallStep[]>();
   /** Rename edits by position; a string is the provider's refusal. */
   readonly renameAt = new Map<string, RenameEdit | string>();
+  /** Documents VS Code holds open, by path: their (unsaved) text. */
+  readonly openDocuments = new Map<string, string>();
   languageOf: (file: string) => string = (file) => (/\.[cm]?[jt]sx?$/.test(file) ? 'typescript' : 'plaintext');
 
   static key(file: string, position: Position): string {
@@ -277,6 +279,13 @@ export class ScriptedLanguageFeatures implements LanguageFeatures {
     const edit = await this.answer('rename', `${key} ${newName}`, this.renameAt.get(key) ?? { files: [] });
     if (typeof edit === 'string') throw new RenameRefusedError(edit);
     return edit;
+  }
+
+  openDocumentLines(file: string): OpenDocumentLines | undefined {
+    const text = this.openDocuments.get(file);
+    if (text === undefined) return undefined;
+    const lines = text.split(/\r?\n/);
+    return { lineCount: lines.length, lineAt: (line) => lines[line], text: () => text };
   }
   release(): void {
     this.released++;

@@ -5,7 +5,7 @@
 
 import * as vscode from 'vscode';
 import type { CheckedDocuments, Position } from '../../host/diagnostics';
-import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenedForLanguage, OutlineSymbol, SourceLocation, SourceRange } from '../../host/languageFeatures';
+import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenDocumentLines, OpenedForLanguage, OutlineSymbol, SourceLocation, SourceRange } from '../../host/languageFeatures';
 // rename_symbol's (a line of its own, so the six tools' imports above stay as they were).
 import { RenameRefusedError, type RenameEdit } from '../../host/languageFeatures';
 
@@ -129,6 +129,11 @@ export class VsCodeLanguageFeatures implements LanguageFeatures {
     // entries() lists the text edits only: a provider's file operations (create, rename, delete) are not
     // applied, and no file is created (the tool writes only files that exist).
     return { files: (edit?.entries() ?? []).map(([uri, edits]) => ({ location: { uri: uri.toString(), path: uri.scheme === 'file' ? uri.fsPath : undefined }, replacements: edits.map((e) => ({ range: rangeOf(e.range), newText: e.newText })) })) };
+  }
+
+  openDocumentLines(absolutePath: string): OpenDocumentLines | undefined {
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath);
+    return document && { lineCount: document.lineCount, lineAt: (line) => document.lineAt(line).text, text: () => document.getText() };
   }
 
   release(): void {

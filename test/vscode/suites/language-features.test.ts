@@ -5,6 +5,7 @@
  * The tools are called over the real socket with the MCP SDK's Client (port and token from the lock file).
  */
 import * as assert from 'assert';
+import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, describe, it } from '../bdd';
@@ -126,6 +127,47 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
     assert.strictEqual(answer.isError, true, answer.text);
     assert.match(answer.text, /VS Code has no language support for notes\.txt \(language "plaintext"\)/);
     assert.ok(Date.now() - started < 5000, `answered in ${Date.now() - started} ms`);
+  });
+
+  it("[lang-unsaved] unsaved edits that move lines: positions and line texts are the editor's, not the disk's", async () => {
+    const appUri = vscode.Uri.file(path.join(ws, 'src/app.ts'));
+    const onDisk = fs.readFileSync(appUri.fsPath);
+    const doc = await vscode.workspace.openTextDocument(appUri);
+    const added = '// two lines added in the editor,\n// not saved\n';
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(appUri, new vscode.Position(0, 0), added);
+    assert.ok(await vscode.workspace.applyEdit(edit), 'applyEdit');
+    try {
+      assert.ok(doc.isDirty, 'app.ts has unsaved edits');
+      // The buffer's lines: each of app.ts's lines two further down.
+      const buffer = doc.getText().split('\n');
+      const lineOf = (marker: string) => buffer.findIndex((l) => l.includes(marker)) + 1;
+      const col = (marker: string, nth = 0) => [...buffer[lineOf(marker) - 1].matchAll(/\bdouble\b/g)][nth].index + 1;
+      const references = await t.call('find_references', { path: 'src/math.ts', line: 2, symbol: 'double' });
+      // The editor's line 8 (the disk's line 6): asked in the buffer.
+      const definition = await t.call('find_definitions', { path: 'src/app.ts', line: lineOf('const result'), symbol: 'double' });
+      record('lang-unsaved', { references: references.text, definition: definition.text });
+      assert.strictEqual(references.isError, false, references.text);
+      const appPart = references.text.split('\n').slice(1, 5).join('\n');
+      assert.strictEqual(
+        appPart,
+        [
+          'src/app.ts',
+          `  ${lineOf('import')}:${col('import')} — import { double } from './math';`,
+          `  ${lineOf('const result')}:${col('const result')} — const result = double(21);`,
+          `  ${lineOf('return result')}:${col('return result')} — return result + double(1) + label.length;`,
+        ].join('\n'),
+      );
+      assert.strictEqual(definition.isError, false, definition.text);
+      assert.match(definition.text, new RegExp(`^Definition of \`double\` at src/app\\.ts:${lineOf('const result')}:${col('const result')}:\nsrc/math\\.ts:2:17 — export function double`));
+    } finally {
+      // The edit taken back: the buffer is the disk's text again, and clean (nothing of the user's lost: it was the test's).
+      const undo = new vscode.WorkspaceEdit();
+      undo.delete(appUri, new vscode.Range(new vscode.Position(0, 0), new vscode.Position(2, 0)));
+      await vscode.workspace.applyEdit(undo);
+      if (doc.isDirty) await doc.save();
+      assert.deepStrictEqual(fs.readFileSync(appUri.fsPath), onDisk, 'app.ts on disk unchanged');
+    }
   });
 
   it('[lang-overhead] each tool against the provider command it calls, in the same window (figures, p50 of 15)', async () => {

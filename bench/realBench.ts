@@ -1,0 +1,86 @@
+// What the benches that run an inner suite in real VS Code share (bench/dependents.real.ts,
+// bench/language.real.ts): the prerequisites (code-server, the packaged extension, the compiled inner
+// suites), a temp root, and a fresh window: a new code-server (new user data, new extension host, its
+// language servers cold) on the bench's workspace, running inner suite files that read their spec from
+// an environment variable and write their figures to a results file.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LEAKY_ENV } from '../test/real/harness/claudeCli';
+import { codeServerAvailable, compileInnerSuites, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer } from '../test/real/harness/codeServer';
+import { ensureVsix } from '../test/real/harness/vsix';
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** The packaged extension (inner suites compiled too), or undefined after saying why the bench is skipped. */
+export async function realBenchVsix(): Promise<string | undefined> {
+  if (!codeServerAvailable()) {
+    console.log('code-server/Chromium not installed (test/setup/install-real-clients.sh): skipped');
+    return undefined;
+  }
+  const [vsix] = await Promise.all([ensureVsix(), compileInnerSuites()]);
+  return vsix;
+}
+
+/** A temp root holding `workspace/`, removed after `body`. */
+export async function withBenchRoot<T>(prefix: string, body: (root: string, workspace: string) => Promise<T>): Promise<T> {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const workspace = path.join(root, 'workspace');
+  fs.mkdirSync(workspace);
+  try {
+    return await body(root, workspace);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export interface BenchWindowRun<R> {
+  /** The results file's content, undefined when the suite wrote none. */
+  results: R | undefined;
+  exitCode: number;
+  /** The inner run's last log lines (for a failure's message). */
+  logTail: string[];
+  /** The extension's own log (Native Claude.log) of the window. */
+  extensionLog: string;
+}
+
+/**
+ * One fresh window: a new code-server on `workspace` (its own HOME and CLAUDE_CONFIG_DIR under `root`),
+ * the inner suite `files` run with `spec` (plus `results`, where they write) in the file named by
+ * `$<specEnv>`; stopped after. `env`: more of the window's environment.
+ */
+export async function runBenchWindow<R>(options: {
+  vsix: string;
+  root: string;
+  workspace: string;
+  name: string;
+  files: string[];
+  specEnv: string;
+  spec: Record<string, unknown>;
+  env?: Record<string, string>;
+  timeoutMs: number;
+}): Promise<BenchWindowRun<R>> {
+  const dir = fs.mkdtempSync(path.join(options.root, `${options.name}-`));
+  const home = path.join(dir, 'home');
+  const configDir = path.join(dir, 'config');
+  for (const d of [home, configDir]) fs.mkdirSync(d);
+  const specPath = path.join(dir, 'spec.json');
+  const resultsPath = path.join(dir, 'results.json');
+  fs.writeFileSync(specPath, JSON.stringify({ ...options.spec, results: resultsPath }));
+  const env: Record<string, string | undefined> = {};
+  for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
+  Object.assign(env, { HOME: home, CLAUDE_CONFIG_DIR: configDir, [options.specEnv]: specPath, ...options.env });
+  let server: CodeServer | undefined;
+  try {
+    server = await startCodeServer({ workspace: options.workspace, vsixPaths: [options.vsix], env, userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
+    const run = await runSuiteInVsCode({ server, folder: options.workspace, suite: INNER_SUITES.product, files: options.files, timeout: options.timeoutMs, timeoutMs: options.timeoutMs + 100_000, name: options.name });
+    const results = fs.existsSync(resultsPath) ? (JSON.parse(fs.readFileSync(resultsPath, 'utf8')) as R) : undefined;
+    const extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/)
+      .map((f) => fs.readFileSync(f, 'utf8'))
+      .join('\n');
+    return { results, exitCode: run.exitCode, logTail: run.log.slice(-40), extensionLog };
+  } finally {
+    await server?.stop();
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The inner half of bench/language.real.ts, in a fresh window on the bench's TypeScript project:
+ *   1. the window's first question (`first`: find_definitions at a call site, or find_references at the
+ *      declaration), TypeScript cold, timed as the model's call over the socket;
+ *   2. with `samples` > 0, each language tool against the provider command(s) it calls, same query,
+ *      interleaved (tool first, then command first, in turn), after three unmeasured rounds.
+ * Times in ms, written to the spec's results file; the outer bench prints the rows. Runs only with
+ * $NC_LANGUAGE_BENCH.
+ */
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as inspector from 'inspector';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { describe, it } from '../bdd';
+import { tools, workspaceRoot } from '../toolsClient';
+
+/** A symbol's place: `line` 1-based (as the model gives it), `character` 0-based (as VS Code's commands take it). */
+interface Place {
+  path: string;
+  line: number;
+  symbol: string;
+  character: number;
+}
+
+interface Spec {
+  results: string;
+  /** The window's first question: a tool, or VS Code's own definition command (`raw_definitions`). */
+  first: 'find_definitions' | 'find_references' | 'raw_definitions';
+  samples: number;
+  /** `double`'s declaration, and a call of it in another file. */
+  declaration: Place;
+  callSite: Place;
+  outlineOf: string;
+  symbolQuery: string;
+  /** When set: a CPU profile of the extension host over `samples` find_references calls is written here. */
+  profile?: string;
+}
+
+const SPEC_PATH = process.env.NC_LANGUAGE_BENCH;
+const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
+const WARMUP = 3;
+
+describe('language bench: the tools against the provider commands they call', function () {
+  this.timeout(600_000);
+
+  it('measures the first question and each tool', async function () {
+    if (!spec) this.skip();
+    const s = spec;
+    const results: Record<string, unknown> = { state: 'running' };
+    const save = () => fs.writeFileSync(s.results, JSON.stringify(results, null, 2));
+    try {
+      const t = await tools();
+      const ws = workspaceRoot();
+      const uri = (p: Place | string) => vscode.Uri.file(path.join(ws, typeof p === 'string' ? p : p.path));
+      const pos = (p: Place) => new vscode.Position(p.line - 1, p.character);
+      const args = (p: Place) => ({ path: p.path, line: p.line, symbol: p.symbol });
+      const tool = async (name: string, toolArgs: Record<string, unknown>) => {
+        const answer = await t.call(name, toolArgs);
+        assert.strictEqual(answer.isError, false, `${name}: ${answer.text}`);
+        return answer.text;
+      };
+
+      // 1. The window's first question.
+      const started = performance.now();
+      if (s.first === 'raw_definitions') {
+        // VS Code itself, no tool: the file opened in a tab (TypeScript answers for files in tabs), then
+        // the definition command asked every 50 ms until it lands in the declaration's file (while the
+        // project loads, TypeScript's syntax server answers with the import line).
+        const doc = await vscode.workspace.openTextDocument(uri(s.callSite));
+        await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+        let found: Array<vscode.Location | vscode.LocationLink> = [];
+        const target = uri(s.declaration).fsPath;
+        const lands = () => found.some((l) => ('targetUri' in l ? l.targetUri : l.uri).fsPath === target);
+        for (let asked = 0; !lands(); asked++) {
+          assert.ok(performance.now() - started < 60_000, 'the definition command did not land in the declaration within 60 s');
+          if (asked > 0) await new Promise((r) => setTimeout(r, 50));
+          found = (await vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>('vscode.executeDefinitionProvider', uri(s.callSite), pos(s.callSite))) ?? [];
+        }
+        results.first = { tool: s.first, ms: performance.now() - started, answer: JSON.stringify(found.length) };
+      } else {
+        const firstAnswer = await tool(s.first, args(s.first === 'find_definitions' ? s.callSite : s.declaration));
+        results.first = { tool: s.first, ms: performance.now() - started, answer: firstAnswer.slice(0, 400) };
+      }
+      save();
+
+      // 2. Each tool against the command(s) it calls.
+      const nonEmpty = async <T>(what: string, answer: Thenable<T[] | undefined>) => {
+        const found = (await answer) ?? [];
+        assert.ok(found.length > 0, `${what} answered nothing`);
+        return found;
+      };
+      const pairs: Array<{ name: string; tool: () => Promise<unknown>; command: string; raw: () => Promise<unknown> }> = [
+        {
+          name: 'find_references',
+          tool: () => tool('find_references', args(s.declaration)),
+          command: 'executeReferenceProvider',
+          raw: () => nonEmpty('references', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri(s.declaration), pos(s.declaration))),
+        },
+        {
+          name: 'find_references',
+          tool: () => tool('find_references', args(s.declaration)),
+          command: 'executeReferenceProvider + executeDefinitionProvider (both commands it calls, at once)',
+          raw: () =>
+            Promise.all([
+              nonEmpty('references', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri(s.declaration), pos(s.declaration))),
+              nonEmpty('definitions', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', uri(s.declaration), pos(s.declaration))),
+            ]),
+        },
+        {
+          name: 'find_definitions',
+          tool: () => tool('find_definitions', args(s.callSite)),
+          command: 'executeDefinitionProvider',
+          raw: () => nonEmpty('definitions', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', uri(s.callSite), pos(s.callSite))),
+        },
+        {
+          name: 'describe_symbol',
+          tool: () => tool('describe_symbol', args(s.callSite)),
+          command: 'executeHoverProvider',
+          raw: () => nonEmpty('hover', vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri(s.callSite), pos(s.callSite))),
+        },
+        {
+          name: 'file_outline',
+          tool: () => tool('file_outline', { path: s.outlineOf }),
+          command: 'executeDocumentSymbolProvider',
+          raw: () => nonEmpty('outline', vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', uri(s.outlineOf))),
+        },
+        {
+          name: 'find_symbols',
+          tool: () => tool('find_symbols', { query: s.symbolQuery }),
+          command: 'executeWorkspaceSymbolProvider',
+          raw: () => nonEmpty('workspace symbols', vscode.commands.executeCommand<vscode.SymbolInformation[]>('vscode.executeWorkspaceSymbolProvider', s.symbolQuery)),
+        },
+        {
+          name: 'call_hierarchy',
+          tool: () => tool('call_hierarchy', args(s.declaration)),
+          command: 'prepareCallHierarchy + provideIncomingCalls',
+          raw: async () => {
+            const [item] = await nonEmpty('call hierarchy', vscode.commands.executeCommand<vscode.CallHierarchyItem[]>('vscode.prepareCallHierarchy', uri(s.declaration), pos(s.declaration)));
+            return nonEmpty('incoming calls', vscode.commands.executeCommand<vscode.CallHierarchyIncomingCall[]>('vscode.provideIncomingCalls', item));
+          },
+        },
+      ];
+      const timed = async (fn: () => Promise<unknown>) => {
+        const at = performance.now();
+        await fn();
+        return performance.now() - at;
+      };
+      const rows: Array<{ tool: string; command: string; toolMs: number[]; commandMs: number[] }> = [];
+      results.rows = rows;
+      for (const pair of s.samples > 0 ? pairs : []) {
+        const row = { tool: pair.name, command: pair.command, toolMs: [] as number[], commandMs: [] as number[] };
+        for (let i = 0; i < WARMUP + s.samples; i++) {
+          // In turn which goes first: neither always finds the other's work just done.
+          let toolMs: number;
+          let commandMs: number;
+          if (i % 2 === 0) {
+            toolMs = await timed(pair.tool);
+            commandMs = await timed(pair.raw);
+          } else {
+            commandMs = await timed(pair.raw);
+            toolMs = await timed(pair.tool);
+          }
+          if (i >= WARMUP) {
+            row.toolMs.push(toolMs);
+            row.commandMs.push(commandMs);
+          }
+        }
+        rows.push(row);
+        save();
+      }
+      if (s.profile && s.samples > 0) {
+        // In this process (the extension host: the server, the SDK's client, VS Code's command plumbing).
+        const session = new inspector.Session();
+        session.connect();
+        const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
+        await post('Profiler.enable');
+        await post('Profiler.setSamplingInterval', { interval: 100 });
+        await post('Profiler.start');
+        for (let i = 0; i < s.samples; i++) await tool('find_references', args(s.declaration));
+        const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+        fs.writeFileSync(s.profile, JSON.stringify(profile));
+        session.disconnect();
+      }
+      results.answers = s.samples > 0 ? { find_references: (await tool('find_references', args(s.declaration))).split('\n')[0] } : undefined;
+      results.state = 'passed';
+      save();
+    } catch (error) {
+      results.state = 'failed';
+      results.error = String((error as Error).stack ?? error);
+      save();
+      throw error;
+    }
+  });
+});
