@@ -27,7 +27,7 @@ async function readDetails(frames: Frame[]): Promise<DetailsPage | undefined> {
     const page = (await frame
       .evaluate(
         `(async () => {
-          if (!document.body || !document.body.innerText.includes('Try it — and test it — on a fresh machine')) return undefined;
+          if (!document.body || !document.body.innerText.includes('Try it, test it')) return undefined;
           // Give every picture its chance to load (or fail) before judging it.
           await Promise.all([...document.images].map((i) => (i.complete ? undefined : new Promise((r) => { i.onload = r; i.onerror = r; }))));
           return {
