@@ -110,7 +110,9 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
 
   /**
    * Where a file stands: settled, still being checked, or still being checked with no report since its
-   * change and no answer from its checker yet (a first check still running).
+   * change (a first check still running, or its checker's silence not yet a second old: not yet "clean").
+   * Claude's own {} says "Not checked yet" for the last kind: its answer never carries nothing for a
+   * file whose problems may still come.
    */
   type FileState = 'settled' | 'pending' | 'unanswered';
   /** The part that needs no look at the disk: whether the file was reported on, or its checker answered. */
@@ -127,7 +129,7 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
     const hadFileSince = checkerHadFileSince.get(file);
     if (hadFileSince === 'none') return 'settled';
     if (hadFileSince === 'asked' || hadFileSince === undefined) return 'unanswered';
-    return t - Math.max(changedAt, hadFileSince) >= ASSUME_CHECKED_AFTER_MS ? 'settled' : 'pending';
+    return t - Math.max(changedAt, hadFileSince) >= ASSUME_CHECKED_AFTER_MS ? 'settled' : 'unanswered';
   };
   const stateOf = async (file: string, t: number): Promise<FileState> => {
     if (!docs) {
@@ -153,7 +155,7 @@ export async function settleDiagnostics(source: DiagnosticsSource, paths: readon
     const reported = change.diagnostics ?? reportedAt.get(file);
     if (reported !== undefined && reported >= changedAt) return 'pending';
     const hadFileSince = checkerHadFileSince.get(file);
-    return typeof hadFileSince === 'number' || hadFileSince === 'none' ? 'pending' : 'unanswered';
+    return hadFileSince === 'none' ? 'pending' : 'unanswered';
   };
 
   /**

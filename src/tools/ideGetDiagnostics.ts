@@ -100,9 +100,9 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         result = source.all();
         // claude keeps only the entries of files it took a baseline of (the files it wrote) and reads
         // only the first text item: such a file still being checked is waited for again at claude's next
-        // call, and when its language server has not even answered about it yet (a first check still
-        // running), its entry says so, which reaches the model as a new diagnostic. (A file no server
-        // answers for, Markdown say, is only waited for: a note there would say something untrue.)
+        // call, and when nothing has reported on it since its change (a first check still running, or its
+        // server's silence not yet a second old), its entry says so, which reaches the model as a new
+        // diagnostic: never nothing for a file whose problems may still come.
         for (const file of unsettled.filter((f) => asked.includes(f))) stillUnchecked.add(file);
         for (const file of unanswered) {
           const uri = `file://${file}`;

@@ -167,6 +167,21 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     expect(world.loads.filter((l) => l.path === '/w/slow.ts')).toHaveLength(3); // baseline, first {}, second {}
   });
 
+  // Seen in the real vscode-diagnostics-cold (ts-accept-edits, 1 run in 4): TypeScript answered about the
+  // new file (a hover at a name) under a second before claude's deadline, with no report yet. The file was
+  // "still being checked" but not "unanswered", so claude's {} carried nothing for it: no problem, no note.
+  test("a file claude wrote whose server answered about it but reported nothing yet when claude's budget ends: the note, never nothing", async () => {
+    const world = new World();
+    const tool = ideGetDiagnosticsTool(world);
+    await tool.handle({ uri: 'file:///w/late.ts' }, claude); // the baseline: nothing on disk yet
+    world.disk.set('/w/late.ts', 'export const n: number = "x";\n');
+    world.reports.set('/w/late.ts', [typeError]);
+    world.serverDelayMs = 800; // the server has the file after 800 ms: its silence means "clean" only 1 s later
+    world.reportAfterMs = 3000; // its first report comes after claude's budget
+    const first = texts(await tool.handle({}, claude));
+    expect(JSON.parse(first[0])).toEqual([{ uri: 'file:///w/late.ts', diagnostics: [notCheckedYet()] }]);
+  });
+
   test("a file whose problems were reported but whose server is still busy (no answer yet): the problems, and no note claiming they may be missing", async () => {
     const world = new World();
     const tool = ideGetDiagnosticsTool(world);
@@ -179,15 +194,19 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/busy.ts', diagnostics: [typeError] }]);
   });
 
-  test("a file whose language server answered but that is not settled yet (a language nothing reports on, Markdown): no note in its entry, claude's next {} waits for it again", async () => {
+  // At claude's deadline a Markdown file (nothing reports on it) and a TypeScript file whose first report is
+  // still coming look the same: the server answered under a second ago, no report since the change. Silence
+  // there is not yet "clean", so both get the note ("its problems may be missing"): a cautious word on a
+  // clean file costs the model one {uri} call; nothing on a broken one told it the change was clean.
+  test("a file whose language server answered but that is not settled yet (a language nothing reports on, Markdown): the note in its entry, claude's next {} waits for it again", async () => {
     const world = new World();
     const tool = ideGetDiagnosticsTool(world);
     await tool.handle({ uri: 'file:///w/notes.md' }, claude);
     world.disk.set('/w/notes.md', '# notes\n');
     world.serverDelayMs = 800; // answered after 800 ms: silence counts as clean 1 s later, past claude's budget
     const [json, note] = texts((await tool.handle({}, claude)));
-    expect(JSON.parse(json)).toEqual([]);
-    expect(note).toMatch(/still being checked .*notes\.md/); // for the model only
+    expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/notes.md', diagnostics: [notCheckedYet()] }]);
+    expect(note).toMatch(/still being checked .*notes\.md/);
     await tool.handle({}, claude);
     expect(world.loads.filter((l) => l.path === '/w/notes.md')).toHaveLength(3);
   });
