@@ -1,6 +1,6 @@
 /**
  * What an adapter registered (listeners, providers, commands), disposed together once: each item once,
- * newest first, and one that throws does not keep the others alive.
+ * in the order added (as the loops it replaces did), and one that throws does not keep the others alive.
  */
 export class DisposableStore {
   private items: Array<{ dispose(): unknown }> = [];
@@ -10,7 +10,7 @@ export class DisposableStore {
   }
 
   dispose(): void {
-    const items = this.items.reverse();
+    const items = this.items;
     this.items = [];
     for (const item of items) {
       try {
