@@ -10,7 +10,8 @@
 // The first change is the window's first (TypeScript still loading the project); medians are of the rest.
 // Needs code-server and Chromium (test/setup/install-real-clients.sh); skipped without them.
 // Run: flock /tmp/native-claude-real.lock npx ts-node --transpile-only bench/dependents.real.ts
-//   (NATIVE_CLAUDE_VSIX=<vsix> skips packaging; BENCH_CHANGES=<n> changes, default 6; BENCH_CPU_PROF=<dir>
+//   (NATIVE_CLAUDE_VSIX=<vsix> skips packaging; BENCH_CHANGES=<n> changes, default 6;
+//   BENCH_FIRST_CHANGE_AFTER_MS=<ms> holds the first change until that long after the window opened; BENCH_CPU_PROF=<dir>
 //   writes CPU profiles of the extension host during claude's calls of the first two changes, and the
 //   extension's log, there: npx ts-node --transpile-only bench/cpuProfileSummary.ts <dir>/change1.cpuprofile)
 
@@ -20,12 +21,16 @@ import { median, realBenchVsix, runBenchWindow, withBenchRoot } from './realBenc
 
 const FILES = 300;
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 6);
+/** The window's first change comes this long after the inner suite started; 0: at once, as TypeScript's extension starts. */
+const FIRST_CHANGE_AFTER_MS = Number(process.env.BENCH_FIRST_CHANGE_AFTER_MS ?? 0);
 const CALLERS = 8;
 /** claude gives up on its `{}` after 2 s; the extension answers within 1.5 s (src/diagnostics/waitBudgets.ts). */
 const CLAUDES_BUDGET_MS = 2000;
 const CALLER_ERROR = 'Expected 1 arguments, but got 2.';
 
 interface Sample {
+  /** When claude's baseline was asked, from the inner suite's start (the window open, the extension active). */
+  baselineAtMs: number;
   baselineMs: number;
   /** The longest the extension host's thread was blocked during the call (ms). */
   baselineLagMs: number;
@@ -79,14 +84,14 @@ async function main(): Promise<void> {
   if (!vsix) return;
   await withBenchRoot('nc-bench-dependents-', async (root, workspace) => {
     const changes = writeProject(workspace);
-    const run = await runBenchWindow<{ state: string; error?: string; samples: Sample[] }>({
+    const run = await runBenchWindow<{ state: string; error?: string; samples: Sample[]; blocks: Array<{ atMs: number; heldMs: number }> }>({
       vsix,
       root,
       workspace,
       name: 'bench-dependents',
       files: ['dependents-bench'],
       specEnv: 'NC_DEPENDENTS_BENCH',
-      spec: { changes, callerError: CALLER_ERROR },
+      spec: { changes, callerError: CALLER_ERROR, firstChangeAfterMs: FIRST_CHANGE_AFTER_MS },
       // BENCH_CPU_PROF=<dir>: the inner suite profiles the extension host over each call (bench/cpuProfileSummary.ts).
       env: process.env.BENCH_CPU_PROF ? { NC_DEPENDENTS_BENCH_CPU_PROF: path.resolve(process.env.BENCH_CPU_PROF) } : undefined,
       timeoutMs: 900_000,
@@ -103,7 +108,7 @@ async function main(): Promise<void> {
     }
     // Files the model's {} waited for (the changed module and the callers it found), from the extension's log.
     const waitedFor = [...log.matchAll(/getDiagnostics \{\} \((\d+) files? waited for\) from the model answered in (\d+) ms/g)].map((m) => Number(m[1]));
-    const { samples } = results;
+    const { samples, blocks } = results;
     const [first, ...rest] = samples;
     const row = (name: string, pick: (s: Sample) => number, raw?: (s: Sample) => number) => {
       const m = median(rest.map(pick));
@@ -111,6 +116,9 @@ async function main(): Promise<void> {
       console.log(`${name}: median ${m.toFixed(0)} ms (${rest.map((s) => pick(s).toFixed(0)).join(', ')})${ratio}; first change in the window ${pick(first).toFixed(0)} ms`);
     };
     console.log(`${FILES} TypeScript files, ${samples.length} changes of an exported function called by ${CALLERS} closed files each; medians of the last ${rest.length}`);
+    const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    console.log(`  the first change ${seconds(first.baselineAtMs)} after the window opened (the inner suite's start), the last ${seconds(samples[samples.length - 1].baselineAtMs)}`);
+    console.log(`  the extension host's thread held >= 100 ms (by anyone; at, for how long): ${blocks.map((b) => `${seconds(b.atMs)} ${b.heldMs} ms`).join(', ') || 'never'}`);
     row('raw: executeReferenceProvider on the changed export', (s) => s.referencesMs);
     row("raw: one caller opened by hand until TypeScript reports its error", (s) => s.byHandMs);
     row("model's getDiagnostics {} (find the callers, load and wait for them)", (s) => s.modelMs, (s) => s.referencesMs + s.byHandMs);
@@ -124,9 +132,17 @@ async function main(): Promise<void> {
     row("  the extension host's longest block during claude's {}", (s) => s.claudesLagMs);
     const noted = samples.filter((s) => s.claudesNote).length;
     if (noted) console.log(`  claude's {} named the changed module as still being checked in ${noted} of ${samples.length} (it is waited for again at claude's next {})`);
-    const over = samples.filter((s) => s.claudesMs >= CLAUDES_BUDGET_MS || s.baselineMs >= 500).length;
-    if (over) console.log(`  ${over} of claude's calls over its budget`);
-    if (over || samples.some((s) => s.modelNamed !== s.callers)) process.exitCode = 1;
+    // A call over claude's budget fails the bench, but for the window's first change: there, what other
+    // extensions do as the window opens (TypeScript's extension starting) holds the thread, which no
+    // deadline in the extension host can outrun (docs/diagnostics.md, "At a window's start"); it fails
+    // only if it is over even without the longest block it met.
+    const overBy = (s: Sample, lessBlock: boolean) =>
+      [s.baselineMs - (lessBlock ? s.baselineLagMs : 0) >= 500 ? 'baseline' : '', s.claudesMs - (lessBlock ? s.claudesLagMs : 0) >= CLAUDES_BUDGET_MS ? '{}' : ''].filter(Boolean);
+    const firstOver = overBy(first, false);
+    if (firstOver.length) console.log(`  the window's first change: claude's ${firstOver.join(' and ')} over its budget, with the thread held as above (accepted at a window's start)`);
+    const failed = [...overBy(first, true).map((c) => `the first change's ${c} (over even without its longest block)`), ...rest.flatMap((s, n) => overBy(s, false).map((c) => `change ${n + 2}'s ${c}`))];
+    if (failed.length) console.log(`  over claude's budget: ${failed.join(', ')}`);
+    if (failed.length || samples.some((s) => s.modelNamed !== s.callers)) process.exitCode = 1;
   });
 }
 

@@ -29,6 +29,8 @@ interface Spec {
   changes: Array<{ module: string; newText: string; exportName: string; callers: string[] }>;
   /** The caller's error after the change (TypeScript's message). */
   callerError: string;
+  /** The first change waits until this long after the suite's start (0: at once, the window's first seconds). */
+  firstChangeAfterMs: number;
 }
 
 const SPEC_PATH = process.env.NC_DEPENDENTS_BENCH;
@@ -45,6 +47,17 @@ describe('dependents bench: the extra work of checking the files that use a chan
 
   it('measures each change', async function () {
     if (!spec) this.skip();
+    // Every time this thread was held ≥ 100 ms, from the suite's start (the window open, the extension
+    // active): a 10 ms heartbeat that fires late by the time it was held. Whose work held it is not known
+    // here; the CPU profiles ($BENCH_CPU_PROF) say that.
+    const suiteStart = performance.now();
+    const blocks: Array<{ atMs: number; heldMs: number }> = [];
+    let lastBeat = performance.now();
+    const heartbeat = setInterval(() => {
+      const now = performance.now();
+      if (now - lastBeat >= 110) blocks.push({ atMs: Math.round(lastBeat - suiteStart), heldMs: Math.round(now - lastBeat - 10) });
+      lastBeat = now;
+    }, 10);
     const ide = await ideRoute();
     // How long this thread (the extension host: the product, VS Code's TypeScript client, this suite) was blocked during a call.
     const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -66,9 +79,11 @@ describe('dependents bench: the extra work of checking the files that use a chan
     }
     const samples: Array<Record<string, unknown>> = [];
     try {
+      await sleep(spec.firstChangeAfterMs - (performance.now() - suiteStart));
       for (const [n, change] of spec.changes.entries()) {
         const moduleUri = vscode.Uri.file(change.module);
         if (session && n < 2) await post('Profiler.start');
+        const baselineAtMs = performance.now() - suiteStart;
         const baseline = await call({ uri: moduleUri.toString() });
         fs.writeFileSync(change.module, change.newText);
         const claudes = await call({});
@@ -99,6 +114,7 @@ describe('dependents bench: the extra work of checking the files that use a chan
 
         samples.push({
           module: change.module,
+          baselineAtMs,
           baselineMs: baseline.ms,
           baselineLagMs: baseline.maxLagMs,
           claudesMs: claudes.ms,
@@ -112,17 +128,18 @@ describe('dependents bench: the extra work of checking the files that use a chan
           referencingFiles: referencing.size,
           byHandMs,
         });
-        fs.writeFileSync(spec.results, JSON.stringify({ state: 'running', samples }, null, 2));
+        fs.writeFileSync(spec.results, JSON.stringify({ state: 'running', samples, blocks }, null, 2));
         // The check tabs of this change close (CHECK_TABS_IDLE_MS after the answer) before the next one.
         await waitFor('the check tabs to close', () => !tabPaths().some((p) => change.callers.includes(p)), 30_000, 100);
         await sleep(500);
       }
       assert.ok(samples.length === spec.changes.length);
-      fs.writeFileSync(spec.results, JSON.stringify({ state: 'passed', samples }, null, 2));
+      fs.writeFileSync(spec.results, JSON.stringify({ state: 'passed', samples, blocks }, null, 2));
     } catch (error) {
-      fs.writeFileSync(spec.results, JSON.stringify({ state: 'failed', error: String((error as Error).stack ?? error), samples }, null, 2));
+      fs.writeFileSync(spec.results, JSON.stringify({ state: 'failed', error: String((error as Error).stack ?? error), samples, blocks }, null, 2));
       throw error;
     } finally {
+      clearInterval(heartbeat);
       session?.disconnect();
     }
   });
