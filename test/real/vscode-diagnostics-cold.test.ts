@@ -191,8 +191,8 @@ describe('vscode-diagnostics-cold: every problem reaches claude from a fresh win
   // The guarantee of docs/diagnostics.md ("When a first check is slower than claude waits"): the request
   // after claude's write carries the problem, or, when TypeScript's first check outlasted claude's 2 s,
   // the note that the file is not checked yet; never nothing. The problem itself reaches the model either
-  // way: the model's getDiagnostics {uri} waits for the check, and claude's {} before the next request
-  // carries it as new. Which branch a run took depends on the machine's load; both are asserted whole,
+  // way: the model's getDiagnostics {uri} waits for the check, and claude's next {} after TypeScript's
+  // report carries it as new, once. Which branch a run took depends on the machine's load; both are asserted whole,
   // and the slow one is forced every run in vscode-diagnostics-dependents (held-back).
   it('ts-accept-edits: a new .ts file with a type error written by claude in accept-edits mode → the problem (or the note, then the problem) in <new-diagnostics>', async () => {
     const run = await check('ts-accept-edits');
@@ -204,7 +204,13 @@ describe('vscode-diagnostics-cold: every problem reaches claude from a fresh win
     console.log(JSON.stringify({ scenario: 'ts-accept-edits', branch }));
     expect(branch).not.toBe('nothing');
     expect(run.model.toolResultText('toolu_nc_cold_2')).toMatch(/Type 'string' is not assignable to type 'number'/);
-    if (branch === 'not checked yet') expect(JSON.stringify(freshMessages(answering('toolu_nc_cold_2')!))).toMatch(problem);
+    // The problem comes as new at claude's first {} after TypeScript reported it: the one before the
+    // request answering the ToolSearch when the report came during that wait (1 run in 7 under load), else
+    // the one before the request answering the model's {uri}.
+    if (branch === 'not checked yet') {
+      const later = ['toolu_nc_cold_1', 'toolu_nc_cold_2'].map((id) => JSON.stringify(freshMessages(answering(id)!)));
+      expect(later.filter((fresh) => problem.test(fresh))).toHaveLength(1);
+    }
   }, 300_000);
 
   it("model-uri: the model's getDiagnostics {uri} on a closed .ts file with a type error → the error in the tool result", async () => {
