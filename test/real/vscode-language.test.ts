@@ -20,7 +20,7 @@ import * as path from 'path';
 import { isolatedEnv } from './harness/claudeCli';
 import { codeServerAvailable, compileInnerSuites, type SuiteResult } from './harness/codeServer';
 import { runInnerSuite } from './harness/innerSuite';
-import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
+import { expectInnerPassed as expectInner, innerFailureContext, type InnerResult } from './harness/innerResults';
 import { ensureVsix } from './harness/vsix';
 import { writeLanguageProject } from '../support/languageProject';
 
@@ -33,12 +33,7 @@ describe('vscode-language', () => {
   let runError: Error | undefined;
   let results: Record<string, InnerResult> = {};
 
-  const expectInnerPassed = (key: string) =>
-    expectInner(key, results[key], () => ({
-      data: results[key]?.data,
-      runError: runError?.message.slice(0, 3000),
-      innerLogTail: run?.log.filter((l) => !/AgentHost|gallery/.test(l)).slice(-40),
-    }));
+  const expectInnerPassed = (key: string) => expectInner(key, results[key], () => innerFailureContext(results[key], run, runError));
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');

@@ -14,7 +14,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { isolatedEnv } from './harness/claudeCli';
 import { codeServerAvailable, compileInnerSuites, PYTHON_KERNEL_EXTENSION_PATH, type Probes, type SuiteResult } from './harness/codeServer';
-import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
+import { expectInnerPassed as expectInner, innerFailureContext, type InnerResult } from './harness/innerResults';
 import { readResultsFile, runInnerSuite } from './harness/innerSuite';
 import { buildPythonKernelVsix } from './harness/vsix';
 
@@ -41,12 +41,7 @@ describe('vscode-python-kernel', () => {
   let installedError: Error | undefined;
   let installedResults: Record<string, InnerResult> = {};
 
-  const expectInnerPassed = (key: string) =>
-    expectInner(key, results[key], () => ({
-      data: results[key]?.data,
-      runError: runError?.message.slice(0, 3000),
-      innerLogTail: run?.log.filter((l) => !/AgentHost|gallery/.test(l)).slice(-40),
-    }));
+  const expectInnerPassed = (key: string) => expectInner(key, results[key], () => innerFailureContext(results[key], run, runError));
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
