@@ -7,8 +7,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LEAKY_ENV } from '../test/real/harness/claudeCli';
-import { codeServerAvailable, compileInnerSuites, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer } from '../test/real/harness/codeServer';
+import { isolatedEnv } from '../test/real/harness/claudeCli';
+import { codeServerAvailable, compileInnerSuites } from '../test/real/harness/codeServer';
+import { runInnerSuite } from '../test/real/harness/innerSuite';
 import { ensureVsix } from '../test/real/harness/vsix';
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -68,19 +69,11 @@ export async function runBenchWindow<R>(options: {
   const specPath = path.join(dir, 'spec.json');
   const resultsPath = path.join(dir, 'results.json');
   fs.writeFileSync(specPath, JSON.stringify({ ...options.spec, results: resultsPath }));
-  const env: Record<string, string | undefined> = {};
-  for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
-  Object.assign(env, { HOME: home, CLAUDE_CONFIG_DIR: configDir, [options.specEnv]: specPath, ...options.env });
-  let server: CodeServer | undefined;
-  try {
-    server = await startCodeServer({ workspace: options.workspace, vsixPaths: [options.vsix], env, userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
-    const run = await runSuiteInVsCode({ server, folder: options.workspace, suite: INNER_SUITES.product, files: options.files, timeout: options.timeoutMs, timeoutMs: options.timeoutMs + 100_000, name: options.name });
-    const results = fs.existsSync(resultsPath) ? (JSON.parse(fs.readFileSync(resultsPath, 'utf8')) as R) : undefined;
-    const extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/)
-      .map((f) => fs.readFileSync(f, 'utf8'))
-      .join('\n');
-    return { results, exitCode: run.exitCode, logTail: run.log.slice(-40), extensionLog };
-  } finally {
-    await server?.stop();
-  }
+  const run = await runInnerSuite<R>({
+    server: { workspace: options.workspace, vsixPaths: [options.vsix], env: isolatedEnv({ HOME: home, CLAUDE_CONFIG_DIR: configDir, [options.specEnv]: specPath, ...options.env }), userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } },
+    run: { files: options.files, timeout: options.timeoutMs, timeoutMs: options.timeoutMs + 100_000, name: options.name },
+    resultsPath,
+  });
+  if (!run.suite) throw run.suiteError ?? new Error(`${options.name}: the inner run did not start`);
+  return { results: run.results, exitCode: run.suite.exitCode, logTail: run.suite.log.slice(-40), extensionLog: run.extensionLog };
 }

@@ -20,7 +20,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, INNER_SUITES, runSuiteInVsCode, type SuiteResult } from './harness/codeServer';
+import { codeServerAvailable, compileInnerSuites, type SuiteResult } from './harness/codeServer';
 import { freshMessages, startFakeModel, textOf, type MessagesRequest, type Reply } from './harness/fakeModel';
 import { prepareIntegratedClaude } from './harness/integratedClaude';
 import { expectInnerPassed, type InnerResult } from './harness/innerResults';
@@ -130,16 +130,12 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
         },
       },
       resultsPath,
-      after: async (server, first) => {
+      after: async (_server, first, runWindow) => {
         if (first?.state !== 'passed') return;
         // A window reload: a new window (new extension host) on the same workspace, claude still running.
         await new Promise((r) => setTimeout(r, 8_000));
         fs.writeFileSync(specPath, JSON.stringify({ workspace, results: `${resultsPath}.reload`, shots, phase: 'reload' }));
-        reloadSuite = await runSuiteInVsCode({
-          server,
-          folder: workspace,
-          suite: INNER_SUITES.product,
-          developmentPath: DRIVER_EXTENSION_PATH,
+        reloadSuite = await runWindow({
           files: ['changes-claude'],
           timeout: 120_000,
           timeoutMs: 200_000,

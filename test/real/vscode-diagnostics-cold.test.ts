@@ -23,7 +23,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
+import { codeServerAvailable, compileInnerSuites, type SuiteResult } from './harness/codeServer';
 import { freshMessages, startFakeModel, textOf, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { expectInnerPassed, type InnerResult } from './harness/innerResults';
@@ -112,36 +113,21 @@ async function runCold(name: ScenarioName): Promise<ColdRun> {
   const ic: IntegratedClaude = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_COLD_SPEC: specPath } });
   const debugFile = path.join(ic.root, 'claude-debug.log');
   fs.writeFileSync(specPath, JSON.stringify({ scenario: name, workspace, results: resultsPath, file, debugFile }));
-  let server: CodeServer | undefined;
   const run: ColdRun = { requests: [], extensionLog: '', debugLog: '', model };
   try {
-    server = await startCodeServer({
-      workspace,
-      vsixPaths: [vsix],
-      env: ic.env,
-      userSettings: { 'git.enabled': false, 'json.schemaDownload.enable': false, 'files.autoSave': 'off' },
+    const { suite, suiteError, results, extensionLog } = await runClaudeInnerSuite<InnerResult>({
+      ic,
+      model,
+      server: { workspace, vsixPaths: [vsix], userSettings: { 'git.enabled': false, 'json.schemaDownload.enable': false, 'files.autoSave': 'off' } },
+      run: { files: ['diagnostics-cold'], timeout: 120_000, timeoutMs: 240_000, name: `diagnostics-cold-${name}` },
+      resultsPath,
+      beforeStop: async () => {
+        run.debugLog = fs.existsSync(debugFile) ? fs.readFileSync(debugFile, 'utf8') : '';
+        run.requests = [...model.mainRequests];
+      },
     });
-    run.suite = await runSuiteInVsCode({
-      server,
-      folder: workspace,
-      suite: INNER_SUITES.product,
-      developmentPath: DRIVER_EXTENSION_PATH,
-      files: ['diagnostics-cold'],
-      timeout: 120_000,
-      timeoutMs: 240_000,
-      name: `diagnostics-cold-${name}`,
-    });
-  } catch (e) {
-    run.suiteError = e as Error;
+    Object.assign(run, { suite, suiteError, inner: results, extensionLog });
   } finally {
-    if (fs.existsSync(resultsPath)) run.inner = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-    if (server) run.extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-    run.debugLog = fs.existsSync(debugFile) ? fs.readFileSync(debugFile, 'utf8') : '';
-    run.requests = [...model.mainRequests];
-    await ic.killTmux();
-    await server?.stop();
-    await model.close();
-    await ic.cleanup();
     for (const p of [specPath, resultsPath]) fs.rmSync(p, { force: true });
     fs.rmSync(workspace, { recursive: true, force: true });
   }

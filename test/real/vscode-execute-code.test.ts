@@ -20,11 +20,12 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { codeServerAvailable, compileInnerSuites, findFiles, INNER_SUITES, PYTHON_KERNEL_EXTENSION_PATH, runSuiteInVsCode, startCodeServer, type CodeServer, type Probes, type SuiteResult } from './harness/codeServer';
+import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
+import { codeServerAvailable, compileInnerSuites, PYTHON_KERNEL_EXTENSION_PATH, type Probes, type SuiteResult } from './harness/codeServer';
 import { freshMessages, startFakeModel, textOf, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
-import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
+import { prepareIntegratedClaude } from './harness/integratedClaude';
 import { CLAUDE_VERSION, cliAtLeast } from './harness/claudeCli';
-import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
+import { expectInnerPassed as expectInner, innerFailureContext, type InnerResult } from './harness/innerResults';
 import { ensureVsix } from './harness/vsix';
 import { clickNotificationButton, findNotification, notificationContent } from './harness/workbenchUi';
 
@@ -60,17 +61,14 @@ function percentile(values: number[], p: number): number {
 describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
   let root = '';
   let workspace = '';
-  let server: CodeServer | undefined;
   let model: FakeModel;
-  let ic: IntegratedClaude | undefined;
   let run: SuiteResult | undefined;
   let runError: Error | undefined;
   let results: Record<string, InnerResult> = {};
   let extensionLog = '';
   const shots = process.env.NC_EXEC_SCREENSHOTS;
 
-  const expectInnerPassed = (key: string) =>
-    expectInner(key, results[key], () => ({ data: results[key]?.data, runError: runError?.message.slice(0, 3000), innerLogTail: run?.log.filter((l) => !/AgentHost|gallery/.test(l)).slice(-40) }));
+  const expectInnerPassed = (key: string) => expectInner(key, results[key], () => innerFailureContext(results[key], run, runError));
 
   /** Clicks `button` on the executeCode question whose text contains `contains`; answers what it showed. */
   const PROBES: Probes = {
@@ -110,18 +108,19 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
         return { text: 'ok' };
       }),
     );
-    ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_TOOLS_RESULTS: resultsPath, NC_EXEC_NOTEBOOK: notebook, NC_EXEC_CLAUDE: workspace } });
+    const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_TOOLS_RESULTS: resultsPath, NC_EXEC_NOTEBOOK: notebook, NC_EXEC_CLAUDE: workspace } });
     // claude's own permission prompt for the model's IDE tools is not what this test is about: allowed up front.
     const settingsPath = path.join(ic.configDir, 'settings.json');
     const settings = JSON.parse(fs.readFileSync(settingsPath, 'utf8')) as { permissions?: { allow?: string[] } };
     settings.permissions = { ...settings.permissions, allow: [...(settings.permissions?.allow ?? []), 'mcp__ide__executeCode'] };
     fs.writeFileSync(settingsPath, JSON.stringify(settings, null, 2));
     if (shots) fs.mkdirSync(shots, { recursive: true });
-    try {
-      server = await startCodeServer({
+    const inner = await runClaudeInnerSuite<Record<string, InnerResult>>({
+      ic,
+      model,
+      server: {
         workspace,
         vsixPaths: [vsix],
-        env: ic.env,
         userSettings: {
           'git.enabled': false,
           'files.autoSave': 'off',
@@ -130,11 +129,8 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
           'nativeClaude.approvalMode': 'never',
           'workbench.startupEditor': 'none',
         },
-      });
-      run = await runSuiteInVsCode({
-        server,
-        folder: workspace,
-        suite: INNER_SUITES.product,
+      },
+      run: {
         files: ['notebook-'],
         extraDevelopmentPaths: [PYTHON_KERNEL_EXTENSION_PATH],
         timeout: 180_000,
@@ -143,21 +139,15 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
         probes: PROBES,
         screenshotOnProbeError: true,
         name: 'vscode-execute-code',
-      });
-    } catch (e) {
-      runError = e as Error;
-    } finally {
-      if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-      if (server) extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-    }
+      },
+      resultsPath,
+    });
+    ({ suite: run, suiteError: runError, extensionLog } = inner);
+    results = inner.results ?? {};
     if (process.env.NC_EXEC_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, results }, null, 2), '\n', run?.log.slice(-80).join('\n'), '\n', extensionLog.slice(-5000));
   }, 600_000);
 
-  afterAll(async () => {
-    await ic?.killTmux();
-    await server?.stop();
-    await model?.close();
-    await ic?.cleanup();
+  afterAll(() => {
     if (root) fs.rmSync(root, { recursive: true, force: true });
   }, 60_000);
 

@@ -27,10 +27,11 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, PYTHON_KERNEL_EXTENSION_PATH, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
+import { codeServerAvailable, compileInnerSuites, PYTHON_KERNEL_EXTENSION_PATH, type SuiteResult } from './harness/codeServer';
 import { freshMessages, startFakeModel, textOf, type FakeModel, type MessagesRequest, type Reply } from './harness/fakeModel';
-import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
-import { clickPeekAction, clickScmFileMenu, notificationProbe } from './harness/workbenchUi';
+import { prepareIntegratedClaude } from './harness/integratedClaude';
+import { clickPeekAction, clickScmFileMenu, notificationProbe, notificationTexts } from './harness/workbenchUi';
 import { ensureVsix, REPO_ROOT } from './harness/vsix';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
@@ -39,8 +40,6 @@ const BAD_TS = "// a TypeScript error on line 2\nconst count: number = 'three';\
 describe('vscode-handoff', () => {
   let model: FakeModel;
   let workspace = '';
-  let ic: IntegratedClaude | undefined;
-  let server: CodeServer | undefined;
   let suite: SuiteResult | undefined;
   let suiteError: Error | undefined;
   let results: Record<string, InnerResult> = {};
@@ -107,23 +106,21 @@ describe('vscode-handoff', () => {
     fs.mkdirSync(logDir);
     const specPath = path.join(root, 'spec.json');
     const resultsPath = path.join(root, 'results.json');
-    ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_HANDOFF_SPEC: specPath } });
+    const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_HANDOFF_SPEC: specPath } });
     // Pictures (the quick fix menu, claude's prompt) for the README, kept in .test-runs/.
     const shots = path.join(REPO_ROOT, '.test-runs', 'handoff-shots');
     fs.mkdirSync(shots, { recursive: true });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, logDir, shots }));
-    try {
-      server = await startCodeServer({
+    let extensionLog: string;
+    ({ suite, suiteError, results: results = {}, extensionLog } = await runClaudeInnerSuite<Record<string, InnerResult>>({
+      ic,
+      model,
+      server: {
         workspace,
         vsixPaths: [vsix],
-        env: ic.env,
         userSettings: { 'git.enabled': true, 'git.autoRepositoryDetection': true, 'git.openRepositoryInParentFolders': 'never', 'files.autoSave': 'off', 'workbench.startupEditor': 'none' },
-      });
-      suite = await runSuiteInVsCode({
-        server,
-        folder: workspace,
-        suite: INNER_SUITES.product,
-        developmentPath: DRIVER_EXTENSION_PATH,
+      },
+      run: {
         extraDevelopmentPaths: [PYTHON_KERNEL_EXTENSION_PATH],
         files: ['handoff-claude'],
         timeout: 150_000,
@@ -140,26 +137,20 @@ describe('vscode-handoff', () => {
             await page.screenshot({ path: file, timeout: 10_000 });
             return file;
           },
-          notifications: async (page) => page.evaluate(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`),
+          notifications: (page) => notificationTexts(page),
         },
         name: 'vscode-handoff',
-      });
-    } catch (e) {
-      suiteError = e as Error;
-    } finally {
-      if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-    }
+      },
+      resultsPath,
+    }));
     if (process.env.NC_HANDOFF_DEBUG) {
       console.log(JSON.stringify({ exitCode: suite?.exitCode, results, typed }, null, 2));
-      for (const f of server ? findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/) : []) console.log(`--- ${f}\n${fs.readFileSync(f, 'utf8').slice(-15000)}`);
+      console.log(`--- Native Claude.log\n${extensionLog.slice(-15000)}`);
     }
     fs.rmSync(root, { recursive: true, force: true });
   }, 660_000);
 
-  afterAll(async () => {
-    await server?.stop();
-    await model?.close();
-    await ic?.cleanup();
+  afterAll(() => {
     if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
   }, 60_000);
 

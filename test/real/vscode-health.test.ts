@@ -15,11 +15,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, INNER_SUITES, runSuiteInVsCode, saveScreenshot, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { codeServerAvailable, compileInnerSuites, saveScreenshot, type SuiteResult } from './harness/codeServer';
 import { startFakeModel, type FakeModel } from './harness/fakeModel';
-import { killTmuxServer, prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
+import { killTmuxServer, prepareIntegratedClaude, statusBarEntries } from './harness/integratedClaude';
 import { anthropicVsix, ANTHROPIC_VERSION } from './harness/anthropicExtension';
+import { runInnerSuite } from './harness/innerSuite';
 import { ensureVsix } from './harness/vsix';
+import { notificationTexts } from './harness/workbenchUi';
 
 const SELECTION_FILE = 'sel.ts';
 const SECRET_FILE = '.env';
@@ -48,65 +50,49 @@ const probes = {
     return true;
   },
   statusBarTexts: async (page: Page) => (await statusBarEntries(page)).map((e) => e.text).filter((t) => /claude/i.test(t)),
-  notificationTexts: async (page: Page) =>
-    page.evaluate(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`),
+  notificationTexts: (page: Page) => notificationTexts(page),
 };
 
 describe('vscode-health', () => {
   let model: FakeModel | undefined;
-  const ics: IntegratedClaude[] = [];
   let root = '';
   const runs: Record<string, { suite?: SuiteResult; error?: Error; results: Results }> = {};
 
   type Role = 'health' | 'coexist';
-  /** One code-server on one folder; each role is a window (a fresh workbench page) run after the other. */
-  const run = async (name: string, roles: Role[], vsixPaths: string[]) => {
-    const folder = path.join(root, `ws-${name}`);
+  /** One code-server on one folder, one window running the role's inner tests; the claudes it starts end with it. */
+  const run = async (role: Role, vsixPaths: string[]) => {
+    const folder = path.join(root, `ws-${role}`);
     fs.mkdirSync(folder);
     fs.writeFileSync(path.join(folder, SELECTION_FILE), 'const one = 1;\nconst two = 2;\nconst three = 3;\nconst four = 4;\n');
     fs.writeFileSync(path.join(folder, SECRET_FILE), 'API_KEY=do-not-share\nDB_PASSWORD=hunter2\n');
     fs.writeFileSync(path.join(folder, NOTEBOOK_FILE), JSON.stringify(NOTEBOOK, null, 1));
-    const specPath = path.join(root, `${name}-spec.json`);
+    const specPath = path.join(root, `${role}-spec.json`);
     const ic = prepareIntegratedClaude({ workspace: folder, modelUrl: model!.url, env: { NC_HEALTH_SPEC: specPath } });
-    ics.push(ic);
-    let server: CodeServer | undefined;
-    try {
-      // The extension host's PATH is not the one code-server was started with (it does not hold the bin dir),
-      // so the health check is pointed at the pinned CLI the way a user would: nativeClaude.claudeCommand.
-      const userSettings = { 'git.enabled': false, 'files.autoSave': 'off', 'nativeClaude.claudeCommand': path.join(ic.binDir, 'claude') };
-      server = await startCodeServer({ workspace: folder, vsixPaths, env: ic.env, userSettings });
-      for (const role of roles) {
-        const out = path.join(root, `${role}.json`);
-        fs.writeFileSync(specPath, JSON.stringify({ role, out, selectionFile: SELECTION_FILE, secretFile: SECRET_FILE, notebookFile: NOTEBOOK_FILE }));
-        runs[role] = { results: {} };
-        try {
-          runs[role].suite = await runSuiteInVsCode({
-            server,
-            folder,
-            suite: INNER_SUITES.product,
-            developmentPath: DRIVER_EXTENSION_PATH,
-            files: ['health-sharing'],
-            timeout: 150_000,
-            timeoutMs: 420_000,
-            probeDir: ic.probeDir,
-            probes,
-            screenshotOnProbeError: true,
-            name: `vscode-health-${role}`,
-            onLog: process.env.NC_HEALTH_DEBUG ? (l) => console.log(`[${role}] ${l}`) : undefined,
-          });
-        } catch (error) {
-          runs[role].error = error as Error;
-        }
-        runs[role].results = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as Results) : {};
-        if (process.env.NC_HEALTH_DEBUG) console.log(JSON.stringify({ role, exit: runs[role].suite?.exitCode, error: runs[role].error?.message.slice(0, 3000), results: runs[role].results }, null, 2));
+    const out = path.join(root, `${role}.json`);
+    fs.writeFileSync(specPath, JSON.stringify({ role, out, selectionFile: SELECTION_FILE, secretFile: SECRET_FILE, notebookFile: NOTEBOOK_FILE }));
+    // The extension host's PATH is not the one code-server was started with (it does not hold the bin dir),
+    // so the health check is pointed at the pinned CLI the way a user would: nativeClaude.claudeCommand.
+    const userSettings = { 'git.enabled': false, 'files.autoSave': 'off', 'nativeClaude.claudeCommand': path.join(ic.binDir, 'claude') };
+    const inner = await runInnerSuite<Results>({
+      server: { workspace: folder, vsixPaths, env: ic.env, userSettings },
+      run: {
+        files: ['health-sharing'],
+        timeout: 150_000,
+        timeoutMs: 420_000,
+        probeDir: ic.probeDir,
+        probes,
+        screenshotOnProbeError: true,
+        name: `vscode-health-${role}`,
+        onLog: process.env.NC_HEALTH_DEBUG ? (l) => console.log(`[${role}] ${l}`) : undefined,
+      },
+      resultsPath: out,
+      beforeStop: async () => {
         for (const tag of ['old', 'main', 'this']) await killTmuxServer(`${ic.tmuxSocket}-${tag}`);
-        // code-server keeps a closed window's extension host a few seconds; let it go before the next window.
-        await new Promise((r) => setTimeout(r, 6000));
-      }
-    } finally {
-      for (const tag of ['old', 'main', 'this']) await killTmuxServer(`${ic.tmuxSocket}-${tag}`);
-      await server?.stop();
-    }
+      },
+      afterStop: () => ic.cleanup(),
+    });
+    runs[role] = { suite: inner.suite, error: inner.suiteError, results: inner.results ?? {} };
+    if (process.env.NC_HEALTH_DEBUG) console.log(JSON.stringify({ role, exit: runs[role].suite?.exitCode, error: runs[role].error?.message.slice(0, 3000), results: runs[role].results }, null, 2));
   };
 
   const passed = (role: string, key: string) => {
@@ -121,12 +107,11 @@ describe('vscode-health', () => {
     const [vsix, theirs] = await Promise.all([ensureVsix(), Promise.resolve().then(anthropicVsix), compileInnerSuites()]);
     model = await startFakeModel();
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-health-')));
-    await run('health', ['health'], [vsix]);
-    await run('coexist', ['coexist'], [vsix, theirs]);
+    await run('health', [vsix]);
+    await run('coexist', [vsix, theirs]);
   }, 900_000);
 
   afterAll(async () => {
-    for (const ic of ics) await ic.cleanup();
     await model?.close();
     if (root) fs.rmSync(root, { recursive: true, force: true });
   }, 60_000);

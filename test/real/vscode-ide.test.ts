@@ -17,7 +17,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, openWorkbench, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
+import { codeServerAvailable, compileInnerSuites, findFiles, openWorkbench, type CodeServer, type SuiteResult } from './harness/codeServer';
 import { startFakeModel, type FakeModel, type Message, type MessagesRequest, type Reply, type ToolUse, freshMessages, textOf } from './harness/fakeModel';
 import { lockFiles, prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
@@ -97,6 +98,8 @@ describe('vscode-ide', () => {
   let workspace = '';
   let ic: IntegratedClaude | undefined;
   let server: CodeServer | undefined;
+  /** Stops claude's tmux, the server, the model and claude's temp root (the last test still needs the server). */
+  let stop: (() => Promise<void>) | undefined;
   let suite: SuiteResult | undefined;
   let suiteError: Error | undefined;
   let results: Record<string, InnerResult> = {};
@@ -143,29 +146,27 @@ describe('vscode-ide', () => {
       }),
     );
     try {
-      server = await startCodeServer({
-        workspace,
-        vsixPaths: [vsix],
-        env: ic.env,
-        extraArgs: ['--reconnection-grace-time', String(GRACE_SECONDS)],
-        userSettings: { 'git.enabled': false, 'json.schemaDownload.enable': false, 'files.autoSave': 'off' },
-      });
-      suite = await runSuiteInVsCode({
-        server,
-        folder: workspace,
-        suite: INNER_SUITES.product,
-        developmentPath: DRIVER_EXTENSION_PATH,
-        files: ['ide-claude'],
-        timeout: 60_000,
-        timeoutMs: 300_000,
-        probeDir: ic.probeDir,
-        probes: { statusbar: (page) => statusBarEntries(page) },
-        name: 'vscode-ide',
-      });
-    } catch (e) {
-      suiteError = e as Error;
+      ({ server, suite, suiteError, results: results = {}, stop } = await runClaudeInnerSuite<Record<string, InnerResult>>({
+        ic,
+        model,
+        server: {
+          workspace,
+          vsixPaths: [vsix],
+          extraArgs: ['--reconnection-grace-time', String(GRACE_SECONDS)],
+          userSettings: { 'git.enabled': false, 'json.schemaDownload.enable': false, 'files.autoSave': 'off' },
+        },
+        run: {
+          files: ['ide-claude'],
+          timeout: 60_000,
+          timeoutMs: 300_000,
+          probeDir: ic.probeDir,
+          probes: { statusbar: (page) => statusBarEntries(page) },
+          name: 'vscode-ide',
+        },
+        resultsPath,
+        keepServer: true,
+      }));
     } finally {
-      if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
       fs.rmSync(specPath, { force: true });
       fs.rmSync(resultsPath, { force: true });
     }
@@ -181,10 +182,7 @@ describe('vscode-ide', () => {
   }, 420_000);
 
   afterAll(async () => {
-    await ic?.killTmux();
-    await server?.stop();
-    await model?.close();
-    await ic?.cleanup();
+    await stop?.();
     if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
   }, 60_000);
 

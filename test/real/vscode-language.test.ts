@@ -17,9 +17,10 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { LEAKY_ENV } from './harness/claudeCli';
-import { codeServerAvailable, compileInnerSuites, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
-import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
+import { isolatedEnv } from './harness/claudeCli';
+import { codeServerAvailable, compileInnerSuites, type SuiteResult } from './harness/codeServer';
+import { runInnerSuite } from './harness/innerSuite';
+import { expectInnerPassed as expectInner, innerFailureContext, type InnerResult } from './harness/innerResults';
 import { ensureVsix } from './harness/vsix';
 import { writeLanguageProject } from '../support/languageProject';
 
@@ -28,17 +29,11 @@ const INNER_KEYS = ['lang-definition', 'lang-references', 'lang-hover', 'lang-ou
 
 describe('vscode-language', () => {
   let root = '';
-  let server: CodeServer | undefined;
   let run: SuiteResult | undefined;
   let runError: Error | undefined;
   let results: Record<string, InnerResult> = {};
 
-  const expectInnerPassed = (key: string) =>
-    expectInner(key, results[key], () => ({
-      data: results[key]?.data,
-      runError: runError?.message.slice(0, 3000),
-      innerLogTail: run?.log.filter((l) => !/AgentHost|gallery/.test(l)).slice(-40),
-    }));
+  const expectInnerPassed = (key: string) => expectInner(key, results[key], () => innerFailureContext(results[key], run, runError));
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
@@ -50,25 +45,20 @@ describe('vscode-language', () => {
     for (const d of [workspace, home, configDir]) fs.mkdirSync(d);
     writeLanguageProject(workspace);
     const resultsPath = path.join(root, 'results.json');
-    const env: Record<string, string | undefined> = {};
-    for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
-    Object.assign(env, { HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_TOOLS_RESULTS: resultsPath });
-    try {
-      server = await startCodeServer({ workspace, vsixPaths: [vsix], env, userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
-      run = await runSuiteInVsCode({ server, folder: workspace, suite: INNER_SUITES.product, files: ['language-features'], timeout: 120_000, timeoutMs: 300_000, name: 'vscode-language' });
-    } catch (e) {
-      runError = e as Error;
-    } finally {
-      if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-    }
+    const inner = await runInnerSuite<Record<string, InnerResult>>({
+      server: { workspace, vsixPaths: [vsix], env: isolatedEnv({ HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_TOOLS_RESULTS: resultsPath }), userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } },
+      run: { files: ['language-features'], timeout: 120_000, timeoutMs: 300_000, name: 'vscode-language' },
+      resultsPath,
+    });
+    ({ suite: run, suiteError: runError } = inner);
+    results = inner.results ?? {};
     if (process.env.NC_LANGUAGE_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
     const figures = Object.fromEntries(INNER_KEYS.map((k) => [k, results[k]?.ms]));
     console.log(`vscode-language figures (ms per inner test): ${JSON.stringify({ ...figures, firstQueryMs: results['lang-definition']?.data?.ms })}`);
     console.log(`vscode-language overhead (p50 of 15, tool over the socket vs the provider command in the window): ${JSON.stringify(results['lang-overhead']?.data)}`);
   }, 420_000);
 
-  afterAll(async () => {
-    await server?.stop();
+  afterAll(() => {
     if (root) fs.rmSync(root, { recursive: true, force: true });
   }, 60_000);
 

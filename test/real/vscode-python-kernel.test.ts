@@ -12,9 +12,10 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { LEAKY_ENV } from './harness/claudeCli';
-import { codeServerAvailable, compileInnerSuites, INNER_SUITES, PYTHON_KERNEL_EXTENSION_PATH, runSuiteInVsCode, startCodeServer, type CodeServer, type Probes, type SuiteResult } from './harness/codeServer';
-import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
+import { isolatedEnv } from './harness/claudeCli';
+import { codeServerAvailable, compileInnerSuites, PYTHON_KERNEL_EXTENSION_PATH, type Probes, type SuiteResult } from './harness/codeServer';
+import { expectInnerPassed as expectInner, innerFailureContext, type InnerResult } from './harness/innerResults';
+import { readResultsFile, runInnerSuite } from './harness/innerSuite';
 import { buildPythonKernelVsix } from './harness/vsix';
 
 const PROBES: Probes = {
@@ -33,7 +34,6 @@ const PROBES: Probes = {
 
 describe('vscode-python-kernel', () => {
   let root = '';
-  let server: CodeServer | undefined;
   let run: SuiteResult | undefined;
   let runError: Error | undefined;
   let results: Record<string, InnerResult> = {};
@@ -41,12 +41,7 @@ describe('vscode-python-kernel', () => {
   let installedError: Error | undefined;
   let installedResults: Record<string, InnerResult> = {};
 
-  const expectInnerPassed = (key: string) =>
-    expectInner(key, results[key], () => ({
-      data: results[key]?.data,
-      runError: runError?.message.slice(0, 3000),
-      innerLogTail: run?.log.filter((l) => !/AgentHost|gallery/.test(l)).slice(-40),
-    }));
+  const expectInnerPassed = (key: string) => expectInner(key, results[key], () => innerFailureContext(results[key], run, runError));
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
@@ -58,16 +53,11 @@ describe('vscode-python-kernel', () => {
     const probeDir = path.join(root, 'probes');
     for (const d of [workspace, home, probeDir]) fs.mkdirSync(d);
     const resultsPath = path.join(root, 'results.json');
-    const env: Record<string, string | undefined> = {};
-    for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
-    // A short grace after an interrupt, for [interrupt-stuck].
-    Object.assign(env, { HOME: home, NC_TOOLS_RESULTS: resultsPath, NC_PROBE_DIR: probeDir, NC_TEST_KERNEL_INTERRUPT_GRACE_MS: '2000' });
-    try {
-      server = await startCodeServer({ workspace, env, vsixPaths: [kernelVsix], userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
-      run = await runSuiteInVsCode({
-        server,
-        folder: workspace,
-        suite: INNER_SUITES.product,
+    let first: Record<string, InnerResult> | undefined;
+    const inner = await runInnerSuite<Record<string, InnerResult>>({
+      // A short grace after an interrupt, for [interrupt-stuck].
+      server: { workspace, env: isolatedEnv({ HOME: home, NC_TOOLS_RESULTS: resultsPath, NC_PROBE_DIR: probeDir, NC_TEST_KERNEL_INTERRUPT_GRACE_MS: '2000' }), vsixPaths: [kernelVsix], userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } },
+      run: {
         files: ['python-kernel'],
         extraDevelopmentPaths: [PYTHON_KERNEL_EXTENSION_PATH],
         timeout: 60_000,
@@ -76,28 +66,28 @@ describe('vscode-python-kernel', () => {
         probes: PROBES,
         screenshotOnProbeError: true,
         name: 'vscode-python-kernel',
-      });
-    } catch (e) {
-      runError = e as Error;
-    } finally {
-      if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-    }
-    // The installed .vsix, in a window without the development path: the persistence test again.
-    if (server) {
-      fs.rmSync(resultsPath, { force: true });
-      try {
-        installedRun = await runSuiteInVsCode({ server, folder: workspace, suite: INNER_SUITES.product, files: ['python-kernel'], grep: '\\[persist\\]', timeout: 60_000, timeoutMs: 120_000, name: 'vscode-python-kernel-installed' });
-      } catch (e) {
-        installedError = e as Error;
-      } finally {
-        if (fs.existsSync(resultsPath)) installedResults = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-      }
-    }
+      },
+      resultsPath,
+      // The installed .vsix, in a window without the development path: the persistence test again.
+      after: async (_server, results, runWindow) => {
+        first = results;
+        fs.rmSync(resultsPath, { force: true });
+        try {
+          installedRun = await runWindow({ files: ['python-kernel'], grep: '\\[persist\\]', timeout: 60_000, timeoutMs: 120_000, name: 'vscode-python-kernel-installed' });
+        } catch (e) {
+          installedError = e as Error;
+        } finally {
+          installedResults = readResultsFile(resultsPath) ?? {};
+        }
+      },
+    });
+    ({ suite: run, suiteError: runError } = inner);
+    // The results file holds the installed window's results once `after` ran.
+    results = (inner.suite ? first : inner.results) ?? {};
     if (process.env.NC_KERNEL_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
   }, 360_000);
 
-  afterAll(async () => {
-    await server?.stop();
+  afterAll(() => {
     if (root) fs.rmSync(root, { recursive: true, force: true });
   }, 60_000);
 

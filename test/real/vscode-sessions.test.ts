@@ -23,10 +23,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, saveScreenshot, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
+import { codeServerAvailable, compileInnerSuites, saveScreenshot, type SuiteResult } from './harness/codeServer';
 import { startFakeModel, type FakeModel, type MessagesRequest, type Reply, freshMessages, textOf } from './harness/fakeModel';
-import { prepareIntegratedClaude, statusBarEntries, type IntegratedClaude } from './harness/integratedClaude';
+import { prepareIntegratedClaude, statusBarEntries } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
+import { notificationTexts } from './harness/workbenchUi';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
 const FILES = ['focus', 'routea', 'routeb', 'bg'];
@@ -34,8 +36,6 @@ const FILES = ['focus', 'routea', 'routeb', 'bg'];
 describe('vscode-sessions', () => {
   let model: FakeModel;
   let workspace = '';
-  let ic: IntegratedClaude | undefined;
-  let server: CodeServer | undefined;
   let suite: SuiteResult | undefined;
   let suiteError: Error | undefined;
   let results: Record<string, InnerResult> = {};
@@ -77,20 +77,18 @@ describe('vscode-sessions', () => {
     fs.mkdirSync(logDir);
     const specPath = path.join(root, 'spec.json');
     const resultsPath = path.join(root, 'results.json');
-    ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_SESSIONS_SPEC: specPath } });
+    const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_SESSIONS_SPEC: specPath } });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, logDir }));
-    try {
-      server = await startCodeServer({
+    let extensionLog: string;
+    ({ suite, suiteError, results: results = {}, extensionLog } = await runClaudeInnerSuite<Record<string, InnerResult>>({
+      ic,
+      model,
+      server: {
         workspace,
         vsixPaths: [vsix],
-        env: ic.env,
         userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'workbench.startupEditor': 'none' },
-      });
-      suite = await runSuiteInVsCode({
-        server,
-        folder: workspace,
-        suite: INNER_SUITES.product,
-        developmentPath: DRIVER_EXTENSION_PATH,
+      },
+      run: {
         files: ['sessions-claude'],
         timeout: 120_000,
         timeoutMs: 480_000,
@@ -131,27 +129,21 @@ describe('vscode-sessions', () => {
             const shot = await saveScreenshot(page, 'vscode-sessions-notifications');
             if (shot) screenshots.push(shot);
             // Toasts and the notification center (the inner test opens it: toasts may be hidden).
-            return page.evaluate(`Array.from(document.querySelectorAll('.notification-list-item-message')).map((e) => (e.textContent || '').trim())`);
+            return notificationTexts(page);
           },
         },
         name: 'vscode-sessions',
-      });
-    } catch (e) {
-      suiteError = e as Error;
-    } finally {
-      if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-    }
+      },
+      resultsPath,
+    }));
     if (process.env.NC_SESSIONS_DEBUG) {
       console.log(JSON.stringify({ exitCode: suite?.exitCode, results, prompts: prompts.map((p) => ({ ...p, fresh: p.fresh.slice(0, 2000) })), screenshots }, null, 2));
-      for (const f of server ? findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/) : []) console.log(`--- ${f}\n${fs.readFileSync(f, 'utf8').slice(-15000)}`);
+      console.log(`--- Native Claude.log\n${extensionLog.slice(-15000)}`);
     }
     fs.rmSync(root, { recursive: true, force: true });
   }, 600_000);
 
-  afterAll(async () => {
-    await server?.stop();
-    await model?.close();
-    await ic?.cleanup();
+  afterAll(() => {
     if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
   }, 60_000);
 

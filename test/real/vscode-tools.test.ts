@@ -27,10 +27,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { stateAfter } from '../support/stateAfter';
 import { HeaderWebSocketClientTransport } from '../support/wsClientTransport';
-import { LEAKY_ENV } from './harness/claudeCli';
-import { codeServerAvailable, compileInnerSuites, INNER_SUITES, openWorkbench, runSuiteInVsCode, screenshotOnFailure, startCodeServer, type CodeServer, type Probes, type SuiteResult } from './harness/codeServer';
+import { isolatedEnv } from './harness/claudeCli';
+import { codeServerAvailable, compileInnerSuites, openWorkbench, screenshotOnFailure, type CodeServer, type Probes, type SuiteResult } from './harness/codeServer';
+import { runInnerSuite } from './harness/innerSuite';
 import { ensureVsix } from './harness/vsix';
-import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
+import { expectInnerPassed as expectInner, innerFailureContext, type InnerResult } from './harness/innerResults';
 
 
 /**
@@ -74,18 +75,15 @@ describe('vscode-tools', () => {
   let workspace = '';
   let configDir = '';
   let server: CodeServer | undefined;
+  /** Stops the server (the last test still needs it). */
+  let stop: (() => Promise<void>) | undefined;
   let run: SuiteResult | undefined;
   let runError: Error | undefined;
   let results: Record<string, InnerResult> = {};
   const abs = (rel: string) => path.join(workspace, rel);
 
   /** The inner test's outcome; on failure the message carries its error, its data and the end of the inner log. */
-  const expectInnerPassed = (key: string) =>
-    expectInner(key, results[key], () => ({
-      data: results[key]?.data,
-      runError: runError?.message.slice(0, 3000),
-      innerLogTail: run?.log.filter((l) => !/AgentHost|gallery/.test(l)).slice(-40),
-    }));
+  const expectInnerPassed = (key: string) => expectInner(key, results[key], () => innerFailureContext(results[key], run, runError));
 
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
@@ -97,16 +95,14 @@ describe('vscode-tools', () => {
     const probeDir = path.join(root, 'probes');
     for (const d of [workspace, home, configDir, probeDir]) fs.mkdirSync(d);
     const resultsPath = path.join(root, 'results.json');
-    const env: Record<string, string | undefined> = {};
     // Nothing of the shell running the tests (its own claude/IDE setup) may leak into VS Code.
-    for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
-    Object.assign(env, { HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_TOOLS_RESULTS: resultsPath, NC_PROBE_DIR: probeDir });
+    const env = isolatedEnv({ HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_TOOLS_RESULTS: resultsPath, NC_PROBE_DIR: probeDir });
     // The installed .vsix runs in Production mode: this lets tools-changes answer "Undo anyway?" by a
     // scripted argument (a window running extension tests refuses every dialog). SCRIPTED_ANSWERS_VARIABLE
     // in src/vscode/changes/claudeChanges.ts.
     env.NATIVE_CLAUDE_TEST_SCRIPTED_ANSWERS = '1';
-    try {
-      server = await startCodeServer({
+    ({ server, suite: run, suiteError: runError, results: results = {}, stop } = await runInnerSuite<Record<string, InnerResult>>({
+      server: {
         workspace,
         vsixPaths: [vsix],
         env,
@@ -121,11 +117,8 @@ describe('vscode-tools', () => {
           'terminal.integrated.shellIntegration.enabled': true,
           'nativeClaude.approvalMode': 'write-only',
         },
-      });
-      run = await runSuiteInVsCode({
-        server,
-        folder: workspace,
-        suite: INNER_SUITES.product,
+      },
+      run: {
         files: process.env.NC_TOOLS_FILES?.split(',') ?? ['tools-'], // NC_TOOLS_FILES: only these inner files (a quicker run while working on them)
         timeout: 60_000,
         timeoutMs: 300_000,
@@ -133,17 +126,15 @@ describe('vscode-tools', () => {
         probes: PROBES,
         screenshotOnProbeError: true,
         name: 'vscode-tools',
-      });
-    } catch (e) {
-      runError = e as Error;
-    } finally {
-      if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-    }
+      },
+      resultsPath,
+      keepServer: true,
+    }));
     if (process.env.NC_TOOLS_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
   }, 420_000);
 
   afterAll(async () => {
-    await server?.stop();
+    await stop?.();
     if (root) fs.rmSync(root, { recursive: true, force: true });
   }, 60_000);
 

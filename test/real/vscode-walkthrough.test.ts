@@ -10,13 +10,13 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { codeServerAvailable, compileInnerSuites, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
+import { codeServerAvailable, compileInnerSuites, type SuiteResult } from './harness/codeServer';
+import { runInnerSuite } from './harness/innerSuite';
 import { ensureVsix } from './harness/vsix';
 import { walkthroughPage } from './harness/walkthrough';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
 describe('vscode-walkthrough', () => {
-  let server: CodeServer | undefined;
   let root = '';
   let suite: SuiteResult | undefined;
   let suiteError: Error | undefined;
@@ -43,8 +43,8 @@ describe('vscode-walkthrough', () => {
     const resultsPath = path.join(root, 'results.json');
     // No `claude` on PATH, so the first step starts unchecked whatever this machine has installed.
     const pathWithoutClaude = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'claude'))).join(path.delimiter);
-    try {
-      server = await startCodeServer({
+    const run = await runInnerSuite<Record<string, InnerResult>>({
+      server: {
         workspace,
         vsixPaths: [vsix],
         env: {
@@ -56,11 +56,8 @@ describe('vscode-walkthrough', () => {
           NC_WALKTHROUGH_CLAUDE: '~/.local/bin/claude',
         },
         userSettings: { 'git.enabled': false },
-      });
-      suite = await runSuiteInVsCode({
-        server,
-        folder: workspace,
-        suite: INNER_SUITES.product,
+      },
+      run: {
         files: ['walkthrough'],
         timeout: 60_000,
         timeoutMs: 240_000,
@@ -68,17 +65,15 @@ describe('vscode-walkthrough', () => {
         probes: { walkthrough: (page) => walkthroughPage(page) },
         screenshotOnProbeError: true,
         name: 'vscode-walkthrough',
-      });
-    } catch (e) {
-      suiteError = e as Error;
-    } finally {
-      if (fs.existsSync(resultsPath)) results = JSON.parse(fs.readFileSync(resultsPath, 'utf8'));
-    }
+      },
+      resultsPath,
+    });
+    ({ suite, suiteError } = run);
+    results = run.results ?? {};
     if (process.env.NC_WALKTHROUGH_DEBUG) console.log(JSON.stringify({ exitCode: suite?.exitCode, results }, null, 2), suite?.log.join('\n'));
   }, 420_000);
 
-  afterAll(async () => {
-    await server?.stop();
+  afterAll(() => {
     if (root) fs.rmSync(root, { recursive: true, force: true });
   }, 60_000);
 

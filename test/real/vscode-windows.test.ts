@@ -20,9 +20,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { seedClaudeConfig } from './harness/claudeCli';
-import { codeServerAvailable, compileInnerSuites, DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type SuiteResult } from './harness/codeServer';
-import { startFakeModel, type FakeModel } from './harness/fakeModel';
-import { killTmuxServer, prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
+import { runClaudeInnerSuite } from './harness/claudeInnerSuite';
+import { codeServerAvailable, compileInnerSuites, findFiles, type SuiteResult } from './harness/codeServer';
+import { startFakeModel } from './harness/fakeModel';
+import { killTmuxServer, prepareIntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
 import { expectInnerPassed as expectInner, type InnerResult } from './harness/innerResults';
 
@@ -58,9 +59,6 @@ const SELECTION_FILE = 'sel.ts';
 const TMUX_TAGS = ['a', 'b', 'b2', 'r'];
 
 describe('vscode-windows', () => {
-  let model: FakeModel | undefined;
-  let ic: IntegratedClaude | undefined;
-  let server: CodeServer | undefined;
   let root = '';
   const folders = { a: '', b: '', restart: '' };
   let out = '';
@@ -89,7 +87,7 @@ describe('vscode-windows', () => {
   beforeAll(async () => {
     if (!codeServerAvailable()) throw new Error('code-server/chromium missing: run test/setup/install-real-clients.sh');
     const [vsix] = await Promise.all([ensureVsix(), compileInnerSuites()]);
-    model = await startFakeModel();
+    const model = await startFakeModel();
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-win-')));
     for (const k of Object.keys(folders) as Array<keyof typeof folders>) {
       folders[k] = path.join(root, `ws-${k}`);
@@ -105,51 +103,53 @@ describe('vscode-windows', () => {
       specPath,
       JSON.stringify({ roles: { [folders.a]: 'a', [folders.b]: 'b', [folders.restart]: 'restart' }, out, sync, selectionFile: SELECTION_FILE }),
     );
-    ic = prepareIntegratedClaude({ workspace: folders.a, modelUrl: model.url, env: { NC_WIN_SPEC: specPath } });
+    const ic = prepareIntegratedClaude({ workspace: folders.a, modelUrl: model.url, env: { NC_WIN_SPEC: specPath } });
     // Trust all three folders, not only A.
     seedClaudeConfig(ic.configDir, { cwd: Object.values(folders), apiKey: ic.env.ANTHROPIC_API_KEY });
 
-    server = await startCodeServer({
-      workspace: folders.a,
-      vsixPaths: [vsix],
-      env: ic.env,
-      // Window B's scenario is the "newest wins" policy (several sessions per window is the default).
-      userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'nativeClaude.multipleSessions': 'newest-wins' },
+    const { suiteError } = await runClaudeInnerSuite({
+      ic,
+      model,
+      server: {
+        workspace: folders.a,
+        vsixPaths: [vsix],
+        // Window B's scenario is the "newest wins" policy (several sessions per window is the default).
+        userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'nativeClaude.multipleSessions': 'newest-wins' },
+      },
+      // Three windows of one server, each with its own results file in `out`.
+      after: async (srv, _results, runWindow) => {
+        const run = (name: string, folder: string, grep: string) =>
+          runWindow({
+            folder,
+            files: ['windows-claude'],
+            grep,
+            timeout: 120_000,
+            timeoutMs: 240_000,
+            probeDir: ic.probeDir,
+            name: `vscode-windows-${name}`,
+            onLog: process.env.NC_WIN_DEBUG ? (l) => console.log(`[${name}] ${l}`) : undefined,
+          }).then(
+            (suite) => void (runs[name] = { suite }),
+            (error: Error) => void (runs[name] = { error }),
+          );
+        // A and B at the same time (their inner suites wait for each other), then R.
+        if (process.env.NC_WIN_ONLY !== 'restart') await Promise.all([run('a', folders.a, 'two windows'), run('b', folders.b, 'two windows')]);
+        await run('restart', folders.restart, 'extension-host restart');
+        for (const f of ['a', 'b', 'restart-1', 'restart-2']) results[f] = readResults(f);
+        // The extension's own log of every extension host (one file per window and extension host).
+        logs = findFiles(path.join(srv.userDataDir, 'logs'), /^Native Claude\.log$/).map((f) => ({ file: path.relative(srv.userDataDir, f), text: fs.readFileSync(f, 'utf8') }));
+      },
+      beforeStop: async () => {
+        for (const tag of TMUX_TAGS) await killTmuxServer(`${ic.tmuxSocket}-${tag}`);
+      },
     });
-    const srv = server;
-    const run = (name: string, folder: string, grep: string) =>
-      runSuiteInVsCode({
-        server: srv,
-        folder,
-        suite: INNER_SUITES.product,
-        developmentPath: DRIVER_EXTENSION_PATH,
-        files: ['windows-claude'],
-        grep,
-        timeout: 120_000,
-        timeoutMs: 240_000,
-        probeDir: ic!.probeDir,
-        name: `vscode-windows-${name}`,
-        onLog: process.env.NC_WIN_DEBUG ? (l) => console.log(`[${name}] ${l}`) : undefined,
-      }).then(
-        (suite) => void (runs[name] = { suite }),
-        (error: Error) => void (runs[name] = { error }),
-      );
-    // A and B at the same time (their inner suites wait for each other), then R.
-    if (process.env.NC_WIN_ONLY !== 'restart') await Promise.all([run('a', folders.a, 'two windows'), run('b', folders.b, 'two windows')]);
-    await run('restart', folders.restart, 'extension-host restart');
-    for (const f of ['a', 'b', 'restart-1', 'restart-2']) results[f] = readResults(f);
-    // The extension's own log of every extension host (one file per window and extension host).
-    logs = findFiles(path.join(srv.userDataDir, 'logs'), /^Native Claude\.log$/).map((f) => ({ file: path.relative(srv.userDataDir, f), text: fs.readFileSync(f, 'utf8') }));
+    if (suiteError) throw suiteError;
     if (process.env.NC_WIN_DEBUG) {
       console.log(JSON.stringify({ runs: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, { exitCode: v.suite?.exitCode, error: v.error?.message.slice(0, 2000), ms: v.suite?.durationMs }])), results }, null, 2));
     }
   }, 600_000);
 
-  afterAll(async () => {
-    for (const tag of TMUX_TAGS) if (ic) await killTmuxServer(`${ic.tmuxSocket}-${tag}`);
-    await server?.stop();
-    await model?.close();
-    await ic?.cleanup();
+  afterAll(() => {
     if (root) fs.rmSync(root, { recursive: true, force: true });
   }, 60_000);
 

@@ -154,6 +154,15 @@ export function seedClaudeConfig(configDir: string, options: SeedClaudeConfigOpt
 // Variables that describe the terminal running the tests or its own Claude/IDE setup; the CLI must
 // not see them unless the test passes them explicitly.
 export const LEAKY_ENV = /^(CLAUDE|ANTHROPIC|TERM_PROGRAM|VSCODE_|CURSOR_|WINDSURF|TMUX|FORCE_CODE_TERMINAL|ENABLE_TOOL_SEARCH|MCP_|DISABLE_|NODE_OPTIONS$|__CF)/;
+/**
+ * Extra environment for code-server (StartCodeServerOptions.env): every variable of the shell running the
+ * tests that LEAKY_ENV names removed (its own claude/IDE setup must not reach VS Code), then `extra`.
+ */
+export function isolatedEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = {};
+  for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
+  return Object.assign(env, extra);
+}
 const KEEP_ENV = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'USER', 'LOGNAME', 'SHELL'];
 
 export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCli> {

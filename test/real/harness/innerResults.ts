@@ -1,3 +1,5 @@
+import type { SuiteResult } from './codeServer';
+
 /**
  * The outcome of one inner mocha test (run in code-server's extension host), as the inner suites record
  * it in their results file: `state` 'passed' or 'failed', the error, and what the test measured.
@@ -17,4 +19,12 @@ export function expectInnerPassed<Data>(key: string, result: InnerResult<Data> |
   const extra = result?.state === 'passed' ? {} : context();
   expect({ key, state: result?.state, error: result?.error, ...extra }).toEqual({ key, state: 'passed', error: undefined });
   return result!.data ?? ({} as Data);
+}
+
+/**
+ * The usual `context()` of expectInnerPassed in an outer test: the inner test's data, what the run threw,
+ * and the end of the inner log (without the workbench's AgentHost and gallery lines).
+ */
+export function innerFailureContext(result: InnerResult | undefined, suite: SuiteResult | undefined, runError: Error | undefined): Record<string, unknown> {
+  return { data: result?.data, runError: runError?.message.slice(0, 3000), innerLogTail: suite?.log.filter((l) => !/AgentHost|gallery/.test(l)).slice(-40) };
 }

@@ -15,7 +15,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { CLAUDE_VERSION, claudeBinaryPath, DEFAULT_API_KEY, LEAKY_ENV, seedClaudeConfig } from './claudeCli';
+import { CLAUDE_VERSION, claudeBinaryPath, DEFAULT_API_KEY, isolatedEnv, seedClaudeConfig } from './claudeCli';
 import { processAlive } from './codeServer';
 
 export interface IntegratedClaude {
@@ -69,10 +69,8 @@ export function prepareIntegratedClaude(opts: PrepareOptions): IntegratedClaude 
   seedClaudeConfig(configDir, { cwd: workspace, apiKey, globalConfig: opts.globalConfig, settings: opts.settings });
   const tmuxSocket = `nc-ide-${process.pid}-${Math.random().toString(16).slice(2, 8)}`;
 
-  const env: Record<string, string | undefined> = {};
   // Nothing of the shell running the tests (its own claude/IDE setup, TMUX, TERM_PROGRAM…) may leak.
-  for (const k of Object.keys(process.env)) if (LEAKY_ENV.test(k)) env[k] = undefined;
-  Object.assign(env, {
+  const env = isolatedEnv({
     HOME: home,
     CLAUDE_CONFIG_DIR: configDir,
     ANTHROPIC_BASE_URL: opts.modelUrl,
