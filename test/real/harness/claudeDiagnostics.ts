@@ -42,9 +42,22 @@ export function cliMcpToolTrouble(debugLog: string, tool: string): string[] {
   return debugLog.split('\n').filter((l) => l.includes(`'${tool}'`) && /failed|abort|timed? ?out|timeout|malformed/i.test(l));
 }
 
-/** claude's getDiagnostics calls (see {@link cliMcpToolCalls}). */
-export function cliDiagnosticsCalls(debugLog: string): Array<{ ms: number; byModel: boolean }> {
-  return cliMcpToolCalls(debugLog, 'ide', 'getDiagnostics').map(({ ms, byModel }) => ({ ms, byModel }));
+/**
+ * claude's getDiagnostics calls (see {@link cliMcpToolCalls}), each of claude's own marked by what it is
+ * for, read off claude's log: its call after its writes (`{}`) is made while it gathers a request's
+ * attachments, so the log says "getLSPDiagnosticAttachments called" within a few ms of its
+ * `Calling MCP tool:` line; its baseline (`{uri}`, before a write) is made alone.
+ */
+export function cliDiagnosticsCalls(debugLog: string): Array<{ ms: number; byModel: boolean; call?: 'baseline' | '{}' }> {
+  const timeOf = (line: string) => Date.parse(line.split(' ')[0]);
+  const lines = debugLog.split('\n');
+  const attachmentsAt = lines.filter((l) => l.includes('getLSPDiagnosticAttachments called')).map(timeOf);
+  const startedAt = lines.filter((l) => l.endsWith('Calling MCP tool: getDiagnostics')).map(timeOf);
+  return cliMcpToolCalls(debugLog, 'ide', 'getDiagnostics').map(({ ms, byModel }, n) => {
+    if (byModel) return { ms, byModel };
+    const at = startedAt[n];
+    return { ms, byModel, call: attachmentsAt.some((t) => Math.abs(t - at) <= 20) ? '{}' : 'baseline' };
+  });
 }
 
 /**
@@ -60,19 +73,19 @@ export function claudesCallsAnswered(extensionLog: string): Array<{ call: '{uri}
 }
 
 /**
- * claude's own calls stayed within its budgets: every call it started was answered, under 2 s, and
- * under 500 ms except its calls after its writes (`{}`), which the extension logs when they take 100 ms
- * or more. claude's log shows whole seconds from 1 s on, so the extension's own log (ms) must also show
- * each of claude's calls answered within its deadline and margin (OWN_ANSWER_MAX_MS), the window's
- * first change and a language server's slow first check included.
+ * claude's own calls stayed within its budgets, by claude's own log: every call it started was answered,
+ * its baselines under 500 ms and its calls after its writes (`{}`) under 2 s (claude's log shows whole
+ * seconds from 1 s on). And by the extension's log, each of claude's calls that took 100 ms or more was
+ * answered within its deadline and margin (OWN_ANSWER_MAX_MS), the window's first change and a language
+ * server's slow first check included. (The two clocks differ by the way there and back: a `{}` the
+ * extension answered in 390 ms took 602 ms by claude's, under load.)
  */
 export function expectWithinClaudesBudgets(run: { debugLog: string; extensionLog: string }): void {
-  const own = cliDiagnosticsCalls(run.debugLog).filter((c) => !c.byModel);
+  const calls = cliDiagnosticsCalls(run.debugLog);
   const started = (run.debugLog.match(/Calling MCP tool: getDiagnostics/g) ?? []).length;
-  const afterWrites = [...run.extensionLog.matchAll(/getDiagnostics \{\} \(.*\) from claude answered in (\d+) ms/g)].map((m) => Number(m[1]));
-  expect({ started, answered: cliDiagnosticsCalls(run.debugLog).length }).toEqual({ started, answered: started });
-  expect(own.filter((c) => c.ms >= 2000)).toEqual([]);
-  expect(own.filter((c) => c.ms >= 500).length).toBeLessThanOrEqual(afterWrites.filter((ms) => ms >= 400).length);
+  expect({ started, answered: calls.length }).toEqual({ started, answered: started });
+  expect(calls.filter((c) => c.call === 'baseline' && c.ms >= 500)).toEqual([]);
+  expect(calls.filter((c) => c.call === '{}' && c.ms >= 2000)).toEqual([]);
   const answers = claudesCallsAnswered(run.extensionLog);
   expect(answers.filter((a) => a.ms > (a.call === '{uri}' ? OWN_ANSWER_MAX_MS.baseline : OWN_ANSWER_MAX_MS.afterWrites))).toEqual([]);
 }
