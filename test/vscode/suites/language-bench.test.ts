@@ -3,7 +3,8 @@
  *   1. the window's first question (`first`: find_definitions at a call site, or find_references at the
  *      declaration), TypeScript cold, timed as the model's call over the socket;
  *   2. with `samples` > 0, each language tool against the provider command(s) it calls, same query,
- *      interleaved (tool first, then command first, in turn), after three unmeasured rounds.
+ *      interleaved (tool first, then command first, in turn), after three unmeasured rounds; and each
+ *      tool's first call in the window (the first of those rounds).
  * Times in ms, written to the spec's results file; the outer bench prints the rows. Runs only with
  * $NC_LANGUAGE_BENCH.
  */
@@ -146,10 +147,10 @@ describe('language bench: the tools against the provider commands they call', fu
         await fn();
         return performance.now() - at;
       };
-      const rows: Array<{ tool: string; command: string; toolMs: number[]; commandMs: number[] }> = [];
+      const rows: Array<{ tool: string; command: string; toolMs: number[]; commandMs: number[]; firstToolMs?: number }> = [];
       results.rows = rows;
       for (const pair of s.samples > 0 ? pairs : []) {
-        const row = { tool: pair.name, command: pair.command, toolMs: [] as number[], commandMs: [] as number[] };
+        const row = { tool: pair.name, command: pair.command, toolMs: [] as number[], commandMs: [] as number[], firstToolMs: undefined as number | undefined };
         for (let i = 0; i < WARMUP + s.samples; i++) {
           // In turn which goes first: neither always finds the other's work just done.
           let toolMs: number;
@@ -161,6 +162,8 @@ describe('language bench: the tools against the provider commands they call', fu
             commandMs = await timed(pair.raw);
             toolMs = await timed(pair.tool);
           }
+          // The tool's first call in the window (file_outline's: of a file the tools before asked about at a name).
+          if (i === 0) row.firstToolMs = toolMs;
           if (i >= WARMUP) {
             row.toolMs.push(toolMs);
             row.commandMs.push(commandMs);
