@@ -1,6 +1,6 @@
 // The language tools (find_definitions, find_references, describe_symbol, file_outline, find_symbols,
-// call_hierarchy) in real VS Code (code-server 4.139.1, the packaged extension, VS Code's own TypeScript)
-// on a project of FILES TypeScript files (~2 KB each, each importing three others; `double` of
+// call_hierarchy, and rename_symbol up to its review's first file open) in real VS Code (code-server
+// 4.139.1, the packaged extension, VS Code's own TypeScript) on a project of FILES TypeScript files (~2 KB each, each importing three others; `double` of
 // src/lib/math.ts called twice in every tenth file), in fresh windows (test/vscode/suites/language-bench.test.ts
 // does the inside; the tools are called over the socket with the SDK's client, as claude's tools entry):
 //   - each tool against the provider command it calls in the same window, same query, interleaved:
