@@ -1,10 +1,11 @@
 // The language tools (find_definitions, find_references, describe_symbol, file_outline, find_symbols,
-// call_hierarchy) in real VS Code (code-server 4.139.1, the packaged extension, VS Code's own TypeScript)
-// on a project of FILES TypeScript files (~2 KB each, each importing three others; `double` of
+// call_hierarchy, and rename_symbol up to its review's first file open) in real VS Code (code-server
+// 4.139.1, the packaged extension, VS Code's own TypeScript) on a project of FILES TypeScript files (~2 KB each, each importing three others; `double` of
 // src/lib/math.ts called twice in every tenth file), in fresh windows (test/vscode/suites/language-bench.test.ts
 // does the inside; the tools are called over the socket with the SDK's client, as claude's tools entry):
 //   - each tool against the provider command it calls in the same window, same query, interleaved:
 //     p50 of SAMPLES each, and the ratio (target <= 1.2x at p50 for find_references and find_definitions);
+//     and file_outline's first call in the window (of math.ts, which the calls before it asked about);
 //   - the window's first question (TypeScript cold) for find_definitions (at a call site, across files)
 //     and find_references (at the declaration), one fresh window each, against the same question asked of a
 //     standalone typescript-language-server started cold on the same project (the claude CLI's LSP-tool
@@ -37,7 +38,7 @@ interface Results {
   state: string;
   error?: string;
   first?: { tool: string; ms: number; answer: string };
-  rows?: Array<{ tool: string; command: string; toolMs: number[]; commandMs: number[] }>;
+  rows?: Array<{ tool: string; command: string; toolMs: number[]; commandMs: number[]; firstToolMs?: number }>;
   answers?: Record<string, string>;
 }
 
@@ -113,6 +114,8 @@ async function main(): Promise<void> {
       if (targeted && ratio > TARGET) over++;
       console.log(`  ${row.tool}: ${ms(median(row.toolMs))} vs ${row.command} ${ms(median(row.commandMs))}: ${ratio.toFixed(2)}x${targeted ? ` (target <= ${TARGET}x)` : ''}`);
     }
+    const outline = measured.rows?.find((r) => r.tool === 'file_outline');
+    if (outline?.firstToolMs !== undefined) console.log(`  file_outline's first call in the window (src/lib/math.ts, which the tools before it asked about at a name): ${ms(outline.firstToolMs)}`);
     console.log('first answer in a fresh window (TypeScript cold) vs a standalone typescript-language-server started cold (spawn to first answer):');
     const coldRow = (what: string, windowMs: number, runs: ColdAnswer[]) =>
       console.log(

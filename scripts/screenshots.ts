@@ -7,7 +7,8 @@
  * (pngquant/optipng when installed: `apt-get install pngquant optipng`) into docs/images/<name>.png.
  * Rerunning replaces them. Run it under the real-client lock:
  *   flock /tmp/native-claude-real.lock npm run screenshots
- * NATIVE_CLAUDE_VSIX=<file> skips packaging.
+ * NATIVE_CLAUDE_VSIX=<file> skips packaging; SCREENSHOTS_ONLY=<regexp> takes only the scenes whose titles
+ * match (the others' pictures stay as they are).
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
@@ -178,6 +179,7 @@ async function main(): Promise<void> {
       server,
       folder: workspace,
       suite: INNER_SUITE,
+      grep: process.env.SCREENSHOTS_ONLY,
       timeout: 120_000,
       timeoutMs: 420_000,
       probeDir: ic.probeDir,

@@ -82,6 +82,11 @@ export interface CheckedDocuments {
    */
   checkerAnswered(absolutePath: string, at?: Position): Promise<boolean>;
   /**
+   * Whether a language server has answered a question at a position in the file from its loaded project
+   * in this window (checkerAnswered with `at`): it has the file, and a loaded project stays loaded.
+   */
+  answeredFromProject?(absolutePath: string): boolean;
+  /**
    * The tabs `load({show: true})` opened only so a checker would look at the file are no longer needed:
    * they close once no check has needed them for a while (a later `load({show: true})` keeps them),
    * except those the user has since taken over (brought to the front, clicked or typed in, edited).

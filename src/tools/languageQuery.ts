@@ -8,16 +8,15 @@ import * as path from 'path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Position } from '../host/diagnostics';
-import type { LanguageFeatures, OpenedForLanguage, SourceLocation, SourceRange } from '../host/languageFeatures';
+import type { LanguageFeatures, OpenDocumentLines, OpenedForLanguage, SourceLocation, SourceRange } from '../host/languageFeatures';
 import type { WorkspaceHost } from '../host/workspace';
 import { MODEL_WAIT_MS } from '../diagnostics/waitBudgets';
 import { displayPathOf, type WorkspaceFolderView } from '../workspace/displayPaths';
 import { readTextIfExists } from '../workspace/readTextIfExists';
 import { RecentFileLines } from '../workspace/recentFileLines';
-import { workspaceResolver, type WorkspacePath } from '../workspace/workspacePaths';
+import { workspaceResolver, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
 import { linesOf, nameAtOrAfter, oneNamed, positionOnLine, symbolInOutline } from './symbolPosition';
 import { errorResult, textResult, type ToolContext } from './toolDefinition';
-import { workspaceTarget } from './workspaceTarget';
 
 export interface LanguageBudgets {
   /** How long the first query of a file may wait for its language server to have it (a project's first load). */
@@ -107,13 +106,22 @@ async function folderViews(folders: readonly string[]): Promise<WorkspaceFolderV
   );
 }
 
+const documentLine = (open: OpenDocumentLines, n: number) => (n < open.lineCount ? open.lineAt(n) : undefined);
+
+/** A line as shown beside its location: trimmed, capped. */
+function shownLine(line: string | undefined): string | undefined {
+  if (line === undefined) return undefined;
+  const trimmed = line.trim();
+  return trimmed.length > LINE_TEXT_CHARS ? `${trimmed.slice(0, LINE_TEXT_CHARS)}…` : trimmed;
+}
+
 /** One tool call's questions to VS Code's language features. */
 export class LanguageQuery {
   private views?: Promise<WorkspaceFolderView[]>;
   /** A file's lines (by the location's path), one source per call: the open document or the disk. */
   private readonly lineCache = new Map<string, Promise<(line: number) => string | undefined>>();
   private readonly insideCache = new Map<string, Promise<string | undefined>>();
-  /** Resolves the answer's locations: the folders' real paths looked up once per call. */
+  /** Resolves the path asked about and the answer's locations: the folders' real paths looked up once per call. */
   private resolvePath?: ReturnType<typeof workspaceResolver>;
 
   constructor(
@@ -177,6 +185,20 @@ export class LanguageQuery {
     return location.path !== undefined ? this.display(location.path) : location.uri;
   }
 
+  private resolver(): ReturnType<typeof workspaceResolver> {
+    return (this.resolvePath ??= workspaceResolver(this.host.folders()));
+  }
+
+  /** The path a tool was given, resolved inside the workspace (an existing file or folder), or the model's error. */
+  private async target(input: string): Promise<WorkspacePath> {
+    try {
+      return await this.resolver()(input, { mustExist: true });
+    } catch (error) {
+      if (error instanceof WorkspacePathError) throw new LanguageToolError(error.message);
+      throw error;
+    }
+  }
+
   /**
    * The real path of a location's file when it is a regular file inside the workspace after symlinks
    * are resolved (read_file's boundary), else undefined: its contents are then not shown.
@@ -186,8 +208,7 @@ export class LanguageQuery {
     if (file === undefined) return Promise.resolve(undefined);
     let inside = this.insideCache.get(file);
     if (!inside) {
-      this.resolvePath ??= workspaceResolver(this.host.folders());
-      inside = this.resolvePath(file, { mustExist: true }).then(
+      inside = this.resolver()(file, { mustExist: true }).then(
         (resolved) => resolved.realPath,
         () => undefined,
       );
@@ -210,23 +231,21 @@ export class LanguageQuery {
     if (!lineOf) {
       const open = this.features.openDocumentLines(file);
       lineOf = open
-        ? Promise.resolve((n: number) => (n < open.lineCount ? open.lineAt(n) : undefined))
+        ? Promise.resolve((n: number) => documentLine(open, n))
         : RECENT_LINES.lines(real, LINE_TEXT_FILE_BYTES).then(
             (lines = []) => (n: number) => lines[n],
             () => () => undefined,
           );
       this.lineCache.set(file, lineOf);
     }
-    const line = (await lineOf)(location.range.start.line);
-    if (line === undefined) return undefined;
-    const trimmed = line.trim();
-    return trimmed.length > LINE_TEXT_CHARS ? `${trimmed.slice(0, LINE_TEXT_CHARS)}…` : trimmed;
+    return shownLine((await lineOf)(location.range.start.line));
   }
 
   /**
-   * The lines' texts of many locations (lineText's rules, in order), LINE_TEXT_FILES_AT_ONCE files
-   * checked and read at a time: a list of references in twenty files costs about one file's checks and
-   * read, not twenty in a row. A file's lines are let go once its locations have their texts.
+   * The lines' texts of many locations (lineText's rules, in order): every file's boundary check, and its
+   * lines when VS Code has it open or its kept copy is unchanged (one stat), at once; the files that must
+   * be read, LINE_TEXT_FILES_AT_ONCE at a time. A list of references in twenty files costs about one
+   * file's checks, not twenty in a row. A file's lines are let go once its locations have their texts.
    */
   async lineTexts(locations: readonly SourceLocation[]): Promise<Array<string | undefined>> {
     const byFile = new Map<string, number[]>();
@@ -237,7 +256,20 @@ export class LanguageQuery {
       else byFile.set(l.path, [i]);
     });
     const texts: Array<string | undefined> = locations.map(() => undefined);
-    const files = [...byFile];
+    const files: Array<[string, number[]]> = [];
+    await Promise.all(
+      [...byFile].map(async ([file, indexes]) => {
+        const real = await this.insideWorkspace(locations[indexes[0]]);
+        if (real === undefined) return;
+        const open = this.features.openDocumentLines(file);
+        const kept = open ? undefined : await RECENT_LINES.keptIfUnchanged(real);
+        if (!open && !kept) return void files.push([file, indexes]);
+        for (const i of indexes) {
+          const n = locations[i].range.start.line;
+          texts[i] = shownLine(open ? documentLine(open, n) : kept![n]);
+        }
+      }),
+    );
     const worker = async () => {
       for (let next = files.shift(); next; next = files.shift()) {
         const [file, indexes] = next;
@@ -260,8 +292,9 @@ export class LanguageQuery {
 
   /** `file:line:col`, plus the line's text inside the workspace, or a word that it is outside. */
   async describeLocation(location: SourceLocation, options: { text?: boolean } = {}): Promise<string> {
-    const place = formatPlace(await this.placeOf(location), location.range.start);
-    if ((await this.insideWorkspace(location)) === undefined) return `${place} (outside the workspace: contents not shown)`;
+    const [shown, inside] = await Promise.all([this.placeOf(location), this.insideWorkspace(location)]);
+    const place = formatPlace(shown, location.range.start);
+    if (inside === undefined) return `${place} (outside the workspace: contents not shown)`;
     if (options.text === false) return place;
     const text = await this.lineText(location);
     return text ? `${place} — ${text}` : place;
@@ -273,8 +306,7 @@ export class LanguageQuery {
    */
   async openFile(input: string, at?: (text: string | undefined) => Position | undefined): Promise<LanguageFile & { at?: Position }> {
     void this.folderViews();
-    const target = await workspaceTarget(this.host, input, { mustExist: true });
-    if ('error' in target) throw new LanguageToolError(target.error);
+    const target = await this.target(input);
     const isFile = await fs.stat(target.realPath).then((s) => s.isFile(), () => false);
     const shown = await this.display(target.realPath);
     if (!isFile) throw new LanguageToolError(`${shown || '.'} is not a file. Give a source file.`);
@@ -325,8 +357,7 @@ export class LanguageQuery {
     if (args.column !== undefined && args.symbol !== undefined) throw new LanguageToolError('Give column or symbol, not both.');
     // The text first: a wrong line or name is answered without waiting for a language server.
     void this.folderViews();
-    const target = await workspaceTarget(this.host, args.path, { mustExist: true });
-    if ('error' in target) throw new LanguageToolError(target.error);
+    const target = await this.target(args.path);
     const shown = await this.display(target.realPath);
     const text = await this.fileText(target.realPath).catch((error: Error) => {
       throw new LanguageToolError(`${shown}: ${error.message}`);

@@ -33,6 +33,20 @@ export class RecentFileLines {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * The kept lines of the file when a stat shows it unchanged and not just written, else undefined (then
+   * `lines` reads it): one stat, nothing read, so callers may check many files at once.
+   */
+  async keptIfUnchanged(realPath: string): Promise<string[] | undefined> {
+    const kept = this.kept.get(realPath);
+    if (!kept) return undefined;
+    const now = await fs.stat(realPath, { bigint: true }).catch(() => undefined);
+    if (!now || !same(now, kept.stat) || !this.settled(now) || this.kept.get(realPath) !== kept) return undefined;
+    this.kept.delete(realPath); // re-inserted last: most recently used
+    this.kept.set(realPath, kept);
+    return kept.lines;
+  }
+
   /** The file's lines (undefined: no such file); throws as readTextIfExists does (not a regular file, too large). */
   async lines(realPath: string, maxBytes: number): Promise<string[] | undefined> {
     const before = await fs.stat(realPath, { bigint: true }).catch(() => undefined);

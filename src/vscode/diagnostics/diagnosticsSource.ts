@@ -217,7 +217,7 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
   /** Tabs `load` opened only for checking (uri strings), until released or taken over by the user. */
   private readonly checkTabs = new Set<string>();
   /** Files a language server answered about (asked at a position) with its project loaded. */
-  private readonly answeredFromProject = new Set<string>();
+  private readonly projectAnswered = new Set<string>();
   private closeCheckTabsTimer: NodeJS.Timeout | undefined;
   private sequence = 0;
   private readonly subscriptions: Disposable[] = [];
@@ -328,7 +328,7 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
     if (!document || UNCHECKED_LANGUAGES.has(document.languageId)) return false;
     // Asked at a position: a server that has answered about the file from its loaded project has it
     // (a project, once loaded, stays); asking again would cost each language tool call a hover.
-    if (at && this.answeredFromProject.has(absolutePath)) return true;
+    if (at && this.projectAnswered.has(absolutePath)) return true;
     const text = document.getText();
     const position = document.positionAt(at ? offsetOf(text, at) : firstWordOffset(text));
     const until = this.now() + ASK_AGAIN_FOR_MS;
@@ -341,11 +341,15 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
       // A "still loading" answer comes from the file alone (TypeScript's syntax server): the project, and
       // with it the file's first check, is not there yet.
       const loading = answers === STILL_LOADING_ANSWER;
-      if (answers > 0 && at) this.answeredFromProject.add(absolutePath);
+      if (answers > 0 && at) this.projectAnswered.add(absolutePath);
       if (answers > 0) return true;
       if (!(loading && this.now() < loadingUntil) && this.now() >= until) return true;
       await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_MS));
     }
+  }
+
+  answeredFromProject(absolutePath: string): boolean {
+    return this.projectAnswered.has(absolutePath);
   }
 
   releaseCheckTabs(): void {

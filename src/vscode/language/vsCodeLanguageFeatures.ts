@@ -68,9 +68,10 @@ export class VsCodeLanguageFeatures implements LanguageFeatures {
     const document = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === absolutePath);
     if (!document) return undefined;
     if (NO_LANGUAGE_SUPPORT.has(document.languageId)) return { languageId: document.languageId, hasLanguageSupport: false };
-    // At a name, a warm server answers at once; the file's first word may be a keyword, which costs the
-    // wait's full second every time: asked once per file.
-    if (at || !this.waitedFor.has(absolutePath)) {
+    // At a name, a warm server answers at once; the file's first word may be a keyword or a doc comment,
+    // which costs the wait's full second every time: asked once per file, and not at all for a file a
+    // server already answered about at a name from its loaded project.
+    if (at || !(this.waitedFor.has(absolutePath) || this.documents.answeredFromProject?.(absolutePath))) {
       await this.documents.checkerAnswered(absolutePath, at);
       if (!at) this.waitedFor.add(absolutePath);
     }

@@ -421,9 +421,12 @@ describe('tools: checked documents adapter', () => {
       await docs.load(path.join(dir, 'a.ts'), { show: false });
       expect(await docs.checkerAnswered(path.join(dir, 'a.ts'))).toBe(true);
       expect(asked).toEqual(Array(3).fill({ line: 1, character: 13 })); // at `answer`: TypeScript's hover on `export` or `const` answers nothing
+      // An answer at the first word is not one from the loaded project (the syntax server may give it).
+      expect(docs.answeredFromProject!(path.join(dir, 'a.ts'))).toBe(false);
       // Asked at a given position (the language tools' name), not the first word.
       expect(await docs.checkerAnswered(path.join(dir, 'a.ts'), { line: 1, character: 13 })).toBe(true);
       expect(asked[3]).toEqual({ line: 1, character: 13 });
+      expect(docs.answeredFromProject!(path.join(dir, 'a.ts'))).toBe(true);
       asked.splice(3);
       // A server still loading its project (TypeScript's syntax server answers "(loading...)"): asked
       // again until the project is loaded, at a position or not (a file still loading was taken for one

@@ -33,6 +33,28 @@ describe('RecentFileLines', () => {
     expect(await lines.lines(file, 1 << 20)).toEqual(['uno', 'dos', '']);
   });
 
+  test('keptIfUnchanged: the kept lines while a stat shows the file unchanged, else undefined (nothing read)', async () => {
+    const file = path.join(dir, 'a.ts');
+    await fs.writeFile(file, 'one\ntwo\n');
+    const lines = recent();
+    expect(await lines.keptIfUnchanged(file)).toBeUndefined(); // never read
+    const first = await lines.lines(file, 1 << 20);
+    expect(await lines.keptIfUnchanged(file)).toBe(first);
+    await fs.writeFile(file, 'uno\ndos\n'); // same size: mtime, ctime differ
+    expect(await lines.keptIfUnchanged(file)).toBeUndefined();
+    expect(await lines.lines(file, 1 << 20)).toEqual(['uno', 'dos', '']);
+    await fs.rm(file);
+    expect(await lines.keptIfUnchanged(file)).toBeUndefined();
+    // Kept, then asked while its change is within the racy window: not used, whatever the stat says.
+    await fs.writeFile(file, 'new\n');
+    let later = LATER;
+    const racy = recent(undefined, () => Date.now() + later);
+    const kept = await racy.lines(file, 1 << 20);
+    expect(await racy.keptIfUnchanged(file)).toBe(kept);
+    later = 0;
+    expect(await racy.keptIfUnchanged(file)).toBeUndefined();
+  });
+
   test('a file written within the racy window is never kept (coarse timestamps could hide a change)', async () => {
     const file = path.join(dir, 'a.ts');
     await fs.writeFile(file, 'one\n');

@@ -13,6 +13,7 @@ import * as vscode from 'vscode';
 import { before, describe, it } from '../bdd';
 import { EXTENSION_ID, installedExtension, probe, sleep, terminalWithShellIntegration, waitFor } from '../util';
 import { tmux, waitForScreen } from '../claudeInTerminal';
+import { openedReview, tools } from '../toolsClient';
 
 interface NativeClaudeApi {
   status(): { running: boolean; sessionCount: number };
@@ -130,5 +131,26 @@ describe('README screenshots', function () {
     await vscode.commands.executeCommand(HEALTH_COMMAND);
     await sleep(4000);
     await shot('health-check', 'editor');
+  });
+
+  it('rename review: rename_symbol across three files, the first file\'s review', async function () {
+    this.timeout(180_000);
+    // greet() used in two more files, one TypeScript project (the rename provider finds the uses in the project).
+    const write = (rel: string, text: string) => fs.writeFileSync(path.join(workspace, rel), text);
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'commonjs', noEmit: true }, include: ['src/**/*.ts'] }, null, 2) + '\n');
+    write('src/banner.ts', "import { greet } from './greet';\n\nexport function banner(name: string): string {\n  const line = greet({ name }, true);\n  return `${line}\\n${'='.repeat(line.length)}`;\n}\n");
+    write('src/welcome.ts', "import { greet, type Person } from './greet';\n\nexport function welcome(guests: Person[]): string {\n  return guests.map((g) => greet(g)).join(' ');\n}\n");
+    await vscode.commands.executeCommand('typescript.restartTsServer');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('notifications.clearAll');
+    // The tools route as claude's tools entry calls it (the consent was declined above: the scene calls it itself).
+    const t = await tools();
+    const line = fs.readFileSync(greet.fsPath, 'utf8').split('\n').findIndex((l) => l.startsWith('export function greet(')) + 1;
+    const answered = t.call('rename_symbol', { path: 'src/greet.ts', line, symbol: 'greet', new_name: 'salute' }, 150_000);
+    const opened = await Promise.race([openedReview('banner.ts', 120_000), answered.then((a) => assert.fail(`rename_symbol answered before its review: ${a.text}`))]);
+    await sleep(1500);
+    await shot('rename-review', 'editor');
+    await vscode.commands.executeCommand('nativeClaude.rejectReview', opened.input.modified);
+    assert.match((await answered).text, /"status": "rejected"/);
   });
 });

@@ -3,7 +3,9 @@
  *   1. the window's first question (`first`: find_definitions at a call site, or find_references at the
  *      declaration), TypeScript cold, timed as the model's call over the socket;
  *   2. with `samples` > 0, each language tool against the provider command(s) it calls, same query,
- *      interleaved (tool first, then command first, in turn), after three unmeasured rounds.
+ *      interleaved (tool first, then command first, in turn), after three unmeasured rounds; and each
+ *      tool's first call in the window (the first of those rounds). rename_symbol is timed up to its
+ *      review's first file open (then rejected: nothing is written).
  * Times in ms, written to the spec's results file; the outer bench prints the rows. Runs only with
  * $NC_LANGUAGE_BENCH.
  */
@@ -13,7 +15,8 @@ import * as inspector from 'inspector';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { describe, it } from '../bdd';
-import { tools, workspaceRoot } from '../toolsClient';
+import { proposalTabs, tools, workspaceRoot } from '../toolsClient';
+import { waitFor } from '../util';
 
 /** A symbol's place: `line` 1-based (as the model gives it), `character` 0-based (as VS Code's commands take it). */
 interface Place {
@@ -90,7 +93,8 @@ describe('language bench: the tools against the provider commands they call', fu
         assert.ok(found.length > 0, `${what} answered nothing`);
         return found;
       };
-      const pairs: Array<{ name: string; tool: () => Promise<unknown>; command: string; raw: () => Promise<unknown> }> = [
+      // `after`: the tool's call finished off, unmeasured, with what `tool` returned.
+      const pairs: Array<{ name: string; tool: () => Promise<unknown>; command: string; raw: () => Promise<unknown>; after?: (toolDid: unknown) => Promise<void> }> = [
         {
           name: 'find_references',
           tool: () => tool('find_references', args(s.declaration)),
@@ -140,27 +144,62 @@ describe('language bench: the tools against the provider commands they call', fu
             return nonEmpty('incoming calls', vscode.commands.executeCommand<vscode.CallHierarchyIncomingCall[]>('vscode.provideIncomingCalls', item));
           },
         },
+        {
+          // Up to the review's first file open (the tab there): the call's answer waits for the user,
+          // so the review is then rejected (nothing written) and the answer awaited, unmeasured.
+          name: 'rename_symbol',
+          tool: async () => {
+            const opened = new Promise<vscode.Uri>((resolve) => {
+              const listener = vscode.window.tabGroups.onDidChangeTabs(() => {
+                const review = proposalTabs()[0];
+                if (!review) return;
+                listener.dispose();
+                resolve(review.input.modified);
+              });
+            });
+            const answered = t.call('rename_symbol', { ...args(s.declaration), new_name: 'twice' });
+            const review = await Promise.race([opened, answered.then((a) => assert.fail(`rename_symbol answered before a review opened: ${a.text}`))]);
+            return { review, answered };
+          },
+          command: 'executeDocumentRenameProvider',
+          raw: async () => {
+            const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>('vscode.executeDocumentRenameProvider', uri(s.declaration), pos(s.declaration), 'twice');
+            assert.ok(edit && edit.size > 1, 'the rename provider answered no edit');
+          },
+          after: async (opened: unknown) => {
+            const { review, answered } = opened as { review: vscode.Uri; answered: Promise<{ isError: boolean; text: string }> };
+            await vscode.commands.executeCommand('nativeClaude.rejectReview', review);
+            const answer = await answered;
+            assert.match(answer.text, /"status": "rejected"/, answer.text);
+            await waitFor('the review closed', () => proposalTabs().length === 0, 10_000);
+          },
+        },
       ];
+      let toolDid: unknown;
       const timed = async (fn: () => Promise<unknown>) => {
         const at = performance.now();
-        await fn();
+        toolDid = await fn();
         return performance.now() - at;
       };
-      const rows: Array<{ tool: string; command: string; toolMs: number[]; commandMs: number[] }> = [];
+      const rows: Array<{ tool: string; command: string; toolMs: number[]; commandMs: number[]; firstToolMs?: number }> = [];
       results.rows = rows;
       for (const pair of s.samples > 0 ? pairs : []) {
-        const row = { tool: pair.name, command: pair.command, toolMs: [] as number[], commandMs: [] as number[] };
+        const row = { tool: pair.name, command: pair.command, toolMs: [] as number[], commandMs: [] as number[], firstToolMs: undefined as number | undefined };
         for (let i = 0; i < WARMUP + s.samples; i++) {
           // In turn which goes first: neither always finds the other's work just done.
           let toolMs: number;
           let commandMs: number;
           if (i % 2 === 0) {
             toolMs = await timed(pair.tool);
+            await pair.after?.(toolDid);
             commandMs = await timed(pair.raw);
           } else {
             commandMs = await timed(pair.raw);
             toolMs = await timed(pair.tool);
+            await pair.after?.(toolDid);
           }
+          // The tool's first call in the window (file_outline's: of a file the tools before asked about at a name).
+          if (i === 0) row.firstToolMs = toolMs;
           if (i >= WARMUP) {
             row.toolMs.push(toolMs);
             row.commandMs.push(commandMs);
