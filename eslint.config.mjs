@@ -5,7 +5,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'out/**', '.test-runs/**', 'test/fixtures/**', 'test/vscode/driver/**', 'test/vscode/python-kernel/**', 'coverage/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'out/**',
+      '.test-runs/**',
+      'test/fixtures/**',
+      'test/vscode/driver/**',
+      'test/vscode/python-kernel/**',
+      'coverage/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

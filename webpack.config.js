@@ -34,7 +34,11 @@ module.exports = {
   // not used (zod's ESM build leaves its 40 locales out: session.js 903 KiB -> 416 KiB).
   resolve: { extensions: ['.ts', '.js'], conditionNames: ['node', 'import', 'require', 'default'] },
   module: {
-    rules: [{ test: /\.ts$/, exclude: /node_modules/, use: [
+    rules: [
+      {
+        test: /\.ts$/,
+        exclude: /node_modules/,
+        use: [
           {
             loader: 'ts-loader',
             // ES module output so webpack sees `import()` and splits there (commonjs output would turn it into require()).

@@ -73,7 +73,11 @@ function reindented(): Case {
   const start = Math.floor(lines.length / 2);
   const search = lines.slice(start, start + 2000);
   search[1000] = `    ${search[1000].trim()}`;
-  return { name: `1 MB of ${Math.round(lines.length / 1000)}k source lines; one line re-indented`, content: `${lines.join('\n')}\n`, diff: payload(search, ['x']) };
+  return {
+    name: `1 MB of ${Math.round(lines.length / 1000)}k source lines; one line re-indented`,
+    content: `${lines.join('\n')}\n`,
+    diff: payload(search, ['x']),
+  };
 }
 
 async function main(): Promise<void> {

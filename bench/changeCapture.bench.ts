@@ -23,7 +23,11 @@ async function main(): Promise<void> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'nc-bench-capture-'));
   try {
     const file = path.join(root, 'big.ts');
-    const tracker = new ChangeTracker({ store: new BeforeImageStore(path.join(root, 'store')), sessionOf: () => ({ id: 's', label: 'bench' }), save: () => undefined });
+    const tracker = new ChangeTracker({
+      store: new BeforeImageStore(path.join(root, 'store')),
+      sessionOf: () => ({ id: 's', label: 'bench' }),
+      save: () => undefined,
+    });
     const line = 'export const value = "abcdefghijklmnopqrstuvwxyz0123456789";\n';
     const base = line.repeat(Math.ceil(MB / line.length)).slice(0, MB);
     const plain: number[] = [];
@@ -77,11 +81,15 @@ async function main(): Promise<void> {
     const fmt = (x: number) => x.toFixed(2);
     const medianPlain = quantile(plain, 0.5);
     console.log(`1 MB file, ${RUNS} runs; plain fs read: median ${fmt(medianPlain)} ms, p99 ${fmt(quantile(plain, 0.99))} ms`);
-    console.log(`answer waits:   median ${fmt(quantile(answer, 0.5))} ms, p99 ${fmt(quantile(answer, 0.99))} ms (${(quantile(answer, 0.5) / medianPlain).toFixed(2)}x the plain read)`);
+    console.log(
+      `answer waits:   median ${fmt(quantile(answer, 0.5))} ms, p99 ${fmt(quantile(answer, 0.99))} ms (${(quantile(answer, 0.5) / medianPlain).toFixed(2)}x the plain read)`,
+    );
     // The machine's own tail (scheduling, GC) hits both sides: the p99s are compared, the paired figure shown too.
     const addedP99 = quantile(answer, 0.99) - quantile(plain, 0.99);
     console.log(`  added at p99: ${fmt(addedP99)} ms (target <= ${TARGET_ADDED_MS} ms); p99 of the paired differences ${fmt(quantile(added, 0.99))} ms`);
-    console.log(`whole capture:  median ${fmt(quantile(whole, 0.5))} ms, p99 ${fmt(quantile(whole, 0.99))} ms (${(quantile(whole, 0.5) / medianPlain).toFixed(2)}x), event loop held at most ${fmt(held)} ms`);
+    console.log(
+      `whole capture:  median ${fmt(quantile(whole, 0.5))} ms, p99 ${fmt(quantile(whole, 0.99))} ms (${(quantile(whole, 0.5) / medianPlain).toFixed(2)}x), event loop held at most ${fmt(held)} ms`,
+    );
     if (addedP99 > TARGET_ADDED_MS) {
       console.log('FAIL: the capture adds more than the target to the baseline answer');
       process.exitCode = 1;

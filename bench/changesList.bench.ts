@@ -27,7 +27,14 @@ async function main(): Promise<void> {
     for (let i = 0; i < FILES; i++) {
       const bytes = Buffer.alloc(BLOB_BYTES, `file ${i} `);
       const blob = await store.put(bytes);
-      files.push({ path: `/work/project/src/module${i}/file${i}.ts`, before: { blob, size: BLOB_BYTES, mode: 0o644 }, claudeLeft: { blob, size: BLOB_BYTES }, attribution: i % 10 ? 'certain' : 'uncertain', source: i % 10 ? 'baseline' : 'git', changedAt: i });
+      files.push({
+        path: `/work/project/src/module${i}/file${i}.ts`,
+        before: { blob, size: BLOB_BYTES, mode: 0o644 },
+        claudeLeft: { blob, size: BLOB_BYTES },
+        attribution: i % 10 ? 'certain' : 'uncertain',
+        source: i % 10 ? 'baseline' : 'git',
+        changedAt: i,
+      });
     }
     const state: LedgerState = { version: 1, sessions: [{ id: 'claude-pid-1', label: 'claude in "claude"', startedAt: 0, files }], dropped: undefined };
     const stateFile = path.join(root, 'ledger.json');
@@ -41,7 +48,9 @@ async function main(): Promise<void> {
       t = performance.now();
       const loaded = JSON.parse(await fs.readFile(stateFile, 'utf8')) as LedgerState;
       const tracker = new ChangeTracker({ store, state: loaded, sessionOf: () => undefined, save: () => undefined });
-      const entries = tracker.list().flatMap((s) => s.files.map((f) => ({ uri: f.path, faded: f.attribution !== 'certain', tooltip: `${s.label}: ${f.source}` })));
+      const entries = tracker
+        .list()
+        .flatMap((s) => s.files.map((f) => ({ uri: f.path, faded: f.attribution !== 'certain', tooltip: `${s.label}: ${f.source}` })));
       if (entries.length !== FILES) throw new Error(`listed ${entries.length}`);
       await tracker.sweep();
       startup.push(performance.now() - t);
@@ -49,7 +58,9 @@ async function main(): Promise<void> {
     const blobs = (await fs.readdir(path.join(root, 'blobs'))).length;
     console.log(`${FILES} files, ${(FILES * BLOB_BYTES) / 1e6} MB of before-images (${blobs} blobs kept by the sweep), ${RUNS} runs`);
     console.log(`read + parse the saved list (raw): median ${median(raw).toFixed(2)} ms`);
-    console.log(`start-up work (parse, tracker, view entries, sweep): median ${median(startup).toFixed(2)} ms (${(median(startup) / median(raw)).toFixed(1)}x the raw parse; target <= ${TARGET_MS} ms)`);
+    console.log(
+      `start-up work (parse, tracker, view entries, sweep): median ${median(startup).toFixed(2)} ms (${(median(startup) / median(raw)).toFixed(1)}x the raw parse; target <= ${TARGET_MS} ms)`,
+    );
     if (median(startup) > TARGET_MS || blobs !== FILES) process.exitCode = 1;
   } finally {
     await fs.rm(root, { recursive: true, force: true });

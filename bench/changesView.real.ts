@@ -83,12 +83,18 @@ async function timeOpen(page: Page, groupLabel: string, rows: number): Promise<n
     window.addEventListener('keydown', onKey, true);
   }); undefined`);
   await page.keyboard.press('Control+Shift+G');
-  return page.evaluate<number>(`Promise.race([window.__ncOpen, new Promise((_, reject) => setTimeout(() => reject(new Error('rows not drawn within 30 s')), 30000))])`);
+  return page.evaluate<number>(
+    `Promise.race([window.__ncOpen, new Promise((_, reject) => setTimeout(() => reject(new Error('rows not drawn within 30 s')), 30000))])`,
+  );
 }
 
 /** Waits for the window to be ready: the activity bar's Source Control badge counts the 1,000 files. */
 async function ready(page: Page): Promise<void> {
-  await page.waitForFunction(`[...document.querySelectorAll('.activitybar .badge-content')].some((b) => /^(1K|1000|1,000)$/.test((b.textContent || '').trim()))`, undefined, { timeout: 120_000 });
+  await page.waitForFunction(
+    `[...document.querySelectorAll('.activitybar .badge-content')].some((b) => /^(1K|1000|1,000)$/.test((b.textContent || '').trim()))`,
+    undefined,
+    { timeout: 120_000 },
+  );
   await sleep(1_500);
 }
 
@@ -107,7 +113,14 @@ async function measure(server: CodeServer, folder: string, groupLabel: string, n
       await ready(bench.page);
       progress(`${name}: ready`);
       // The Explorer shown: the window restores the last view, and the first open must be the first drawing.
-      if (await bench.page.locator('.scm-view').first().isVisible().catch(() => false)) throw new Error(`${name}: the Source Control view was already open after the load`);
+      if (
+        await bench.page
+          .locator('.scm-view')
+          .first()
+          .isVisible()
+          .catch(() => false)
+      )
+        throw new Error(`${name}: the Source Control view was already open after the load`);
       cold.push(await timeOpen(bench.page, groupLabel, 10));
       if (load === 0) await saveScreenshot(bench.page, `bench-changes-view-${name}`);
       for (let i = 0; i < WARM; i++) {
@@ -163,7 +176,13 @@ async function main(): Promise<void> {
     const files: LedgerState['sessions'][number]['files'] = [];
     for (const [i, file] of claudeFiles.entries()) {
       const bytes = Buffer.alloc(BLOB_BYTES, `before ${i} `);
-      files.push({ path: file, before: { blob: await store.put(bytes), size: BLOB_BYTES, mode: 0o644 }, attribution: i % 10 ? 'certain' : 'uncertain', source: i % 10 ? 'baseline' : 'git', changedAt: i });
+      files.push({
+        path: file,
+        before: { blob: await store.put(bytes), size: BLOB_BYTES, mode: 0o644 },
+        attribution: i % 10 ? 'certain' : 'uncertain',
+        source: i % 10 ? 'baseline' : 'git',
+        changedAt: i,
+      });
     }
     const state: LedgerState = { version: 1, sessions: [{ id: 'claude-pid-1', label: LABEL, startedAt: 0, files }], dropped: undefined };
     fs.writeFileSync(path.join(storage, 'ledger.json'), JSON.stringify(state), { mode: 0o600 });
@@ -172,10 +191,14 @@ async function main(): Promise<void> {
     const gitView = await measure(server, gitFolder, 'Changes', 'git');
     const line = (name: string, r: { cold: number[]; warm: number[] }) =>
       `${name}: first open after a window load median ${median(r.cold).toFixed(0)} ms (${r.cold.map((x) => x.toFixed(0)).join(', ')}); reopened median ${median(r.warm).toFixed(0)} ms`;
-    console.log(`${FILES} changed files; Claude's with ${(FILES * BLOB_BYTES) / 1e6} MB of before-images; ${LOADS} window loads each, ${WARM} reopenings per load`);
+    console.log(
+      `${FILES} changed files; Claude's with ${(FILES * BLOB_BYTES) / 1e6} MB of before-images; ${LOADS} window loads each, ${WARM} reopenings per load`,
+    );
     console.log(line("git's view (raw)", gitView));
     console.log(line("Claude's group", claude));
-    console.log(`Claude/git: first open ${(median(claude.cold) / median(gitView.cold)).toFixed(2)}x, reopened ${(median(claude.warm) / median(gitView.warm)).toFixed(2)}x; target <= ${TARGET_MS} ms`);
+    console.log(
+      `Claude/git: first open ${(median(claude.cold) / median(gitView.cold)).toFixed(2)}x, reopened ${(median(claude.warm) / median(gitView.warm)).toFixed(2)}x; target <= ${TARGET_MS} ms`,
+    );
     if (median(claude.cold) > TARGET_MS) process.exitCode = 1;
   } finally {
     await server?.stop();

@@ -28,7 +28,13 @@ export interface ColdAnswer {
 }
 
 /** Asks `query` at `position` (0-based) of `file` from a new typescript-language-server on `workspace`. */
-export async function coldServerFirstAnswer(options: { workspace: string; file: string; position: { line: number; character: number }; query: ColdQuery; timeoutMs?: number }): Promise<ColdAnswer> {
+export async function coldServerFirstAnswer(options: {
+  workspace: string;
+  file: string;
+  position: { line: number; character: number };
+  query: ColdQuery;
+  timeoutMs?: number;
+}): Promise<ColdAnswer> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const started = performance.now();
   const child = spawn(process.execPath, [SERVER, '--stdio'], { cwd: options.workspace, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -56,7 +62,13 @@ export async function coldServerFirstAnswer(options: { workspace: string; file: 
       if (headerEnd < 0) return;
       const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, headerEnd).toString())?.[1]);
       if (buffer.length < headerEnd + 4 + length) return;
-      const message = JSON.parse(buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')) as { id?: number; method?: string; params?: { items?: unknown[] }; result?: unknown; error?: { message: string } };
+      const message = JSON.parse(buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')) as {
+        id?: number;
+        method?: string;
+        params?: { items?: unknown[] };
+        result?: unknown;
+        error?: { message: string };
+      };
       buffer = buffer.subarray(headerEnd + 4 + length);
       if (message.method !== undefined && message.id !== undefined) {
         // The server's own requests (configuration, progress tokens, registrations): answered plainly.
@@ -69,7 +81,9 @@ export async function coldServerFirstAnswer(options: { workspace: string; file: 
       }
     }
   });
-  const exited = new Promise<never>((_, reject) => child.on('exit', (code) => reject(new Error(`typescript-language-server exited (${code}): ${stderr.join('').slice(-2000)}`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.on('exit', (code) => reject(new Error(`typescript-language-server exited (${code}): ${stderr.join('').slice(-2000)}`))),
+  );
   exited.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => {
@@ -82,18 +96,31 @@ export async function coldServerFirstAnswer(options: { workspace: string; file: 
         processId: process.pid,
         rootUri,
         workspaceFolders: [{ uri: rootUri, name: path.basename(options.workspace) }],
-        capabilities: { textDocument: { definition: { linkSupport: true }, references: {}, synchronization: { didSave: true } }, workspace: { configuration: true, workspaceFolders: true } },
+        capabilities: {
+          textDocument: { definition: { linkSupport: true }, references: {}, synchronization: { didSave: true } },
+          workspace: { configuration: true, workspaceFolders: true },
+        },
       })) as { serverInfo?: { name?: string; version?: string } };
       const initializeMs = performance.now() - started;
       notify('initialized', {});
       const uri = pathToFileURL(options.file).href;
       notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text: fs.readFileSync(options.file, 'utf8') } });
-      const params = { textDocument: { uri }, position: options.position, ...(options.query === 'textDocument/references' ? { context: { includeDeclaration: true } } : {}) };
+      const params = {
+        textDocument: { uri },
+        position: options.position,
+        ...(options.query === 'textDocument/references' ? { context: { includeDeclaration: true } } : {}),
+      };
       for (let asked = 1; ; asked++) {
         const answer = await request(options.query, params);
         const locations = Array.isArray(answer) ? answer.length : answer ? 1 : 0;
         if (locations > 0) {
-          return { ms: performance.now() - started, initializeMs, asked, locations, server: `${init.serverInfo?.name ?? 'typescript-language-server'} ${SERVER_VERSION}` };
+          return {
+            ms: performance.now() - started,
+            initializeMs,
+            asked,
+            locations,
+            server: `${init.serverInfo?.name ?? 'typescript-language-server'} ${SERVER_VERSION}`,
+          };
         }
         await new Promise((r) => setTimeout(r, 50));
       }

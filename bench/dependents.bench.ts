@@ -23,7 +23,15 @@ async function main(): Promise<void> {
     const file = (i: number) => path.join(root, 'src', `m${i % 10}`, `file${i}.ts`);
     for (let i = 0; i < FILES; i++) {
       await fs.mkdir(path.dirname(file(i)), { recursive: true });
-      const imports = [1, 7, 31].map((d) => (i + d) % FILES).map((j) => `import { v${j} } from '${path.relative(path.dirname(file(i)), file(j)).replace(/\.ts$/, '').replace(/^(?!\.)/, './')}';`);
+      const imports = [1, 7, 31]
+        .map((d) => (i + d) % FILES)
+        .map(
+          (j) =>
+            `import { v${j} } from '${path
+              .relative(path.dirname(file(i)), file(j))
+              .replace(/\.ts$/, '')
+              .replace(/^(?!\.)/, './')}';`,
+        );
       const body = Array.from({ length: 40 }, (_, k) => `export function f${i}_${k}(n: number): number { return n + ${k}; }`).join('\n');
       await fs.writeFile(file(i), `${imports.join('\n')}\nexport const v${i} = ${i};\n${body}\n`);
     }
@@ -37,7 +45,9 @@ async function main(): Promise<void> {
       times.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
     const ms = median(times);
-    console.log(`${FILES} TypeScript files, one changed: ${found.length} files import it (expected 3), found in ${ms.toFixed(1)} ms (median of ${RUNS}; target < ${TARGET_MS} ms)`);
+    console.log(
+      `${FILES} TypeScript files, one changed: ${found.length} files import it (expected 3), found in ${ms.toFixed(1)} ms (median of ${RUNS}; target < ${TARGET_MS} ms)`,
+    );
     if (found.length !== 3 || ms >= TARGET_MS) process.exit(1);
   } finally {
     await fs.rm(root, { recursive: true, force: true });

@@ -51,13 +51,20 @@ function writeProject(workspace: string): Array<{ module: string; newText: strin
   const plain = FILES - CHANGES;
   const file = (i: number) => path.join(workspace, 'src', `m${i % 10}`, `file${i}.ts`);
   const api = (k: number) => path.join(workspace, 'src', 'shared', `api${k}.ts`);
-  const specifier = (from: string, to: string) => path.relative(path.dirname(from), to).replace(/\.ts$/, '').replace(/^(?!\.)/, './');
+  const specifier = (from: string, to: string) =>
+    path
+      .relative(path.dirname(from), to)
+      .replace(/\.ts$/, '')
+      .replace(/^(?!\.)/, './');
   // Module k's callers: k, k + 5·CHANGES, k + 10·CHANGES, … (spread over the folders; each file calls at most one module).
   const callersOf = (k: number) => Array.from({ length: CALLERS }, (_, c) => k + CHANGES * c * 5).filter((i) => i < plain);
   /** Caller → the module it calls. */
   const calling = new Map<number, number>();
   for (let k = 0; k < CHANGES; k++) for (const i of callersOf(k)) calling.set(i, k);
-  fs.writeFileSync(path.join(workspace, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'commonjs', noEmit: true }, include: ['src'] }, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(workspace, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'commonjs', noEmit: true }, include: ['src'] }, null, 2) + '\n',
+  );
   for (let i = 0; i < plain; i++) {
     fs.mkdirSync(path.dirname(file(i)), { recursive: true });
     const imports = [1, 7, 31].map((d) => (i + d) % plain).map((j) => `import { v${j} } from '${specifier(file(i), file(j))}';`);
@@ -113,15 +120,27 @@ async function main(): Promise<void> {
     const row = (name: string, pick: (s: Sample) => number, raw?: (s: Sample) => number) => {
       const m = median(rest.map(pick));
       const ratio = raw ? `, ${(m / median(rest.map(raw))).toFixed(1)}x raw` : '';
-      console.log(`${name}: median ${m.toFixed(0)} ms (${rest.map((s) => pick(s).toFixed(0)).join(', ')})${ratio}; first change in the window ${pick(first).toFixed(0)} ms`);
+      console.log(
+        `${name}: median ${m.toFixed(0)} ms (${rest.map((s) => pick(s).toFixed(0)).join(', ')})${ratio}; first change in the window ${pick(first).toFixed(0)} ms`,
+      );
     };
-    console.log(`${FILES} TypeScript files, ${samples.length} changes of an exported function called by ${CALLERS} closed files each; medians of the last ${rest.length}`);
+    console.log(
+      `${FILES} TypeScript files, ${samples.length} changes of an exported function called by ${CALLERS} closed files each; medians of the last ${rest.length}`,
+    );
     const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    console.log(`  the first change ${seconds(first.baselineAtMs)} after the window opened (the inner suite's start), the last ${seconds(samples[samples.length - 1].baselineAtMs)}`);
-    console.log(`  the extension host's thread held >= 100 ms (by anyone; at, for how long): ${blocks.map((b) => `${seconds(b.atMs)} ${b.heldMs} ms`).join(', ') || 'never'}`);
+    console.log(
+      `  the first change ${seconds(first.baselineAtMs)} after the window opened (the inner suite's start), the last ${seconds(samples[samples.length - 1].baselineAtMs)}`,
+    );
+    console.log(
+      `  the extension host's thread held >= 100 ms (by anyone; at, for how long): ${blocks.map((b) => `${seconds(b.atMs)} ${b.heldMs} ms`).join(', ') || 'never'}`,
+    );
     row('raw: executeReferenceProvider on the changed export', (s) => s.referencesMs);
-    row("raw: one caller opened by hand until TypeScript reports its error", (s) => s.byHandMs);
-    row("model's getDiagnostics {} (find the callers, load and wait for them)", (s) => s.modelMs, (s) => s.referencesMs + s.byHandMs);
+    row('raw: one caller opened by hand until TypeScript reports its error', (s) => s.byHandMs);
+    row(
+      "model's getDiagnostics {} (find the callers, load and wait for them)",
+      (s) => s.modelMs,
+      (s) => s.referencesMs + s.byHandMs,
+    );
     console.log(
       `  files checked per change: ${waitedFor.join(', ')} (the module and its callers); callers named with their error: ${samples.map((s) => `${s.modelNamed}/${s.callers}`).join(', ')}; references found in ${samples.map((s) => s.referencingFiles).join(', ')} files` +
         (samples.some((s) => s.modelNote) ? `; notes: ${samples.map((s) => s.modelNote ?? '-').join(' | ')}` : ''),
@@ -131,16 +150,28 @@ async function main(): Promise<void> {
     row("  the extension host's longest block during claude's baseline", (s) => s.baselineLagMs);
     row("  the extension host's longest block during claude's {}", (s) => s.claudesLagMs);
     const noted = samples.filter((s) => s.claudesNote).length;
-    if (noted) console.log(`  claude's {} named the changed module as still being checked in ${noted} of ${samples.length} (it is waited for again at claude's next {})`);
+    if (noted)
+      console.log(
+        `  claude's {} named the changed module as still being checked in ${noted} of ${samples.length} (it is waited for again at claude's next {})`,
+      );
     // A call over claude's budget fails the bench, but for the window's first change: there, what other
     // extensions do as the window opens (TypeScript's extension starting) holds the thread, which no
     // deadline in the extension host can outrun (docs/diagnostics.md, "At a window's start"); it fails
     // only if it is over even without the longest block it met.
     const overBy = (s: Sample, lessBlock: boolean) =>
-      [s.baselineMs - (lessBlock ? s.baselineLagMs : 0) >= 500 ? 'baseline' : '', s.claudesMs - (lessBlock ? s.claudesLagMs : 0) >= CLAUDES_BUDGET_MS ? '{}' : ''].filter(Boolean);
+      [
+        s.baselineMs - (lessBlock ? s.baselineLagMs : 0) >= 500 ? 'baseline' : '',
+        s.claudesMs - (lessBlock ? s.claudesLagMs : 0) >= CLAUDES_BUDGET_MS ? '{}' : '',
+      ].filter(Boolean);
     const firstOver = overBy(first, false);
-    if (firstOver.length) console.log(`  the window's first change: claude's ${firstOver.join(' and ')} over its budget, with the thread held as above (accepted at a window's start)`);
-    const failed = [...overBy(first, true).map((c) => `the first change's ${c} (over even without its longest block)`), ...rest.flatMap((s, n) => overBy(s, false).map((c) => `change ${n + 2}'s ${c}`))];
+    if (firstOver.length)
+      console.log(
+        `  the window's first change: claude's ${firstOver.join(' and ')} over its budget, with the thread held as above (accepted at a window's start)`,
+      );
+    const failed = [
+      ...overBy(first, true).map((c) => `the first change's ${c} (over even without its longest block)`),
+      ...rest.flatMap((s, n) => overBy(s, false).map((c) => `change ${n + 2}'s ${c}`)),
+    ];
     if (failed.length) console.log(`  over claude's budget: ${failed.join(', ')}`);
     if (failed.length || samples.some((s) => s.modelNamed !== s.callers)) process.exitCode = 1;
   });

@@ -29,7 +29,13 @@ function panel(): DiagnosticsSource {
     items: Array.from({ length: PER_FILE }, (_, i) => ({ line: i * 3, message: `Property 'x${i}' does not exist on type 'T${f}'.` })),
   }));
   const convert = (items: { line: number; message: string }[]): DiagnosticItem[] =>
-    items.map((d) => ({ message: d.message, severity: 'Error', range: { start: { line: d.line, character: 4 }, end: { line: d.line, character: 9 } }, source: 'ts', code: '2339' }));
+    items.map((d) => ({
+      message: d.message,
+      severity: 'Error',
+      range: { start: { line: d.line, character: 4 }, end: { line: d.line, character: 9 } },
+      source: 'ts',
+      code: '2339',
+    }));
   return {
     all: (): FileDiagnostics[] => raw.map((f) => ({ uri: `file://${f.path}`, diagnostics: convert(f.items) })),
     forFile: (p) => convert(raw.find((f) => f.path === p)?.items ?? []),

@@ -46,13 +46,23 @@ interface Results {
 function writeProject(workspace: string): { declaration: Place; callSite: Place; outlineOf: string; symbolQuery: string; callers: number } {
   const file = (i: number) => path.join('src', `m${i % 10}`, `file${i}.ts`);
   const math = path.join('src', 'lib', 'math.ts');
-  const specifier = (from: string, to: string) => path.relative(path.dirname(from), to).replace(/\.ts$/, '').replace(/^(?!\.)/, './');
+  const specifier = (from: string, to: string) =>
+    path
+      .relative(path.dirname(from), to)
+      .replace(/\.ts$/, '')
+      .replace(/^(?!\.)/, './');
   const write = (rel: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
     fs.writeFileSync(path.join(workspace, rel), text);
   };
-  write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'commonjs', noEmit: true }, include: ['src'] }, null, 2) + '\n');
-  write(math, '/** Doubles a number. */\nexport function double(n: number): number {\n  return n * 2;\n}\n\nexport class Calculator {\n  total = 0;\n  add(n: number): this {\n    this.total += double(n);\n    return this;\n  }\n}\n');
+  write(
+    'tsconfig.json',
+    JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'commonjs', noEmit: true }, include: ['src'] }, null, 2) + '\n',
+  );
+  write(
+    math,
+    '/** Doubles a number. */\nexport function double(n: number): number {\n  return n * 2;\n}\n\nexport class Calculator {\n  total = 0;\n  add(n: number): this {\n    this.total += double(n);\n    return this;\n  }\n}\n',
+  );
   let callers = 0;
   for (let i = 0; i < FILES; i++) {
     const imports = [1, 7, 31].map((d) => (i + d) % FILES).map((j) => `import { v${j} } from '${specifier(file(i), file(j))}';`);
@@ -65,7 +75,10 @@ function writeProject(workspace: string): { declaration: Place; callSite: Place;
     write(file(i), `${imports.join('\n')}\nexport const v${i} = ${i};\n${calls ? `export const d${i} = double(${i}) + double(1);\n` : ''}${body}\n`);
   }
   // file0.ts: 4 imports, then `export const v0 = 0;`, then the call on line 6.
-  const callLine = fs.readFileSync(path.join(workspace, file(0)), 'utf8').split('\n').findIndex((l) => l.startsWith('export const d0'));
+  const callLine = fs
+    .readFileSync(path.join(workspace, file(0)), 'utf8')
+    .split('\n')
+    .findIndex((l) => l.startsWith('export const d0'));
   const callText = fs.readFileSync(path.join(workspace, file(0)), 'utf8').split('\n')[callLine];
   return {
     declaration: { path: math, line: 2, symbol: 'double', character: 'export function '.length },
@@ -84,7 +97,16 @@ async function main(): Promise<void> {
   await withBenchRoot('nc-bench-language-', async (root, workspace) => {
     const { callers, ...places } = writeProject(workspace);
     const window = async (first: 'find_definitions' | 'find_references' | 'raw_definitions', samples: number) => {
-      const run = await runBenchWindow<Results>({ vsix, root, workspace, name: `bench-language-${first}`, files: ['language-bench'], specEnv: 'NC_LANGUAGE_BENCH', spec: { first, samples, ...places, profile: samples > 0 ? process.env.BENCH_CPU_PROF : undefined }, timeoutMs: 600_000 });
+      const run = await runBenchWindow<Results>({
+        vsix,
+        root,
+        workspace,
+        name: `bench-language-${first}`,
+        files: ['language-bench'],
+        specEnv: 'NC_LANGUAGE_BENCH',
+        spec: { first, samples, ...places, profile: samples > 0 ? process.env.BENCH_CPU_PROF : undefined },
+        timeoutMs: 600_000,
+      });
       if (!run.results || run.results.state !== 'passed') {
         throw new Error(`the inner run (first ${first}) did not pass (exit ${run.exitCode}): ${run.results?.error ?? 'no results'}\n${run.logTail.join('\n')}`);
       }
@@ -98,7 +120,14 @@ async function main(): Promise<void> {
     const cold = async (query: ColdQuery, place: Place) => {
       const runs: ColdAnswer[] = [];
       for (let i = 0; i < COLD_RUNS; i++) {
-        runs.push(await coldServerFirstAnswer({ workspace, file: path.join(workspace, place.path), position: { line: place.line - 1, character: place.character }, query }));
+        runs.push(
+          await coldServerFirstAnswer({
+            workspace,
+            file: path.join(workspace, place.path),
+            position: { line: place.line - 1, character: place.character },
+            query,
+          }),
+        );
       }
       return runs;
     };
@@ -112,17 +141,22 @@ async function main(): Promise<void> {
       const ratio = median(row.toolMs) / median(row.commandMs);
       const targeted = (row.tool === 'find_references' || row.tool === 'find_definitions') && !row.command.includes('+');
       if (targeted && ratio > TARGET) over++;
-      console.log(`  ${row.tool}: ${ms(median(row.toolMs))} vs ${row.command} ${ms(median(row.commandMs))}: ${ratio.toFixed(2)}x${targeted ? ` (target <= ${TARGET}x)` : ''}`);
+      console.log(
+        `  ${row.tool}: ${ms(median(row.toolMs))} vs ${row.command} ${ms(median(row.commandMs))}: ${ratio.toFixed(2)}x${targeted ? ` (target <= ${TARGET}x)` : ''}`,
+      );
     }
     const outline = measured.rows?.find((r) => r.tool === 'file_outline');
-    if (outline?.firstToolMs !== undefined) console.log(`  file_outline's first call in the window (src/lib/math.ts, which the tools before it asked about at a name): ${ms(outline.firstToolMs)}`);
+    if (outline?.firstToolMs !== undefined)
+      console.log(`  file_outline's first call in the window (src/lib/math.ts, which the tools before it asked about at a name): ${ms(outline.firstToolMs)}`);
     console.log('first answer in a fresh window (TypeScript cold) vs a standalone typescript-language-server started cold (spawn to first answer):');
     const coldRow = (what: string, windowMs: number, runs: ColdAnswer[]) =>
       console.log(
         `  ${what}: the tool ${ms(windowMs)}; ${runs[0].server} median ${ms(median(runs.map((r) => r.ms)))} (${runs.map((r) => r.ms.toFixed(0)).join(', ')}; initialize answered after ${runs.map((r) => r.initializeMs.toFixed(0)).join(', ')} ms)`,
       );
     coldRow('find_definitions (a call site, across files)', measured.first!.ms, coldDefinitions);
-    console.log(`    VS Code's own executeDefinitionProvider first in a fresh window (file opened in a tab, asked every 50 ms until it lands in math.ts): ${ms(rawFirst.first!.ms)}`);
+    console.log(
+      `    VS Code's own executeDefinitionProvider first in a fresh window (file opened in a tab, asked every 50 ms until it lands in math.ts): ${ms(rawFirst.first!.ms)}`,
+    );
     coldRow('find_references (the declaration)', referencesFirst.first!.ms, coldReferences);
     if (over) {
       console.log(`  ${over} of the targeted rows over ${TARGET}x`);

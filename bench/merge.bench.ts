@@ -39,7 +39,11 @@ function reversed(): [string, string, string] {
 }
 
 let failed = false;
-for (const [name, make] of [['1 MB, 10,000 disjoint edits', disjoint], ['1 MB rewritten by a Write over a dirty buffer', rewritten], ['1 MB with its lines reversed by a Write', reversed]] as const) {
+for (const [name, make] of [
+  ['1 MB, 10,000 disjoint edits', disjoint],
+  ['1 MB rewritten by a Write over a dirty buffer', rewritten],
+  ['1 MB with its lines reversed by a Write', reversed],
+] as const) {
   const [base, ours, theirs] = make();
   const times: number[] = [];
   let result: ReturnType<typeof mergeUnsavedEdits> | undefined;
@@ -51,6 +55,8 @@ for (const [name, make] of [['1 MB, 10,000 disjoint edits', disjoint], ['1 MB re
   const worst = Math.max(...times);
   const ok = worst < TARGET_MS;
   failed ||= !ok;
-  console.log(`${name} (${(base.length / 1e6).toFixed(2)} MB): worst of ${RUNS} ${worst.toFixed(0)} ms (target < ${TARGET_MS} ms, the loop is held as long), conflicts ${result!.conflicts}${result!.tooLarge ? ' (too different: one conflict)' : ''} ${ok ? 'ok' : 'SLOW'}`);
+  console.log(
+    `${name} (${(base.length / 1e6).toFixed(2)} MB): worst of ${RUNS} ${worst.toFixed(0)} ms (target < ${TARGET_MS} ms, the loop is held as long), conflicts ${result!.conflicts}${result!.tooLarge ? ' (too different: one conflict)' : ''} ${ok ? 'ok' : 'SLOW'}`,
+  );
 }
 if (failed) process.exit(1);

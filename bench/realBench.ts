@@ -70,7 +70,12 @@ export async function runBenchWindow<R>(options: {
   const resultsPath = path.join(dir, 'results.json');
   fs.writeFileSync(specPath, JSON.stringify({ ...options.spec, results: resultsPath }));
   const run = await runInnerSuite<R>({
-    server: { workspace: options.workspace, vsixPaths: [options.vsix], env: isolatedEnv({ HOME: home, CLAUDE_CONFIG_DIR: configDir, [options.specEnv]: specPath, ...options.env }), userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } },
+    server: {
+      workspace: options.workspace,
+      vsixPaths: [options.vsix],
+      env: isolatedEnv({ HOME: home, CLAUDE_CONFIG_DIR: configDir, [options.specEnv]: specPath, ...options.env }),
+      userSettings: { 'git.enabled': false, 'files.autoSave': 'off' },
+    },
     run: { files: options.files, timeout: options.timeoutMs, timeoutMs: options.timeoutMs + 100_000, name: options.name },
     resultsPath,
   });

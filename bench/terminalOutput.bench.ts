@@ -49,7 +49,9 @@ async function main(): Promise<void> {
   const mb = log.length / 1024 / 1024;
   console.log(`terminal output, ${mb.toFixed(1)} MB in 4 KB chunks, median of ${RUNS}:`);
   console.log(`  regex strip (raw op)        ${median(raw).toFixed(1)} ms`);
-  console.log(`  @xterm/headless render+cap  ${median(rendered).toFixed(1)} ms  = ${(median(rendered) / median(raw)).toFixed(1)}x raw, ${(mb / (median(rendered) / 1000)).toFixed(1)} MB/s`);
+  console.log(
+    `  @xterm/headless render+cap  ${median(rendered).toFixed(1)} ms  = ${(median(rendered) / median(raw)).toFixed(1)}x raw, ${(mb / (median(rendered) / 1000)).toFixed(1)} MB/s`,
+  );
   console.log(`  peak RSS ${(rssPeak / 1024 / 1024).toFixed(0)} MB`);
 }
 

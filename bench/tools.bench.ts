@@ -30,7 +30,10 @@ function buildTree(root: string): number {
     mkdirSync(dir, { recursive: true });
     for (let f = 0; f < FILES_PER_FOLDER; f++) {
       const rare = d % 50 === 0 && f === 7 ? 'export const RARE_MARKER = true;\n' : '';
-      writeFileSync(path.join(dir, `file${f}.ts`), `// module ${d} file ${f}\nimport { common } from "../common";\n${rare}export function f${f}() {\n  return common(${f});\n}\n`);
+      writeFileSync(
+        path.join(dir, `file${f}.ts`),
+        `// module ${d} file ${f}\nimport { common } from "../common";\n${rare}export function f${f}() {\n  return common(${f});\n}\n`,
+      );
       files++;
     }
   }

@@ -60,7 +60,20 @@ async function bundleServers(outDir: string, forProfiles: boolean): Promise<stri
     entry: Object.fromEntries(KINDS.map((kind) => [kind, path.join(__dirname, 'transport', `${kind}Server.ts`)])),
     output: { ...shipped.output, path: outDir, filename: '[name].js', chunkFilename: '[name].[id].js', clean: false, pathinfo: forProfiles },
     // The shipped ts-loader options, without type checking (the bench and test/support are outside tsconfig.build.json).
-    module: { rules: [{ test: /\.ts$/, exclude: /node_modules/, use: [{ loader: 'ts-loader', options: { ...shippedTsLoaderOptions(shipped), transpileOnly: true, configFile: path.join(__dirname, '..', 'tsconfig.build.json') } }] }] },
+    module: {
+      rules: [
+        {
+          test: /\.ts$/,
+          exclude: /node_modules/,
+          use: [
+            {
+              loader: 'ts-loader',
+              options: { ...shippedTsLoaderOptions(shipped), transpileOnly: true, configFile: path.join(__dirname, '..', 'tsconfig.build.json') },
+            },
+          ],
+        },
+      ],
+    },
     devtool: false,
     optimization: { ...shipped.optimization, ...(forProfiles && { minimize: false, concatenateModules: false }) },
     infrastructureLogging: { level: 'error' },
@@ -93,7 +106,10 @@ class ServerProcess {
 
   static async start(kind: Kind, bundleDir: string, profileDir?: string): Promise<ServerProcess> {
     const execArgv = ['--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${kind}.cpuprofile`] : [])];
-    const server = new ServerProcess(kind, fork(path.join(bundleDir, `${kind}.js`), [], { execArgv, env: { ...process.env, ...FIXED_MALLOC }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    const server = new ServerProcess(
+      kind,
+      fork(path.join(bundleDir, `${kind}.js`), [], { execArgv, env: { ...process.env, ...FIXED_MALLOC }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+    );
     const ready = await server.next();
     if (ready.kind !== 'ready') throw new Error(`${kind} server did not start`);
     server.port = ready.port;
@@ -314,8 +330,10 @@ async function main(): Promise<void> {
     }
     for (const [i, peer] of mains.entries()) if (servers[i].kind !== 'echo') peer.notify('ide_connected', { pid: process.pid });
 
-    console.log(`${ROUNDS} rounds (+1 warm-up), servers in rotating order; per round: ${HANDSHAKES} handshakes, ${SEQUENTIAL_CALLS} sequential calls, ` +
-      `${PARALLEL_CALLS} calls ${IN_FLIGHT} in flight, ${NOTIFICATIONS} notifications, ${BULK_CALLS} ~1 MB results`);
+    console.log(
+      `${ROUNDS} rounds (+1 warm-up), servers in rotating order; per round: ${HANDSHAKES} handshakes, ${SEQUENTIAL_CALLS} sequential calls, ` +
+        `${PARALLEL_CALLS} calls ${IN_FLIGHT} in flight, ${NOTIFICATIONS} notifications, ${BULK_CALLS} ~1 MB results`,
+    );
     const rounds: Record<Kind, RoundFigures>[] = [];
     for (let round = -1; round < ROUNDS; round++) {
       const figures = {} as Record<Kind, RoundFigures>;
@@ -369,7 +387,13 @@ async function main(): Promise<void> {
      * against the floor of the same round, with the issue's ratio to its floor; the issue's figure
      * against echo is printed beside it, met or not, so nothing is hidden.
      */
-    const ratioRow = (measure: string, key: keyof RoundFigures, unit: string, fmt: (n: number) => string, issue: { echo: number; floor: number; atLeast: boolean }) => {
+    const ratioRow = (
+      measure: string,
+      key: keyof RoundFigures,
+      unit: string,
+      fmt: (n: number) => string,
+      issue: { echo: number; floor: number; atLeast: boolean },
+    ) => {
       const real = ratio('real', key);
       const againstFloor = vsFloor(key);
       const limit = issue.echo / issue.floor;
@@ -450,12 +474,29 @@ async function main(): Promise<void> {
 
     const widths = [38, 16, 12, 26, 20, 26, 6];
     const line = (cells: string[]) => cells.map((c, i) => (i < widths.length ? c.padEnd(widths[i]) : c)).join(' ');
-    console.log(line(['measure', 'echo (absolute)', 'floor/echo', 'this project / echo', 'this / floor', 'target', 'result', "the issue's figure against echo"]));
+    console.log(
+      line(['measure', 'echo (absolute)', 'floor/echo', 'this project / echo', 'this / floor', 'target', 'result', "the issue's figure against echo"]),
+    );
     for (const row of rows) {
-      console.log(line([row.measure, row.echo, row.floor, row.real, row.vsFloor ?? '', row.target, row.pass === undefined ? '' : row.pass ? 'PASS' : 'MISS', row.asWritten ?? '']));
+      console.log(
+        line([
+          row.measure,
+          row.echo,
+          row.floor,
+          row.real,
+          row.vsFloor ?? '',
+          row.target,
+          row.pass === undefined ? '' : row.pass ? 'PASS' : 'MISS',
+          row.asWritten ?? '',
+        ]),
+      );
     }
-    console.log(`\nratios: median over ${ROUNDS} rounds of (server / echo, and this project / floor, of the same round); CPU per call: median over rounds of each round's scheduler run time (all threads) / calls`);
-    console.log('targets: the issue\'s, as ratios to its floor (its table measured the floor at 1.0× echo for calls/s, handshake and round trip, 0.8× for notifications, 1.9× for 1 MB, 50 / 74 MB)');
+    console.log(
+      `\nratios: median over ${ROUNDS} rounds of (server / echo, and this project / floor, of the same round); CPU per call: median over rounds of each round's scheduler run time (all threads) / calls`,
+    );
+    console.log(
+      "targets: the issue's, as ratios to its floor (its table measured the floor at 1.0× echo for calls/s, handshake and round trip, 0.8× for notifications, 1.9× for 1 MB, 50 / 74 MB)",
+    );
     console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     for (const server of servers) await server.stop().catch(() => undefined);

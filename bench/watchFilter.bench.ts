@@ -23,7 +23,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 function run(cwd: string, args: string[], input?: string): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    const child = execFile('git', args, { cwd, maxBuffer: 64 << 20, encoding: 'buffer' }, (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: stdout.toString('utf8') }));
+    const child = execFile('git', args, { cwd, maxBuffer: 64 << 20, encoding: 'buffer' }, (error, stdout) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: stdout.toString('utf8') }),
+    );
     if (input !== undefined) child.stdin!.end(input);
   });
 }
@@ -79,8 +81,12 @@ async function main(): Promise<void> {
     const raw = median(results.raw);
     console.log(`${FILES} gitignored files written in a burst while a session is connected, ${RUNS} runs (medians)`);
     console.log(`plain fs read of the same files (raw): ${raw.toFixed(1)} ms, ${per(raw)}`);
-    console.log(`without the filter (read, hash, store, git lookup each): ${median(results.without).toFixed(1)} ms, ${per(median(results.without))} (${(median(results.without) / raw).toFixed(1)}x raw), ${processes.without} git processes`);
-    console.log(`with the filter (one batched check-ignore, nothing read): ${median(results.with).toFixed(1)} ms, ${per(median(results.with))} (${(median(results.with) / raw).toFixed(2)}x raw), ${processes.with} git process(es)`);
+    console.log(
+      `without the filter (read, hash, store, git lookup each): ${median(results.without).toFixed(1)} ms, ${per(median(results.without))} (${(median(results.without) / raw).toFixed(1)}x raw), ${processes.without} git processes`,
+    );
+    console.log(
+      `with the filter (one batched check-ignore, nothing read): ${median(results.with).toFixed(1)} ms, ${per(median(results.with))} (${(median(results.with) / raw).toFixed(2)}x raw), ${processes.with} git process(es)`,
+    );
     console.log(`filter saves ${(median(results.without) / median(results.with)).toFixed(0)}x`);
     if (median(results.with) > raw || processes.with > 1) process.exitCode = 1;
   } finally {

@@ -40,7 +40,14 @@ function router(workspace: string) {
     if (/say Hi instead of Hello/.test(prompt)) {
       return {
         text: "I'll change both greetings.",
-        toolUse: { name: 'Edit', input: { file_path: greet, old_string: 'return excited ? `Hello, ${who}!` : `Hello, ${who}.`;', new_string: 'return excited ? `Hi, ${who}!` : `Hi, ${who}.`;' } },
+        toolUse: {
+          name: 'Edit',
+          input: {
+            file_path: greet,
+            old_string: 'return excited ? `Hello, ${who}!` : `Hello, ${who}.`;',
+            new_string: 'return excited ? `Hi, ${who}!` : `Hi, ${who}.`;',
+          },
+        },
       };
     }
     return { text: 'ok' };
@@ -128,7 +135,9 @@ async function takeShot(page: Page, arg: unknown): Promise<{ file: string; bytes
   const bytes = fs.statSync(file).size;
   const header = fs.readFileSync(file).subarray(16, 24);
   taken.push({ name, bytes, raw, width: header.readUInt32BE(0), height: header.readUInt32BE(4) });
-  console.log(`[screenshots] ${path.relative(REPO_ROOT, file)}: ${raw} → ${bytes} bytes${tools.length ? ` (${tools.join(', ')})` : ' (not optimised: install pngquant/optipng)'}`);
+  console.log(
+    `[screenshots] ${path.relative(REPO_ROOT, file)}: ${raw} → ${bytes} bytes${tools.length ? ` (${tools.join(', ')})` : ' (not optimised: install pngquant/optipng)'}`,
+  );
   return { file, bytes };
 }
 
@@ -137,7 +146,9 @@ const probes = {
   statusbar: (page: Page) => statusBarEntries(page),
   walkthrough: (page: Page) => walkthroughPage(page),
   hasNotification: async (page: Page, text: unknown) =>
-    (await page.locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item').allTextContents()).some((t) => t.includes(String(text))),
+    (await page.locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item').allTextContents()).some((t) =>
+      t.includes(String(text)),
+    ),
   clickNotificationButton: async (page: Page, label: unknown) => {
     const buttons = page.locator('.notifications-toasts .monaco-button, .notifications-center .monaco-button', { hasText: String(label) });
     await buttons.first().click({ timeout: 5_000 });
@@ -189,8 +200,10 @@ async function main(): Promise<void> {
     });
     for (const line of result.log) if (/\[screenshots\]|passing|failing|pending|Error|✓|✔|\d+\)/.test(line)) console.log(line);
     console.log('\npicture                      size        raw  width×height');
-    for (const t of taken) console.log(`docs/images/${t.name}.png`.padEnd(28), String(t.bytes).padStart(7), String(t.raw).padStart(10), ` ${t.width}×${t.height}`);
-    if (result.exitCode !== 0) throw new Error(`the screenshot suite failed (exit ${result.exitCode})${result.screenshot ? `; page at failure: ${result.screenshot}` : ''}`);
+    for (const t of taken)
+      console.log(`docs/images/${t.name}.png`.padEnd(28), String(t.bytes).padStart(7), String(t.raw).padStart(10), ` ${t.width}×${t.height}`);
+    if (result.exitCode !== 0)
+      throw new Error(`the screenshot suite failed (exit ${result.exitCode})${result.screenshot ? `; page at failure: ${result.screenshot}` : ''}`);
   } finally {
     await ic?.killTmux();
     await server?.stop();

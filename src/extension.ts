@@ -87,7 +87,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     dependentsOf,
   });
   const warmUpTypeScript = typeScriptWarmUp(diagnostics.documents!, serverLog);
-  context.subscriptions.push(vscode.window.onDidStartTerminalShellExecution((e) => startsClaude(e.execution.commandLine.value) && warmUpTypeScript('claude started in a terminal')));
+  context.subscriptions.push(
+    vscode.window.onDidStartTerminalShellExecution((e) => startsClaude(e.execution.commandLine.value) && warmUpTypeScript('claude started in a terminal')),
+  );
   const hosts = {
     review,
     diagnostics,
@@ -133,8 +135,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
   updateStatus();
   ideBridge.on('unsupportedClient', (message) => showCompatibilityNotice(message, log));
 
-  const coexistence: Coexistence = new Coexistence(context.workspaceState, (plan) => lifecycle.followPlan(plan), () => ideBridge.status().port);
-  const lifecycle: ServerLifecycle = new ServerLifecycle({ bridge: ideBridge, terminalEnv, providesTerminalPort: () => coexistence.plan().provideTerminalPort, warmUpTypeScript, log });
+  const coexistence: Coexistence = new Coexistence(
+    context.workspaceState,
+    (plan) => lifecycle.followPlan(plan),
+    () => ideBridge.status().port,
+  );
+  const lifecycle: ServerLifecycle = new ServerLifecycle({
+    bridge: ideBridge,
+    terminalEnv,
+    providesTerminalPort: () => coexistence.plan().provideTerminalPort,
+    warmUpTypeScript,
+    log,
+  });
 
   const healthDeps: HealthViewDeps = {
     status: () => ideBridge.status(),
@@ -164,7 +176,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Native
     registerMentionCommand(sessionTerminals, log, currentSharingPolicy),
     registerHandoffCommands(sessionTerminals, log, currentSharingPolicy, (uri) => claudeChanges.changeOf(uri)),
     registerSelectionSharing(() => selection.refresh()),
-    ...registerServerCommands(ideBridge, lifecycle, log, { ...windowSessions.launch, toolsEnabled: () => toolsRoute.isEnabled(), toolsServerName: () => toolsRoute.serverName() }, () => sessionLabels().map(describeSession)),
+    ...registerServerCommands(
+      ideBridge,
+      lifecycle,
+      log,
+      { ...windowSessions.launch, toolsEnabled: () => toolsRoute.isEnabled(), toolsServerName: () => toolsRoute.serverName() },
+      () => sessionLabels().map(describeSession),
+    ),
     ...registerToolsCommands(toolsRoute, walkthrough.refreshTools),
     registerHealthView(healthDeps),
     registerPermissionRulesCommand(log, () => toolsRoute.serverName()),

@@ -2,7 +2,7 @@
 # The whole test suite, installing what it needs: `npm test` runs this (README, .ci/run).
 #   1. npm dependencies (`npm ci`) when missing or older than package.json or package-lock.json
 #   2. the real peers: Debian chromium/tmux, code-server (built with Node 24), the pinned claude CLI
-#   3. type check, lint, then unit + integration tests (parallel), the fast hardening subset, then the
+#   3. type check, lint, format check, then unit + integration tests (parallel), the fast hardening subset, then the
 #      real-client tests (serial)
 # Ends with one line "N passed, N failed" summed over every jest run.
 set -uo pipefail
@@ -29,6 +29,8 @@ npx tsc --noEmit -p test/vscode/tsconfig.json || exit 1
 status=0
 say "lint (typescript-eslint, type-aware: eslint.config.mjs)"
 npx eslint . || { echo "lint: the tree is not clean (npx eslint . --fix fixes some)"; status=1; }
+say "format (prettier: .prettierrc.json)"
+npx prettier --check . || { echo "format: files not formatted (npm run format formats them)"; status=1; }
 say "unit + integration"
 npx jest --selectProjects unit integration --json --outputFile=.test-runs/jest-fast.json || status=1
 say "hardening (fast subset: npm run harden runs it all)"

@@ -8,7 +8,18 @@ import { BULK_PATH, SMALL_FILE, bulkPanel, selectionParams } from './shared';
 
 serve(async () => {
   const files = [
-    { uri: `file://${SMALL_FILE}`, diagnostics: [{ message: "Cannot find name 'x'.", severity: 'Error', range: { start: { line: 3, character: 0 }, end: { line: 3, character: 1 } }, source: 'test', code: '1' }] },
+    {
+      uri: `file://${SMALL_FILE}`,
+      diagnostics: [
+        {
+          message: "Cannot find name 'x'.",
+          severity: 'Error',
+          range: { start: { line: 3, character: 0 }, end: { line: 3, character: 1 } },
+          source: 'test',
+          code: '1',
+        },
+      ],
+    },
     ...bulkPanel().map(([file, diagnostics]) => ({ uri: `file://${file}`, diagnostics })),
   ];
   const bulkResult = JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(files) }] });

@@ -12,13 +12,26 @@ import { benchHosts } from './hosts';
 import { serve } from './serve';
 import { BENCH_TOKEN, BULK_PATH, selectionParams } from './shared';
 
-type Message = { jsonrpc?: unknown; id?: number | string; method?: string; params?: { name?: string; arguments?: Record<string, unknown>; protocolVersion?: string } };
+type Message = {
+  jsonrpc?: unknown;
+  id?: number | string;
+  method?: string;
+  params?: { name?: string; arguments?: Record<string, unknown>; protocolVersion?: string };
+};
 
 serve(async () => {
   const tools = new Map<string, ToolDefinition>(ideTools(benchHosts().hosts).map((t) => [t.name, t]));
   const toolList = {
     // As the real server lists them: the CLI's internal calls (openDiff, close_tab, …) stay callable but unlisted.
-    tools: [...tools.values()].filter((t) => !t.internal).map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: z.toJSONSchema(t.inputSchema, { io: 'input' }), annotations: t.annotations })),
+    tools: [...tools.values()]
+      .filter((t) => !t.internal)
+      .map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: z.toJSONSchema(t.inputSchema, { io: 'input' }),
+        annotations: t.annotations,
+      })),
   };
   const sockets = new Set<WebSocket>();
   const reply = (ws: WebSocket, message: object) => ws.send(JSON.stringify(message));
@@ -36,7 +49,11 @@ serve(async () => {
         return reply(ws, {
           jsonrpc: '2.0',
           id,
-          result: { protocolVersion: message.params?.protocolVersion, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'floor', version: '1' } },
+          result: {
+            protocolVersion: message.params?.protocolVersion,
+            capabilities: { tools: { listChanged: true } },
+            serverInfo: { name: 'floor', version: '1' },
+          },
         });
       case 'tools/list':
         return reply(ws, { jsonrpc: '2.0', id, result: toolList });

@@ -27,7 +27,12 @@ serve(async () => {
       ]);
       const toolsByRoute = { ide: ideTools(hosts), tools: workspaceTools(hosts) };
       // traceCalls off: VS Code's default log level (Info) does not show the per-call debug line.
-      return createSessionFactory({ toolsFor: (route) => toolsByRoute[route], serverInfo: { name: 'native-claude', version: 'bench' }, log, traceCalls: () => false });
+      return createSessionFactory({
+        toolsFor: (route) => toolsByRoute[route],
+        serverInfo: { name: 'native-claude', version: 'bench' },
+        log,
+        traceCalls: () => false,
+      });
     }),
   });
   const { port } = await bridge.start([root]);

@@ -24,7 +24,8 @@ export function bulkPanel(): Array<[string, DiagnosticItem[]]> {
 export type ControlRequest = { kind: 'push'; count: number } | { kind: 'heap' } | { kind: 'spaces' };
 /** `spaces`: V8's heap as it stands (no GC first), in bytes: what RSS is made of besides Node itself. */
 export type HeapSpaces = { newSpace: number; oldSpacesUsed: number };
-export type ControlReply = { kind: 'ready'; port: number } | { kind: 'pushed' } | { kind: 'heap'; heapUsed: number; youngGen: number } | ({ kind: 'spaces' } & HeapSpaces);
+export type ControlReply =
+  { kind: 'ready'; port: number } | { kind: 'pushed' } | { kind: 'heap'; heapUsed: number; youngGen: number } | ({ kind: 'spaces' } & HeapSpaces);
 
 /** A selection_changed notification's params, as the selection tracker sends them. */
 export const selectionParams = {

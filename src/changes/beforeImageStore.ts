@@ -102,9 +102,13 @@ export class BeforeImageStore {
     try {
       bytes = await fs.readFile(path.join(this.dir, id), { flag: fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW });
     } catch (error) {
-      throw new Error(`the content before Claude's change is no longer stored (${(error as NodeJS.ErrnoException).code ?? String(error)}): the file can only be kept`, { cause: error });
+      throw new Error(
+        `the content before Claude's change is no longer stored (${(error as NodeJS.ErrnoException).code ?? String(error)}): the file can only be kept`,
+        { cause: error },
+      );
     }
-    if (createHash('sha256').update(bytes).digest('hex') !== id) throw new Error("the stored content before Claude's change is damaged: the file can only be kept");
+    if (createHash('sha256').update(bytes).digest('hex') !== id)
+      throw new Error("the stored content before Claude's change is damaged: the file can only be kept");
     return bytes;
   }
 

@@ -84,7 +84,8 @@ function piecesWithHunk(before: string, current: string, index: number): Piece[]
   const list = pieces(before, current);
   if (!list) throw new Error('the file changed too much to undo or keep hunk by hunk: undo or keep it whole');
   const count = list.filter((p) => !('same' in p)).length;
-  if (!Number.isInteger(index) || index < 0 || index >= count) throw new Error(`there is no hunk ${index} (the file has ${count}): it changed since the list was made`);
+  if (!Number.isInteger(index) || index < 0 || index >= count)
+    throw new Error(`there is no hunk ${index} (the file has ${count}): it changed since the list was made`);
   return list;
 }
 
@@ -138,10 +139,15 @@ export function hunksEditedSince(claudeLeft: string, current: string, hunks: rea
 export function hunkAtLines(hunks: readonly ChangeHunk[], startLine: number, endLine: number): number | undefined {
   if (endLine === 0) {
     // Deleted lines sit between current line startLine and the next: 0-based position startLine.
-    return hunks.find((h) => h.current.lines.length === 0 && h.current.start === startLine)?.index ?? hunks.find((h) => h.current.start < startLine && startLine < h.current.start + h.current.lines.length)?.index;
+    return (
+      hunks.find((h) => h.current.lines.length === 0 && h.current.start === startLine)?.index ??
+      hunks.find((h) => h.current.start < startLine && startLine < h.current.start + h.current.lines.length)?.index
+    );
   }
   const from = startLine - 1;
   const to = endLine; // exclusive, 0-based
   // A deletion inside the editor's range counts, not one at its edge (the editor reports that one on its own).
-  return hunks.find((h) => (h.current.lines.length === 0 ? from < h.current.start && h.current.start < to : h.current.start < to && from < h.current.start + h.current.lines.length))?.index;
+  return hunks.find((h) =>
+    h.current.lines.length === 0 ? from < h.current.start && h.current.start < to : h.current.start < to && from < h.current.start + h.current.lines.length,
+  )?.index;
 }

@@ -229,7 +229,14 @@ export class ChangeLedger {
     const before = announced ? { before: announced.before, source: announced.source } : fallback();
     if (!before) return undefined;
     if (sameImage(before.before, now)) return undefined;
-    const change: FileChange = { path, before: before.before, claudeLeft: now, attribution: announced ? 'certain' : 'uncertain', source: before.source, changedAt: at };
+    const change: FileChange = {
+      path,
+      before: before.before,
+      claudeLeft: now,
+      attribution: announced ? 'certain' : 'uncertain',
+      source: before.source,
+      changedAt: at,
+    };
     entry.files.push(change);
     this.keepWithinBound();
     return change;
@@ -319,7 +326,10 @@ export class ChangeLedger {
   }
 
   private peekExpected(path: string, at: number): Expected | undefined {
-    return this.expected.get(path)?.filter((e) => e.until >= at).at(-1);
+    return this.expected
+      .get(path)
+      ?.filter((e) => e.until >= at)
+      .at(-1);
   }
 
   private takeExpected(path: string, at: number): Expected | undefined {

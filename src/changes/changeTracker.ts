@@ -193,10 +193,21 @@ export class ChangeTracker implements ChangeCapture {
       // the grace period is a file of its own, and a name must not be a way to hide a change (issue 31).
       if (isWritersTempFile(filePath)) {
         await new Promise((resolve) => setTimeout(resolve, this.deps.tempFileGraceMs ?? 1_000));
-        if (!(await fs.lstat(filePath).then(() => true, () => false))) return undefined;
+        if (
+          !(await fs.lstat(filePath).then(
+            () => true,
+            () => false,
+          ))
+        )
+          return undefined;
       }
       // Asked in the path's queue, so a capture taken just before (its expectation) is seen.
-      if (this.deps.skipsUnannounced && !this.ledger.isExpected(filePath, at) && !this.ledger.isListed(filePath) && (await this.deps.skipsUnannounced(filePath))) {
+      if (
+        this.deps.skipsUnannounced &&
+        !this.ledger.isExpected(filePath, at) &&
+        !this.ledger.isListed(filePath) &&
+        (await this.deps.skipsUnannounced(filePath))
+      ) {
         this.ownWrites.delete(filePath);
         return undefined;
       }
@@ -217,7 +228,11 @@ export class ChangeTracker implements ChangeCapture {
         if (this.takenBackInEditor(filePath, now) || this.undoneInEditor(filePath, now)) this.changed();
         return undefined;
       }
-      const fallback = this.ledger.needsFallback(filePath, at) ? (known ? { before: known, source: 'last-known' as const } : await this.fallbackImage(filePath)) : undefined;
+      const fallback = this.ledger.needsFallback(filePath, at)
+        ? known
+          ? { before: known, source: 'last-known' as const }
+          : await this.fallbackImage(filePath)
+        : undefined;
       const change = this.ledger.fileChanged(filePath, now, at, () => fallback);
       const rewrote = change && (await this.flagIfOverUndo(change, now, bytes));
       this.changed();
@@ -287,7 +302,8 @@ export class ChangeTracker implements ChangeCapture {
       const hunks = changeHunks(before, current);
       if (!hunks) throw new Error(`${filePath} changed in too many lines to undo one part: undo or keep it whole.`);
       const index = 'index' in at ? at.index : hunkAtLines(hunks, at.startLine, at.endLine);
-      if (index === undefined || !hunks[index]) throw new Error(`No change of Claude's at those lines of ${filePath} (the file changed since): look at it again.`);
+      if (index === undefined || !hunks[index])
+        throw new Error(`No change of Claude's at those lines of ${filePath} (the file changed since): look at it again.`);
       if (change.claudeLeft && 'blob' in change.claudeLeft) {
         const left = latin1(await this.deps.store.get(change.claudeLeft.blob));
         const touched = hunksEditedSince(left, current, hunks);
@@ -318,13 +334,15 @@ export class ChangeTracker implements ChangeCapture {
       const hunks = changeHunks(before, current);
       if (!hunks) throw new Error(`${filePath} changed in too many lines to keep one part: undo or keep it whole.`);
       const index = 'index' in at ? at.index : hunkAtLines(hunks, at.startLine, at.endLine);
-      if (index === undefined || !hunks[index]) throw new Error(`No change of Claude's at those lines of ${filePath} (the file changed since): look at it again.`);
+      if (index === undefined || !hunks[index])
+        throw new Error(`No change of Claude's at those lines of ${filePath} (the file changed since): look at it again.`);
       const kept = keepHunk(before, current, index);
       // Kept after a look: a later write of these lines is no longer one over the user's undo.
       this.ledger.forgetUndo(filePath);
       this.ledger.markRewrite(session, filePath, undefined);
       if (kept === current) this.ledger.settled(session, filePath);
-      else this.ledger.update(session, filePath, { before: await this.imageOf(Buffer.from(kept, 'latin1'), 'blob' in change.before ? change.before.mode : mode) });
+      else
+        this.ledger.update(session, filePath, { before: await this.imageOf(Buffer.from(kept, 'latin1'), 'blob' in change.before ? change.before.mode : mode) });
       this.changed();
     });
   }
@@ -344,7 +362,9 @@ export class ChangeTracker implements ChangeCapture {
         this.refuseIfDirty(filePath);
         // Only over what the undo left: a later write (yours, another program's) is not overwritten.
         if (hashOf((await readFileIfExists(filePath)).bytes) !== last.left) {
-          throw new Error(`${filePath} changed after the undo (by you or another program): Redo would overwrite that change, so nothing was done. Undo your later change first, or edit the file by hand.`);
+          throw new Error(
+            `${filePath} changed after the undo (by you or another program): Redo would overwrite that change, so nothing was done. Undo your later change first, or edit the file by hand.`,
+          );
         }
       } catch (error) {
         this.redoStack.push(last);
@@ -451,7 +471,10 @@ export class ChangeTracker implements ChangeCapture {
   }
 
   private listed(session: string, filePath: string): FileChange {
-    const change = this.ledger.list().find((s) => s.id === session)?.files.find((f) => f.path === filePath);
+    const change = this.ledger
+      .list()
+      .find((s) => s.id === session)
+      ?.files.find((f) => f.path === filePath);
     if (!change) throw new Error(`${filePath} is not in the list of Claude's changes any more.`);
     return change;
   }
@@ -464,12 +487,15 @@ export class ChangeTracker implements ChangeCapture {
   private async refuseIfChangedSince(filePath: string, read: Buffer | undefined): Promise<void> {
     this.refuseIfDirty(filePath);
     if (hashOf((await readFileIfExists(filePath)).bytes) !== hashOf(read)) {
-      throw new Error(`${filePath} changed while you were asked (by you or another program): nothing was undone, so that change is kept. Look at the file again, then undo.`);
+      throw new Error(
+        `${filePath} changed while you were asked (by you or another program): nothing was undone, so that change is kept. Look at the file again, then undo.`,
+      );
     }
   }
 
   private refuseIfDirty(filePath: string): void {
-    if (this.deps.isDirty?.(filePath)) throw new Error(`${filePath} has unsaved changes in the editor: save or revert them first, so undoing Claude's change does not lose them.`);
+    if (this.deps.isDirty?.(filePath))
+      throw new Error(`${filePath} has unsaved changes in the editor: save or revert them first, so undoing Claude's change does not lose them.`);
   }
 
   /** Both sides as latin1 text: one character per byte, so lines split as the bytes do and join back exactly. */
@@ -509,7 +535,11 @@ export class ChangeTracker implements ChangeCapture {
   private takenBackInEditor(filePath: string, now: Image): boolean {
     if (!('blob' in now)) return false;
     let at = this.redoStack.length - 1;
-    while (at >= 0 && !(this.redoStack[at].change.path === filePath && this.redoStack[at].replaced !== undefined && hashOf(this.redoStack[at].replaced) === now.blob)) at--;
+    while (
+      at >= 0 &&
+      !(this.redoStack[at].change.path === filePath && this.redoStack[at].replaced !== undefined && hashOf(this.redoStack[at].replaced) === now.blob)
+    )
+      at--;
     if (at < 0) return false;
     const [taken] = this.redoStack.splice(at, 1);
     for (let i = this.redoStack.length - 1; i >= at; i--) if (this.redoStack[i].change.path === filePath) this.redoStack.splice(i, 1);
@@ -625,7 +655,8 @@ export class ChangeTracker implements ChangeCapture {
   private blobsInUse(): Set<string> {
     const inUse = this.ledger.neededBlobs();
     for (const puts of this.running) for (const blob of puts) inUse.add(blob);
-    for (const undone of this.redoStack) for (const image of [undone.change.before, undone.change.claudeLeft]) if (image && 'blob' in image) inUse.add(image.blob);
+    for (const undone of this.redoStack)
+      for (const image of [undone.change.before, undone.change.claudeLeft]) if (image && 'blob' in image) inUse.add(image.blob);
     return inUse;
   }
 

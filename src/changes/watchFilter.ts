@@ -51,7 +51,11 @@ export class WatchFilter {
   checks = 0;
 
   constructor(private readonly deps: WatchFilterDeps) {
-    const globs = deps.excludes.flatMap((setting) => Object.entries(setting ?? {}).filter(([glob, on]) => on === true && glob.trim() !== '').map(([glob]) => glob));
+    const globs = deps.excludes.flatMap((setting) =>
+      Object.entries(setting ?? {})
+        .filter(([glob, on]) => on === true && glob.trim() !== '')
+        .map(([glob]) => glob),
+    );
     // `when` conditions (siblings) are not evaluated: such a glob never skips a file.
     this.matches = globs.length ? picomatch(globs, { dot: true, nocase: process.platform === 'win32' }) : () => false;
   }

@@ -37,7 +37,11 @@ function expandWord(word: string, env: NodeJS.ProcessEnv, home: string): string 
 export function parseClaudeCommand(setting: string | undefined, options: ExpandOptions = {}): ClaudeCommand {
   const env = options.env ?? process.env;
   const home = options.home ?? os.homedir();
-  const words = (setting ?? '').trim().split(/\s+/).map((w) => expandWord(w, env, home)).filter(Boolean);
+  const words = (setting ?? '')
+    .trim()
+    .split(/\s+/)
+    .map((w) => expandWord(w, env, home))
+    .filter(Boolean);
   const [program, ...args] = words;
   if (!program) return { program: DEFAULT_CLAUDE_COMMAND, args: [], line: DEFAULT_CLAUDE_COMMAND };
   return { program, args, line: [shellWord(program, options.platform ?? process.platform), ...args].join(' ') };

@@ -94,7 +94,9 @@ export class ClaudeMcpCommand implements UserMcpServers {
     const result = await this.run(['--version']);
     const version = parseVersion(result.stdout.trim().split('\n')[0] ?? '');
     if (result.code !== 0 || !version) {
-      this.log(`No usable "${this.executable}" (${result.error ? String(result.error.code ?? result.error.message) : `exit ${result.code}: ${firstLine(result.stderr || result.stdout)}`}); editing ${this.file} with claude's lock protocol instead.`);
+      this.log(
+        `No usable "${this.executable}" (${result.error ? String(result.error.code ?? result.error.message) : `exit ${result.code}: ${firstLine(result.stderr || result.stdout)}`}); editing ${this.file} with claude's lock protocol instead.`,
+      );
       return undefined;
     }
     return version;
@@ -110,10 +112,15 @@ export class ClaudeMcpCommand implements UserMcpServers {
 
   private run(args: string[], stdin?: string): Promise<RunResult> {
     return new Promise((resolve) => {
-      const child = execFile(this.executable, args, { env: this.env, timeout: this.timeoutMs, maxBuffer: 1 << 20, windowsHide: true }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        resolve({ code, stdout, stderr, error: error && typeof error.code !== 'number' ? error : undefined });
-      });
+      const child = execFile(
+        this.executable,
+        args,
+        { env: this.env, timeout: this.timeoutMs, maxBuffer: 1 << 20, windowsHide: true },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+          resolve({ code, stdout, stderr, error: error && typeof error.code !== 'number' ? error : undefined });
+        },
+      );
       child.stdin?.on('error', () => undefined); // a CLI that exits without reading stdin
       child.stdin?.end(stdin ?? '');
     });

@@ -125,7 +125,7 @@ export async function offerPermissionRules(options: {
     return [];
   }
   const choice = await ui.ask(
-    'Let claude run VS Code\'s read-only tools without asking, and let VS Code\'s review diff be the only confirmation of a write?',
+    "Let claude run VS Code's read-only tools without asking, and let VS Code's review diff be the only confirmation of a write?",
     `This adds to "permissions": { "allow": [...] } in ${settings.file}:\n\n${missing.map((r) => `  "${r}"`).join(',\n')}\n\n` +
       'Everything else in the file is kept. claude still asks before execute_command unless nativeClaude.approvalMode is "always" (then VS Code asks). ' +
       'Remove the lines (or use /permissions in claude) to undo.',

@@ -109,7 +109,9 @@ export class ToolsConsent {
       if (error instanceof ForeignEntryError) {
         await this.state.update(CONSENT_KEY, 'declined');
         this.log.info(`"${name}" in ${this.config.file} is the user's own MCP server, not VS Code's tools; left in place`);
-        this.ui.inform(`The "${name}" MCP server in ${this.config.file} is your own, not VS Code's tools, so it was left in place. VS Code's tools are not installed.`);
+        this.ui.inform(
+          `The "${name}" MCP server in ${this.config.file} is your own, not VS Code's tools, so it was left in place. VS Code's tools are not installed.`,
+        );
         return;
       }
       this.report('remove', error);
@@ -124,7 +126,9 @@ export class ToolsConsent {
     const choice = await this.ui.ask(
       `Let Claude Code use VS Code's tools? ${this.config.file} already has an MCP server of yours named "${name}" (${describeEntry(theirs)}), ` +
         `so VS Code's tools would replace it. ` +
-        (alternate.length > 0 ? `Add them as "${ALTERNATE_TOOLS_SERVER_NAME}" instead (claude then sees mcp__${ALTERNATE_TOOLS_SERVER_NAME}__*), or replace your server ` : 'Replace your server ') +
+        (alternate.length > 0
+          ? `Add them as "${ALTERNATE_TOOLS_SERVER_NAME}" instead (claude then sees mcp__${ALTERNATE_TOOLS_SERVER_NAME}__*), or replace your server `
+          : 'Replace your server ') +
         `(its entry, with its settings, is removed from the file)?`,
       ...choices,
     );
@@ -157,7 +161,8 @@ export class ToolsConsent {
   }
 
   private report(action: string, error: unknown): void {
-    const message = error instanceof ForeignFileError ? error.message : `Could not ${action} the tools entry in ${this.config.file}: ${(error as Error).message}`;
+    const message =
+      error instanceof ForeignFileError ? error.message : `Could not ${action} the tools entry in ${this.config.file}: ${(error as Error).message}`;
     this.log.error(message);
     this.ui.fail(message);
   }

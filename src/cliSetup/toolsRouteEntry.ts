@@ -32,7 +32,9 @@ export function isToolsRouteEntry(entry: unknown): boolean {
   const { type, url, headers } = entry as Record<string, unknown>;
   if (type !== 'ws' || typeof url !== 'string' || !/^ws:\/\/127\.0\.0\.1:[^/]+\/tools\/?$/.test(url)) return false;
   if (typeof headers !== 'object' || headers === null) return false;
-  return Object.entries(headers).some(([name, value]) => name.toLowerCase() === 'x-claude-code-ide-authorization' && typeof value === 'string' && value.includes(`\${${TOKEN_VARIABLE}}`));
+  return Object.entries(headers).some(
+    ([name, value]) => name.toLowerCase() === 'x-claude-code-ide-authorization' && typeof value === 'string' && value.includes(`\${${TOKEN_VARIABLE}}`),
+  );
 }
 
 /**

@@ -49,7 +49,12 @@ const lineText = (lines: readonly string[], line: number) => (lines[line] ?? '')
  * after-problem's line through the edit, or when the two lines have the same text (the line moved).
  * Each before-problem matches at most once, so a second copy of a problem is new.
  */
-export function newProblemsInEditedFile(before: readonly DiagnosticItem[], after: readonly DiagnosticItem[], oldText: string, newText: string): DiagnosticItem[] {
+export function newProblemsInEditedFile(
+  before: readonly DiagnosticItem[],
+  after: readonly DiagnosticItem[],
+  oldText: string,
+  newText: string,
+): DiagnosticItem[] {
   const map = lineMap(oldText, newText);
   const oldLines = oldText.split(/\r?\n/);
   const newLines = newText.split(/\r?\n/);
@@ -60,7 +65,8 @@ export function newProblemsInEditedFile(before: readonly DiagnosticItem[], after
     const index = unmatched.findIndex(
       (b) =>
         identity(b) === identity(d) &&
-        (map.get(b.range.start.line) === line || (lineText(oldLines, b.range.start.line) !== '' && lineText(oldLines, b.range.start.line) === lineText(newLines, line))),
+        (map.get(b.range.start.line) === line ||
+          (lineText(oldLines, b.range.start.line) !== '' && lineText(oldLines, b.range.start.line) === lineText(newLines, line))),
     );
     if (index >= 0) unmatched.splice(index, 1);
     else added.push(d);
@@ -71,7 +77,11 @@ export function newProblemsInEditedFile(before: readonly DiagnosticItem[], after
 const exact = (d: DiagnosticItem) => JSON.stringify([d.message, d.severity, d.source ?? '', d.code ?? '', d.range]);
 
 /** New problems of other files (their text did not change, so positions compare as they are), most severe first. */
-export function newProblemsInOtherFiles(before: readonly FileDiagnostics[], after: readonly FileDiagnostics[], exclude: ReadonlySet<string>): Array<{ path: string; item: DiagnosticItem }> {
+export function newProblemsInOtherFiles(
+  before: readonly FileDiagnostics[],
+  after: readonly FileDiagnostics[],
+  exclude: ReadonlySet<string>,
+): Array<{ path: string; item: DiagnosticItem }> {
   const was = new Map(before.map((f) => [f.uri, f.diagnostics]));
   const added: Array<{ path: string; item: DiagnosticItem }> = [];
   for (const file of after) {
@@ -85,7 +95,12 @@ export function newProblemsInOtherFiles(before: readonly FileDiagnostics[], afte
       else added.push({ path: filePath, item: d });
     }
   }
-  return added.sort((a, b) => SEVERITY_ORDER[a.item.severity] - SEVERITY_ORDER[b.item.severity] || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.item.range.start.line - b.item.range.start.line);
+  return added.sort(
+    (a, b) =>
+      SEVERITY_ORDER[a.item.severity] - SEVERITY_ORDER[b.item.severity] ||
+      (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
+      a.item.range.start.line - b.item.range.start.line,
+  );
 }
 
 function formatNewProblem(shownPath: string, d: DiagnosticItem): string {
@@ -139,9 +154,11 @@ export function trackChangeDiagnostics(source: DiagnosticsSource, file: string, 
       const own = newProblemsInEditedFile(before, source.forFile(file), oldText, newText).map((d) => formatNewProblem(display(file), d));
       const others = newProblemsInOtherFiles(beforeAll, source.all(), new Set([file]));
       const otherLine = (other: { path: string; item: DiagnosticItem }) =>
-        formatNewProblem(display(other.path), other.item) + (users.opened.has(other.path) ? ' (in a file that uses it, not checked before this change: the problem may be older)' : '');
+        formatNewProblem(display(other.path), other.item) +
+        (users.opened.has(other.path) ? ' (in a file that uses it, not checked before this change: the problem may be older)' : '');
       const lines = [...own, ...others.slice(0, OTHER_FILES_LIMIT).map(otherLine)];
-      if (others.length > OTHER_FILES_LIMIT) lines.push(`… and ${others.length - OTHER_FILES_LIMIT} more new problems in other files (get_diagnostics lists them)`);
+      if (others.length > OTHER_FILES_LIMIT)
+        lines.push(`… and ${others.length - OTHER_FILES_LIMIT} more new problems in other files (get_diagnostics lists them)`);
       // Only where documents are tracked can "still being checked" be told from "clean" (plain-Node fakes cannot).
       if (documents && report.unsettled.length) lines.push(`Note: ${stillBeingChecked(report.unsettled.map(display))}`);
       if (users.more.length) lines.push(`Note: ${dependentsNotChecked(users.more, display)}`);

@@ -153,6 +153,10 @@ export async function settleChangedFiles(
     notChecked = inScope.slice(DEPENDENTS_MAX);
   }
   const waitedFor = [...changed, ...dependents];
-  const report = await settleDiagnostics(source, waitedFor, { timeoutMs: Math.max(0, options.timeoutMs - (Date.now() - started)), load: 'show', onWaiting: options.onWaiting });
+  const report = await settleDiagnostics(source, waitedFor, {
+    timeoutMs: Math.max(0, options.timeoutMs - (Date.now() - started)),
+    load: 'show',
+    onWaiting: options.onWaiting,
+  });
   return { waitedFor, unsettled: report.unsettled, notChecked };
 }

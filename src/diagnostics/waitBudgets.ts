@@ -64,7 +64,7 @@ export function notCheckedYet(): DiagnosticItem {
   return {
     message:
       "Not checked yet: VS Code's language server had not finished checking this file when claude asked, so its problems may be missing here. " +
-      'Call getDiagnostics with this file\'s uri: it waits for the check.',
+      "Call getDiagnostics with this file's uri: it waits for the check.",
     severity: 'Information',
     range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
     source: NOT_CHECKED_SOURCE,
@@ -74,7 +74,11 @@ export function notCheckedYet(): DiagnosticItem {
 /** MCP progress while the model's call waits: claude shows the message under the running tool. */
 export function waitingProgress(progress: (message: string) => void) {
   return (unsettled: readonly string[], waitedMs: number) => {
-    const names = unsettled.slice(0, 3).map((f) => path.basename(f)).join(', ') + (unsettled.length > 3 ? ` and ${unsettled.length - 3} more` : '');
+    const names =
+      unsettled
+        .slice(0, 3)
+        .map((f) => path.basename(f))
+        .join(', ') + (unsettled.length > 3 ? ` and ${unsettled.length - 3} more` : '');
     progress(`Waiting for VS Code's language servers to check ${names} (${Math.round(waitedMs / 1000)} s)`);
   };
 }

@@ -87,7 +87,12 @@ function connectionFindings(facts: SetupFacts): Finding[] {
       fixes: [fix('Start server', HEALTH_COMMANDS.startServer), fix('Show log', HEALTH_COMMANDS.showLog)],
     });
   } else if (server.listening === false) {
-    out.push({ id: 'server.notListening', severity: 'error', title: `Nothing answers on 127.0.0.1:${server.port}`, fixes: [fix('Restart server', HEALTH_COMMANDS.restartServer)] });
+    out.push({
+      id: 'server.notListening',
+      severity: 'error',
+      title: `Nothing answers on 127.0.0.1:${server.port}`,
+      fixes: [fix('Restart server', HEALTH_COMMANDS.restartServer)],
+    });
   } else {
     out.push({ id: 'server.ok', severity: 'ok', title: `Server listening on 127.0.0.1:${server.port}` });
   }
@@ -128,12 +133,18 @@ function lockFileFinding(facts: SetupFacts, ours: LockFileFacts | undefined): Fi
     `${ours.path} (mode ${ours.mode.toString(8).padStart(4, '0')}, pid ${ours.pid ?? '?'} ${ours.pidAlive ? 'alive' : 'NOT alive'})`,
     `Folders: ${ours.workspaceFolders.join(', ') || '(none)'}`,
   ];
-  const missing = facts.workspaceFolders.filter((f) => !ours.workspaceFolders.some((l) => l === f || foldersOverlap(l, f) && l.length <= f.length));
+  const missing = facts.workspaceFolders.filter((f) => !ours.workspaceFolders.some((l) => l === f || (foldersOverlap(l, f) && l.length <= f.length)));
   if (ours.problem || !ours.pidAlive || missing.length > 0) {
     if (ours.problem) detail.push(`The CLI cannot use it: ${ours.problem}.`);
     if (!ours.pidAlive) detail.push('The CLI skips lock files whose pid is not a live process of this user.');
     if (missing.length) detail.push(`Not listed: ${missing.join(', ')}; claude started there outside VS Code will not find this window.`);
-    return { id: 'lockFile.bad', severity: 'error', title: 'The lock file is not usable by claude', detail, fixes: [fix('Restart server', HEALTH_COMMANDS.restartServer)] };
+    return {
+      id: 'lockFile.bad',
+      severity: 'error',
+      title: 'The lock file is not usable by claude',
+      detail,
+      fixes: [fix('Restart server', HEALTH_COMMANDS.restartServer)],
+    };
   }
   if ((ours.mode & 0o077) !== 0) detail.push('Readable by other users: it holds the token.');
   return { id: 'lockFile.ok', severity: (ours.mode & 0o077) !== 0 ? 'warning' : 'ok', title: 'Lock file written', detail };
@@ -155,7 +166,13 @@ function terminalFindings(facts: SetupFacts): Finding[] {
         `${missing.map((t) => `"${t.name}"`).join(', ')}: claude typed there does not know this window's port; it connects only if this window is the one IDE whose folders contain its folder (and not at all after /ide picks another).`,
         'A relaunched terminal gets the variable.',
       ],
-      fixes: [fix('Relaunch these terminals', HEALTH_COMMANDS.relaunchTerminals, missing.map((t) => t.name))],
+      fixes: [
+        fix(
+          'Relaunch these terminals',
+          HEALTH_COMMANDS.relaunchTerminals,
+          missing.map((t) => t.name),
+        ),
+      ],
     });
   }
   if (other.length > 0) {
@@ -163,8 +180,16 @@ function terminalFindings(facts: SetupFacts): Finding[] {
       id: 'terminals.otherPort',
       severity: 'warning',
       title: `${other.length} terminal${other.length > 1 ? 's' : ''} point claude at another port`,
-      detail: [`${other.map((t) => `"${t.name}" → ${t.ssePort}`).join(', ')}: claude typed there connects to that IDE, not to this window (another extension set it, or the terminal predates a server restart).`],
-      fixes: [fix('Relaunch these terminals', HEALTH_COMMANDS.relaunchTerminals, other.map((t) => t.name))],
+      detail: [
+        `${other.map((t) => `"${t.name}" → ${t.ssePort}`).join(', ')}: claude typed there connects to that IDE, not to this window (another extension set it, or the terminal predates a server restart).`,
+      ],
+      fixes: [
+        fix(
+          'Relaunch these terminals',
+          HEALTH_COMMANDS.relaunchTerminals,
+          other.map((t) => t.name),
+        ),
+      ],
     });
   }
   if (out.length === 0 && facts.terminals.length > 0 && unknown.length < facts.terminals.length) {
@@ -174,18 +199,24 @@ function terminalFindings(facts: SetupFacts): Finding[] {
 }
 
 function otherLockFindings(facts: SetupFacts, ours: LockFileFacts | undefined): Finding[] {
-  const competing = facts.lockFiles.filter(
-    (l) => l !== ours && l.workspaceFolders.some((lf) => facts.workspaceFolders.some((wf) => foldersOverlap(lf, wf))),
-  );
+  const competing = facts.lockFiles.filter((l) => l !== ours && l.workspaceFolders.some((lf) => facts.workspaceFolders.some((wf) => foldersOverlap(lf, wf))));
   return competing.map((lock): Finding => {
     const who = describeOwner(lock, facts);
     const theirs = isAnthropicLock(lock, facts);
     const choice = facts.anthropicExtension?.choice;
     const stale = lock.pid !== undefined && lock.pidAlive === false;
-    const detail = [`${lock.path}: ${lock.ideName ?? 'unknown IDE'}, folders ${lock.workspaceFolders.join(', ')}, pid ${lock.pid ?? '?'}${stale ? ' (not running)' : ''}.`];
+    const detail = [
+      `${lock.path}: ${lock.ideName ?? 'unknown IDE'}, folders ${lock.workspaceFolders.join(', ')}, pid ${lock.pid ?? '?'}${stale ? ' (not running)' : ''}.`,
+    ];
     if (stale) {
       detail.push('Left behind by an IDE that exited; claude deletes it at its next start. Harmless, but /ide may list it.');
-      return { id: 'lockFiles.stale', severity: 'info', title: `Stale lock file for port ${lock.port}`, detail, fixes: [fix('Delete it', HEALTH_COMMANDS.deleteStaleLockFile, lock.path)] };
+      return {
+        id: 'lockFiles.stale',
+        severity: 'info',
+        title: `Stale lock file for port ${lock.port}`,
+        detail,
+        fixes: [fix('Delete it', HEALTH_COMMANDS.deleteStaleLockFile, lock.path)],
+      };
     }
     // The user chose Anthropic's extension here: Native Claude writes no lock file, nothing competes.
     if (theirs && choice === 'anthropic') {
@@ -220,6 +251,8 @@ function describeOwner(lock: LockFileFacts, facts: SetupFacts): string {
   return lock.ideName ? `${lock.ideName} (another process)` : 'another IDE';
 }
 
+// Long (~90 lines) on purpose: one finding after the other about the same CLI facts, each a few lines of
+// text; split apart, each piece would take the same facts and push to the same list.
 function cliFindings(facts: SetupFacts): Finding[] {
   const out: Finding[] = [];
   const { cli } = facts;
@@ -242,14 +275,25 @@ function cliFindings(facts: SetupFacts): Finding[] {
             id: `cli.${support}`,
             severity: 'warning',
             title: `claude ${cli.version} is outside the supported range (${range})`,
-            detail: [cli.path, support === 'too-old' ? 'Update it: claude update (or npm install -g @anthropic-ai/claude-code).' : 'It may work; it was not tested with this extension.'],
+            detail: [
+              cli.path,
+              support === 'too-old'
+                ? 'Update it: claude update (or npm install -g @anthropic-ai/claude-code).'
+                : 'It may work; it was not tested with this extension.',
+            ],
           },
     );
   }
 
   const config = facts.userConfig;
   if (config.problem) {
-    out.push({ id: 'config.unreadable', severity: 'error', title: `${config.file} is ${config.problem}`, detail: ['claude cannot read its own state either; fix or remove the file.'], fixes: [openFix('Open it', config.file)] });
+    out.push({
+      id: 'config.unreadable',
+      severity: 'error',
+      title: `${config.file} is ${config.problem}`,
+      detail: ['claude cannot read its own state either; fix or remove the file.'],
+      fixes: [openFix('Open it', config.file)],
+    });
   } else {
     const diffTool = config.content?.diffTool;
     if (diffTool !== undefined && diffTool !== 'auto') {
@@ -262,13 +306,28 @@ function cliFindings(facts: SetupFacts): Finding[] {
       });
     }
     const auto = config.content?.autoConnectIde;
-    if (auto === true) out.push({ id: 'config.autoConnectIde', severity: 'info', title: 'autoConnectIde is on: claude outside VS Code connects when exactly one IDE lists its folder' });
-    else if (auto === false) out.push({ id: 'config.autoConnectIde', severity: 'info', title: 'autoConnectIde is off: claude outside VS Code connects only with --ide or /ide (terminals of this window connect anyway)' });
+    if (auto === true)
+      out.push({
+        id: 'config.autoConnectIde',
+        severity: 'info',
+        title: 'autoConnectIde is on: claude outside VS Code connects when exactly one IDE lists its folder',
+      });
+    else if (auto === false)
+      out.push({
+        id: 'config.autoConnectIde',
+        severity: 'info',
+        title: 'autoConnectIde is off: claude outside VS Code connects only with --ide or /ide (terminals of this window connect anyway)',
+      });
   }
 
   for (const settings of facts.settings) {
     if (settings.problem) {
-      out.push({ id: 'settings.unreadable', severity: 'warning', title: `${settings.file} is ${settings.problem}`, fixes: [openFix('Open it', settings.file)] });
+      out.push({
+        id: 'settings.unreadable',
+        severity: 'warning',
+        title: `${settings.file} is ${settings.problem}`,
+        fixes: [openFix('Open it', settings.file)],
+      });
       continue;
     }
     const permissions = settings.content?.permissions as Record<string, unknown> | undefined;
@@ -304,7 +363,9 @@ function toolsFindings(facts: SetupFacts): Finding[] {
       id: 'tools.foreign',
       severity: 'warning',
       title: `"${name}" in ${userConfig.file} is an MCP server of your own (${describeEntry(route.entry)}), not VS Code's tools`,
-      detail: [`It is left as it is. "Let Claude use VS Code's tools" offers to add them as "${ALTERNATE_TOOLS_SERVER_NAME}" instead, or to replace your server.`],
+      detail: [
+        `It is left as it is. "Let Claude use VS Code's tools" offers to add them as "${ALTERNATE_TOOLS_SERVER_NAME}" instead, or to replace your server.`,
+      ],
       fixes: [fix("Let Claude use VS Code's tools", HEALTH_COMMANDS.enableTools)],
     });
     return out;
@@ -312,7 +373,12 @@ function toolsFindings(facts: SetupFacts): Finding[] {
   const current = JSON.stringify(route.entry) === JSON.stringify(route.expectedEntry);
   out.push(
     current
-      ? { id: 'tools.entry', severity: 'ok', title: `"${name}" MCP server entry present and current`, detail: ['claude started before it was added sees it only after a restart (/mcp lists it).'] }
+      ? {
+          id: 'tools.entry',
+          severity: 'ok',
+          title: `"${name}" MCP server entry present and current`,
+          detail: ['claude started before it was added sees it only after a restart (/mcp lists it).'],
+        }
       : {
           id: 'tools.outdated',
           severity: 'warning',
@@ -325,11 +391,19 @@ function toolsFindings(facts: SetupFacts): Finding[] {
     out.push(
       route.reachable
         ? { id: 'tools.reachable', severity: 'ok', title: `ws://127.0.0.1:${facts.server.port}/tools accepts this window's token` }
-        : { id: 'tools.unreachable', severity: 'error', title: `ws://127.0.0.1:${facts.server.port}/tools did not accept a connection`, detail: route.reachError ? [route.reachError] : undefined, fixes: [fix('Restart server', HEALTH_COMMANDS.restartServer)] },
+        : {
+            id: 'tools.unreachable',
+            severity: 'error',
+            title: `ws://127.0.0.1:${facts.server.port}/tools did not accept a connection`,
+            detail: route.reachError ? [route.reachError] : undefined,
+            fixes: [fix('Restart server', HEALTH_COMMANDS.restartServer)],
+          },
     );
   }
   out.push(...unconfirmedByRules(facts));
-  const allowed = new Set(facts.settings.filter((s) => s.scope === 'user').flatMap((s) => ((s.content?.permissions as { allow?: unknown })?.allow as string[] | undefined) ?? []));
+  const allowed = new Set(
+    facts.settings.filter((s) => s.scope === 'user').flatMap((s) => ((s.content?.permissions as { allow?: unknown })?.allow as string[] | undefined) ?? []),
+  );
   const missingRules = facts.suggestedRules.filter((r) => !allowed.has(r));
   if (missingRules.length > 0) {
     const toolRules = matchesToolLevelRules(facts.cli.version ?? '') !== false;
@@ -337,7 +411,9 @@ function toolsFindings(facts: SetupFacts): Finding[] {
       id: 'tools.permissionRules',
       severity: 'info',
       title: 'claude asks before every VS Code tool call, read-only ones included',
-      detail: [`Adding ${missingRules.join(', ')} to permissions.allow makes VS Code's review diff the only confirmation of a write${toolRules ? '' : ' (claude 1.0.x matches only the whole-server rule)'}.`],
+      detail: [
+        `Adding ${missingRules.join(', ')} to permissions.allow makes VS Code's review diff the only confirmation of a write${toolRules ? '' : ' (claude 1.0.x matches only the whole-server rule)'}.`,
+      ],
       fixes: [fix('Add these rules…', HEALTH_COMMANDS.addPermissionRules)],
     });
   }
@@ -372,7 +448,8 @@ function unconfirmedByRules(facts: SetupFacts): Finding[] {
       }
       if (mode === 'never') {
         const found = rulesAllowing(rules, server, ['write_file', 'apply_diff', 'rename_symbol']);
-        if (found.length) gaps.push({ what: 'write_file, apply_diff and rename_symbol change files', rules: found, needs: ['write-only', 'always'], mode, where });
+        if (found.length)
+          gaps.push({ what: 'write_file, apply_diff and rename_symbol change files', rules: found, needs: ['write-only', 'always'], mode, where });
       }
     };
     check(effective, 'in this window');

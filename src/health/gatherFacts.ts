@@ -46,13 +46,21 @@ export async function gatherSetupFacts(editor: EditorFacts, options: GatherOptio
     readJsonFile(configFile),
     Promise.all(settingsFiles(path.dirname(settingsFile), editor.workspaceFolders).map(async ({ scope, file }) => ({ scope, ...(await readJsonFile(file)) }))),
     editor.server.running && editor.server.port ? tcpListening(editor.server.port) : Promise.resolve(undefined),
-    editor.server.running && editor.server.port && editor.server.token ? toolsRouteAccepts(editor.server.port, editor.server.token) : Promise.resolve(undefined),
+    editor.server.running && editor.server.port && editor.server.token
+      ? toolsRouteAccepts(editor.server.port, editor.server.token)
+      : Promise.resolve(undefined),
   ]);
   const mcpServers = userConfig.content?.mcpServers as Record<string, unknown> | undefined;
   const serverName = editor.toolsServerName ?? TOOLS_SERVER_NAME;
   return {
     workspaceFolders: editor.workspaceFolders,
-    server: { running: editor.server.running, port: editor.server.port, lockFilePath: editor.server.lockFilePath, startError: editor.server.startError, listening },
+    server: {
+      running: editor.server.running,
+      port: editor.server.port,
+      lockFilePath: editor.server.lockFilePath,
+      startError: editor.server.startError,
+      listening,
+    },
     lockFiles,
     lockPid: editor.lockPid,
     terminals: editor.terminals,

@@ -27,7 +27,10 @@ function renderFinding(finding: Finding): string {
  */
 export function renderHealthHtml(report: HealthReport, options: { refreshCommand: string; generatedAt: Date }): string {
   const sections = report.sections
-    .map((s) => `<section><h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p><ul>${s.findings.map(renderFinding).join('')}</ul></section>`)
+    .map(
+      (s) =>
+        `<section><h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p><ul>${s.findings.map(renderFinding).join('')}</ul></section>`,
+    )
     .join('');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -67,7 +67,8 @@ function assertAbsolute(file: string): void {
 
 function refusal(file: string, error: unknown, maxBytes: number): unknown {
   if (!(error instanceof UnreadableFileError)) return error;
-  if (error.code === 'TOO_LARGE') return new ForeignFileError(`${file} is larger than ${maxBytes} bytes, so it was not read; nothing was changed.`, 'TOO_LARGE');
+  if (error.code === 'TOO_LARGE')
+    return new ForeignFileError(`${file} is larger than ${maxBytes} bytes, so it was not read; nothing was changed.`, 'TOO_LARGE');
   return new ForeignFileError(`${error.message.replace(/ Use a regular file's path\.$/, '')} Nothing was changed.`, 'NOT_REGULAR_FILE');
 }
 
@@ -239,7 +240,9 @@ export class ForeignJsonFile {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'ELOCKED') throw lockError(this.file, error as NodeJS.ErrnoException);
         if (Date.now() - started >= this.lockWaitMs) {
-          throw new ForeignFileError(`${this.file} is locked by another program (${this.file}.lock) for more than ${Math.round(this.lockWaitMs / 1000)} s; nothing was changed. Try again when claude is idle.`);
+          throw new ForeignFileError(
+            `${this.file} is locked by another program (${this.file}.lock) for more than ${Math.round(this.lockWaitMs / 1000)} s; nothing was changed. Try again when claude is idle.`,
+          );
         }
         await sleep(10 + Math.random() * 40);
       }
@@ -305,7 +308,9 @@ function parseObject(text: string): Json | string {
 
 function sameFile(now: BigIntStats | undefined, expected: BigIntStats | undefined): boolean {
   if (!now || !expected) return now === expected;
-  return now.ino === expected.ino && now.dev === expected.dev && now.size === expected.size && now.mtimeNs === expected.mtimeNs && now.ctimeNs === expected.ctimeNs;
+  return (
+    now.ino === expected.ino && now.dev === expected.dev && now.size === expected.size && now.mtimeNs === expected.mtimeNs && now.ctimeNs === expected.ctimeNs
+  );
 }
 
 function sameBytes(now: ForeignText | undefined, basis: ForeignText | undefined): boolean {
@@ -315,8 +320,15 @@ function sameBytes(now: ForeignText | undefined, basis: ForeignText | undefined)
 
 /** A rename would replace a read-only file; the user made it read-only, so it is left (also when running as root). */
 async function assertWritable(target: string, mode: number): Promise<void> {
-  const problem = (mode & 0o222) === 0 ? 'no write permission for anyone' : await fs.access(target, fsConstants.W_OK).then(() => undefined, (error: NodeJS.ErrnoException) => error.code);
-  if (problem) throw new ForeignFileError(`${target} is read-only (${problem}), so it was left unchanged. Make it writable (chmod u+w "${target}"), then try again.`);
+  const problem =
+    (mode & 0o222) === 0
+      ? 'no write permission for anyone'
+      : await fs.access(target, fsConstants.W_OK).then(
+          () => undefined,
+          (error: NodeJS.ErrnoException) => error.code,
+        );
+  if (problem)
+    throw new ForeignFileError(`${target} is read-only (${problem}), so it was left unchanged. Make it writable (chmod u+w "${target}"), then try again.`);
 }
 
 /** The file a write must replace: symlinks followed (a dangling link's target too), as claude writes through them. */
@@ -336,7 +348,9 @@ async function realTarget(file: string): Promise<string> {
 
 function lockError(file: string, error: NodeJS.ErrnoException): Error {
   if (error.code === 'EACCES' || error.code === 'EPERM' || error.code === 'EROFS') {
-    return new ForeignFileError(`Cannot create claude's lock ${file}.lock (${error.code}): the folder ${path.dirname(file)} is not writable; nothing was changed. Make it writable, then try again.`);
+    return new ForeignFileError(
+      `Cannot create claude's lock ${file}.lock (${error.code}): the folder ${path.dirname(file)} is not writable; nothing was changed. Make it writable, then try again.`,
+    );
   }
   return new ForeignFileError(`Cannot lock ${file} (${error.message}); nothing was changed.`);
 }

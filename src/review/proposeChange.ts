@@ -70,7 +70,12 @@ export async function proposeChange(
 ): Promise<ChangeResult> {
   const shown = target.relative;
   try {
-    return await deps.lock.run(target.realPath, deps.lockTimeoutMs ?? 60_000, () => reviewAndWrite(target, title, connectionId, makeProposal, deps, extra), shown);
+    return await deps.lock.run(
+      target.realPath,
+      deps.lockTimeoutMs ?? 60_000,
+      () => reviewAndWrite(target, title, connectionId, makeProposal, deps, extra),
+      shown,
+    );
   } catch (error) {
     if (error instanceof LockTimeoutError) return { error: error.message, path: shown };
     throw error;
@@ -95,7 +100,9 @@ function isDirty(target: WorkspacePath, deps: ChangeDependencies): boolean {
 async function readForChange(
   target: WorkspacePath,
   deps: ChangeDependencies,
-): Promise<{ bytes: Buffer | undefined; original: string | undefined; encoding: string; codec: TextCodec; unsaved?: string } | { error: string; path: string }> {
+): Promise<
+  { bytes: Buffer | undefined; original: string | undefined; encoding: string; codec: TextCodec; unsaved?: string } | { error: string; path: string }
+> {
   const shown = target.relative;
   const unsaved = unsavedTextOf(target, deps);
   if (unsaved === undefined && isDirty(target, deps)) {
@@ -131,7 +138,10 @@ async function readForChange(
     try {
       ({ text: original, encoding } = await codec.readForEdit(bytes, target.realPath));
     } catch (error) {
-      return { error: `${shown} cannot be read as text (${(error as Error).message}). Nothing was changed. Edit it with a shell command if it is binary.`, path: shown };
+      return {
+        error: `${shown} cannot be read as text (${(error as Error).message}). Nothing was changed. Edit it with a shell command if it is binary.`,
+        path: shown,
+      };
     }
     if (!(await decodedLosslessly(codec, bytes, original, encoding))) return { error: notLosslessMessage(shown, encoding), path: shown };
   }
@@ -233,7 +243,9 @@ async function reviewAndWrite(
   const problems = trackChangeDiagnostics(deps.diagnostics, target.realPath, deps.diagnosticsWaitMs ?? CHANGE_DIAGNOSTICS_WAIT_MS);
   const written = await writeAccepted(prepared, acceptedText, connectionId, deps, extra);
   if ('error' in written) return written;
-  const added = await problems.finish(prepared.original ?? '', written.savedText, (file) => (file === target.realPath ? shown : displayPathOf(file, deps.workspace?.folders() ?? [])));
+  const added = await problems.finish(prepared.original ?? '', written.savedText, (file) =>
+    file === target.realPath ? shown : displayPathOf(file, deps.workspace?.folders() ?? []),
+  );
   const result = written.result;
   if (added.lines.length) result.new_diagnostics = added.lines;
   return result;
@@ -244,12 +256,19 @@ async function reviewAndWrite(
  * conflicts left, the buffer or the file changed meanwhile, characters the encoding cannot hold typed
  * into the review, the path no longer inside the workspace. Undefined when it may be written.
  */
-export async function refusedAfterReview(prepared: PreparedChange, acceptedText: string, deps: ChangeDependencies): Promise<{ error: string; path: string } | undefined> {
+export async function refusedAfterReview(
+  prepared: PreparedChange,
+  acceptedText: string,
+  deps: ChangeDependencies,
+): Promise<{ error: string; path: string } | undefined> {
   const { target, merge, unsaved, bytes, codec, encoding, proposedText } = prepared;
   const shown = target.relative;
   const left = conflictsLeft(acceptedText);
   if (merge && left) {
-    return { error: `The change to ${shown} was accepted with ${left} conflict${left > 1 ? 's' : ''} with the user's unsaved edits left unresolved, so nothing was written.`, path: shown };
+    return {
+      error: `The change to ${shown} was accepted with ${left} conflict${left > 1 ? 's' : ''} with the user's unsaved edits left unresolved, so nothing was written.`,
+      path: shown,
+    };
   }
   // The user may have typed into the real file while the review was open: never overwrite that.
   if (unsaved === undefined ? isDirty(target, deps) : unsavedTextOf(target, deps) !== unsaved) {
@@ -267,7 +286,8 @@ export async function refusedAfterReview(prepared: PreparedChange, acceptedText:
   }
   // The user may have typed characters the file's encoding cannot hold into the review.
   const typed = acceptedText === proposedText ? [] : await unencodableCharacters(codec, acceptedText, encoding);
-  if (typed.length) return { error: `The change to ${shown} was accepted but not written: ${unencodableMessage(shown, acceptedText, typed, encoding)}`, path: shown };
+  if (typed.length)
+    return { error: `The change to ${shown} was accepted but not written: ${unencodableMessage(shown, acceptedText, typed, encoding)}`, path: shown };
   // The boundary must hold now, not only when the review opened: a folder may have been swapped for a link.
   try {
     await confirmWorkspacePath(target);
@@ -307,7 +327,12 @@ export async function writeAccepted(
   // The file is written: an editor that cannot be opened to show it (code-server, two writes at once)
   // must not tell the model the write failed.
   if (deps.approvalMode() === 'never') await deps.documents.showApplied?.(target.realPath).catch(() => undefined);
-  const result: Extract<ChangeResult, { status: 'accepted' }> = { status: 'accepted', path: shown, operation: original === undefined ? 'created' : 'modified', ...extra };
+  const result: Extract<ChangeResult, { status: 'accepted' }> = {
+    status: 'accepted',
+    path: shown,
+    operation: original === undefined ? 'created' : 'modified',
+    ...extra,
+  };
   if (merge) result.merged_with_unsaved_edits = true;
   const userEdits = patch(shown, proposedText, acceptedText, 'proposed', 'accepted by the user');
   if (userEdits) result.user_edits = userEdits;

@@ -6,7 +6,10 @@
 export class RecentEdits {
   private readonly accepted = new Map<string, number>();
 
-  constructor(private readonly windowMs = 5000, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly windowMs = 5000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   mark(filePath: string): void {
     this.accepted.set(filePath, this.now());

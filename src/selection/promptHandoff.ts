@@ -27,13 +27,20 @@ export type HandoffTarget<T> =
  * session: it. Several: `lastUsed` takes the one whose terminal was in front most recently (when that is
  * known and not a tie), else the user is asked; `ask` always asks.
  */
-export function chooseHandoffTarget<T>(places: readonly HandoffPlace<T>[], lastUsed: (terminal: T) => number | undefined, mode: HandoffTargetMode): HandoffTarget<T> {
+export function chooseHandoffTarget<T>(
+  places: readonly HandoffPlace<T>[],
+  lastUsed: (terminal: T) => number | undefined,
+  mode: HandoffTargetMode,
+): HandoffTarget<T> {
   if (places.length === 0) return { kind: 'none' };
   const reachable = places.filter((p): p is HandoffPlace<T> & { terminal: T } => p.terminal !== undefined);
   if (reachable.length === 0) return { kind: 'unreachable', places: [...places] };
   if (reachable.length === 1) return { kind: 'one', place: reachable[0] };
   if (mode === 'lastUsed') {
-    const ranked = reachable.map((place) => ({ place, at: lastUsed(place.terminal) })).filter((r) => r.at !== undefined).sort((a, b) => b.at! - a.at!);
+    const ranked = reachable
+      .map((place) => ({ place, at: lastUsed(place.terminal) }))
+      .filter((r) => r.at !== undefined)
+      .sort((a, b) => b.at! - a.at!);
     if (ranked.length > 0 && (ranked.length === 1 || ranked[0].at! > ranked[1].at!)) return { kind: 'one', place: ranked[0].place };
   }
   return { kind: 'ask', places: reachable };

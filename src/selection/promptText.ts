@@ -35,7 +35,12 @@ function cleanUntrusted(text: string): string {
 
 /** Untrusted text for one line (a file name, a source, a code): line breaks become spaces. */
 function cleanLine(text: string, maxChars = MESSAGE_MAX_CHARS): string {
-  return capChars(cleanUntrusted(text).replace(/\s*\n\s*/g, ' ').trim(), maxChars);
+  return capChars(
+    cleanUntrusted(text)
+      .replace(/\s*\n\s*/g, ' ')
+      .trim(),
+    maxChars,
+  );
 }
 
 function capChars(text: string, maxChars: number): string {
@@ -87,7 +92,10 @@ export interface ProblemInfo {
 const SEVERITY_WORD: Record<ProblemSeverity, string> = { error: 'error', warning: 'warning', info: 'problem', hint: 'hint' };
 
 function problemLabel(p: ProblemInfo): string {
-  const origin = [p.source, p.code].filter((x) => x !== undefined && String(x) !== '').map((x) => cleanLine(String(x), 60)).join(' ');
+  const origin = [p.source, p.code]
+    .filter((x) => x !== undefined && String(x) !== '')
+    .map((x) => cleanLine(String(x), 60))
+    .join(' ');
   return `${SEVERITY_WORD[p.severity]} on line ${p.line + 1}${origin ? ` (${origin})` : ''}`;
 }
 
@@ -125,8 +133,8 @@ export function changePrompt(change: ChangeInfo): string {
     change.kind === 'claude'
       ? `About this change claude made in ${file}:`
       : change.kind === 'claude-uncertain'
-      ? `About this change in ${file}, made while claude was working (maybe not by claude):`
-      : `About this uncommitted change in ${file}:`;
+        ? `About this change in ${file}, made while claude was working (maybe not by claude):`
+        : `About this uncommitted change in ${file}:`;
   return change.diff.trim() === '' ? head : `${head}\n${fenced(capExcerpt(change.diff, 'head'), 'diff')}`;
 }
 

@@ -26,9 +26,7 @@ function tokensMatch(expected: string, provided: string | undefined): boolean {
   return timingSafeEqual(a, b);
 }
 
-export type UpgradeVerdict =
-  | { ok: true; route: Route }
-  | { ok: false; status: 400 | 401 | 403 | 404; reason: string };
+export type UpgradeVerdict = { ok: true; route: Route } | { ok: false; status: 400 | 401 | 403 | 404; reason: string };
 
 /** The WebSocket subprotocol every Claude Code client offers (docs/protocol.md#upgrade-and-auth). */
 const MCP_SUBPROTOCOL = 'mcp';
@@ -51,7 +49,9 @@ export function checkUpgradeRequest(req: Pick<IncomingMessage, 'headers' | 'url'
   const route = ROUTE_PATHS[path];
   if (route === undefined) return { ok: false, status: 404, reason: `unknown path ${JSON.stringify(path.slice(0, 100))}` };
   // The CLI (both routes) and the SDK's client always offer `mcp`; a client that does not is not one of them.
-  const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim());
   if (!offered.includes(MCP_SUBPROTOCOL)) return { ok: false, status: 400, reason: 'upgrade request without the mcp subprotocol' };
   return { ok: true, route };
 }

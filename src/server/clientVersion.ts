@@ -40,9 +40,7 @@ export function describeClient(client: ClientInfo): string {
   return `${client.name} ${client.version}${client.protocolVersion ? ` (MCP ${client.protocolVersion})` : ''}`;
 }
 
-export type CliSupport =
-  | { supported: true }
-  | { supported: false; reason: 'too-old' | 'too-new'; message: string };
+export type CliSupport = { supported: true } | { supported: false; reason: 'too-old' | 'too-new'; message: string };
 
 /**
  * Whether a claude CLI version is in {@link SUPPORTED_CLI_RANGE}; outside it, a plain sentence saying

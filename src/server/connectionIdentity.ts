@@ -90,9 +90,13 @@ export class ConnectionIdentity {
     connection.pidCheck = outcome.result;
     const took = `${(performance.now() - started).toFixed(1)} ms`;
     if (outcome.result === 'unverified') {
-      this.server.peerWarn(`Connection #${connection.id} announced CLI pid ${pid}, which could not be verified (${outcome.reason}; ${took}): it is not matched to any terminal`);
+      this.server.peerWarn(
+        `Connection #${connection.id} announced CLI pid ${pid}, which could not be verified (${outcome.reason}; ${took}): it is not matched to any terminal`,
+      );
     } else {
-      this.server.log.info(`Connection #${connection.id}: CLI pid ${pid} ${outcome.result === 'verified' ? 'verified' : `not checked (${outcome.reason})`} in ${took}`);
+      this.server.log.info(
+        `Connection #${connection.id}: CLI pid ${pid} ${outcome.result === 'verified' ? 'verified' : `not checked (${outcome.reason})`} in ${took}`,
+      );
     }
     this.server.changed();
     this.server.pidChecked(connection);

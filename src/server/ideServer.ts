@@ -332,9 +332,7 @@ export class IdeServer extends EventEmitter<IdeServerEvents> {
   async notifySessions(method: string, params: Record<string, unknown>): Promise<number> {
     const targets = this.sessionConnections().filter((c) => c.session);
     await Promise.all(
-      targets.map((c) =>
-        c.session!.notify(method, params).catch((error: Error) => this.log.warn(`Could not send ${method} to #${c.id}: ${error.message}`)),
-      ),
+      targets.map((c) => c.session!.notify(method, params).catch((error: Error) => this.log.warn(`Could not send ${method} to #${c.id}: ${error.message}`))),
     );
     return targets.length;
   }

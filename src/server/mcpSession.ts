@@ -1,12 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import {
-  ListToolsRequestSchema,
-  type JSONRPCMessage,
-  type ListToolsResult,
-  type Tool,
-  type ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type JSONRPCMessage, type ListToolsResult, type Tool, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Route } from './auth';
 import { clientFromInitialize } from './clientVersion';
@@ -155,7 +149,9 @@ function prepareSession(route: Route, options: SessionFactoryOptions, release: (
     if (route !== 'ide' || !connection || !events) return;
     const pid = notification.params?.pid;
     if (pid !== undefined && !validPid(pid)) {
-      options.log.warn(`#${connection.id}: ignored ide_connected with an invalid pid (${typeof pid === 'number' ? pid : typeof pid}); a Claude Code CLI sends its process id`);
+      options.log.warn(
+        `#${connection.id}: ignored ide_connected with an invalid pid (${typeof pid === 'number' ? pid : typeof pid}); a Claude Code CLI sends its process id`,
+      );
       return;
     }
     events.ideConnected(pid);
@@ -182,7 +178,8 @@ function registerTool(mcp: McpServer, tool: ToolDefinition, owner: SessionOwner,
       const started = (traceCalls?.() ?? true) ? performance.now() : undefined;
       try {
         const result = await tool.handle(args as never, { connectionId: connection.id, signal: extra.signal, ...callerOf(extra) });
-        if (started !== undefined) log.debug(`#${connection.id} ${tool.name} answered in ${(performance.now() - started).toFixed(1)} ms${result.isError ? ' (error)' : ''}`);
+        if (started !== undefined)
+          log.debug(`#${connection.id} ${tool.name} answered in ${(performance.now() - started).toFixed(1)} ms${result.isError ? ' (error)' : ''}`);
         return result;
       } catch (error) {
         // An unexpected failure still reaches the caller as a readable result, never a dead socket.
@@ -195,7 +192,10 @@ function registerTool(mcp: McpServer, tool: ToolDefinition, owner: SessionOwner,
 }
 
 /** Who made a call (the model, or claude itself) and how to report progress to it, from the request's `_meta`. */
-function callerOf(extra: { _meta?: Record<string, unknown>; sendNotification(notification: ServerNotification): Promise<void> }): Pick<ToolContext, 'modelToolUseId' | 'progress'> {
+function callerOf(extra: {
+  _meta?: Record<string, unknown>;
+  sendNotification(notification: ServerNotification): Promise<void>;
+}): Pick<ToolContext, 'modelToolUseId' | 'progress'> {
   const meta = extra._meta;
   const toolUseId = meta?.['claudecode/toolUseId'];
   const token = meta?.progressToken;
@@ -204,7 +204,10 @@ function callerOf(extra: { _meta?: Record<string, unknown>; sendNotification(not
     modelToolUseId: typeof toolUseId === 'string' && toolUseId ? toolUseId : undefined,
     progress:
       typeof token === 'string' || typeof token === 'number'
-        ? (message) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } }).catch(() => undefined)
+        ? (message) =>
+            void extra
+              .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } })
+              .catch(() => undefined)
         : undefined,
   };
 }

@@ -115,10 +115,18 @@ export class MessageScreen {
       return { kind: 'refuse', reason: 'not valid JSON', answer: { id: null, code: PARSE_ERROR, message: 'Parse error: the message is not valid JSON' } };
     }
     if (Array.isArray(parsed)) {
-      return { kind: 'refuse', reason: 'a JSON-RPC batch', answer: { id: null, code: INVALID_REQUEST, message: 'Invalid Request: batches are not supported; send one message per WebSocket message' } };
+      return {
+        kind: 'refuse',
+        reason: 'a JSON-RPC batch',
+        answer: { id: null, code: INVALID_REQUEST, message: 'Invalid Request: batches are not supported; send one message per WebSocket message' },
+      };
     }
     if (parsed === null || typeof parsed !== 'object') {
-      return { kind: 'refuse', reason: 'not a JSON object', answer: { id: null, code: INVALID_REQUEST, message: 'Invalid Request: a JSON-RPC message must be an object' } };
+      return {
+        kind: 'refuse',
+        reason: 'not a JSON object',
+        answer: { id: null, code: INVALID_REQUEST, message: 'Invalid Request: a JSON-RPC message must be an object' },
+      };
     }
     const raw = parsed as Record<string, unknown>;
     const isRequest = typeof raw.method === 'string' && 'id' in raw;

@@ -52,13 +52,17 @@ const MAX_FDS_SEARCHED = 16384;
 function procPeerPidCheck(procRoot = '/proc'): PeerPidCheck {
   return async (peer, claimedPid) => {
     const inode = await peerSocketInode(peer, procRoot);
-    if (inode === undefined) return { result: 'unverified', reason: `no TCP socket from ${peer.peerHost}:${peer.peerPort} to ${peer.serverPort} in ${procRoot}/net` };
+    if (inode === undefined)
+      return { result: 'unverified', reason: `no TCP socket from ${peer.peerHost}:${peer.peerPort} to ${peer.serverPort} in ${procRoot}/net` };
     let fds: string[];
     try {
       fds = await readdir(`${procRoot}/${claimedPid}/fd`);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      return { result: 'unverified', reason: code === 'ENOENT' ? `no process ${claimedPid}` : `cannot read the descriptors of process ${claimedPid} (${code})` };
+      return {
+        result: 'unverified',
+        reason: code === 'ENOENT' ? `no process ${claimedPid}` : `cannot read the descriptors of process ${claimedPid} (${code})`,
+      };
     }
     const wanted = `socket:[${inode}]`;
     for (const fd of fds.slice(0, MAX_FDS_SEARCHED)) {
@@ -109,7 +113,12 @@ function ipv4Of(hex: string, littleEndian: boolean): string | undefined {
     const b = (word.match(/.{2}/g) ?? []).map((h) => parseInt(h, 16));
     return littleEndian ? b.reverse() : b;
   });
-  const v4 = bytes.length === 4 ? bytes : bytes.length === 16 && bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff ? bytes.slice(12) : undefined;
+  const v4 =
+    bytes.length === 4
+      ? bytes
+      : bytes.length === 16 && bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff
+        ? bytes.slice(12)
+        : undefined;
   return v4?.join('.');
 }
 

@@ -145,8 +145,6 @@ function toIdeSession(connection: SessionConnection): IdeSession {
     cliVersion: connection.client?.version,
     connectedAt: connection.connectedAt,
     notify: (method, params) =>
-      connection.session
-        ? connection.session.notify(method, params)
-        : Promise.reject(new Error(`connection #${connection.id} has no MCP session yet`)),
+      connection.session ? connection.session.notify(method, params) : Promise.reject(new Error(`connection #${connection.id} has no MCP session yet`)),
   };
 }

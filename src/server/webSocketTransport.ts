@@ -179,7 +179,9 @@ export class WebSocketServerTransport implements Transport {
         this.report(new Error(`Ignored a ${isBinary ? 'binary' : 'text'} message: ${verdict.reason}`));
         const answer = verdict.answer;
         if (answer) {
-          void this.send({ jsonrpc: '2.0', id: answer.id, error: { code: answer.code, message: answer.message } } as unknown as JSONRPCMessage).catch(() => undefined);
+          void this.send({ jsonrpc: '2.0', id: answer.id, error: { code: answer.code, message: answer.message } } as unknown as JSONRPCMessage).catch(
+            () => undefined,
+          );
         }
         return;
       }

@@ -54,7 +54,10 @@ export async function findClaudeTerminal<T>(
 export function parseProcStatParentPid(stat: string): number | undefined {
   const close = stat.lastIndexOf(')');
   if (close < 0) return undefined;
-  const fields = stat.slice(close + 1).trim().split(/\s+/);
+  const fields = stat
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   const ppid = Number(fields[1]);
   return Number.isInteger(ppid) && ppid >= 0 ? ppid : undefined;
 }

@@ -143,7 +143,11 @@ export class SessionTerminals<T> implements IdeSessionSource, Disposable {
  * when none is (claude under tmux or ssh, or started outside VS Code). Unlike `findClaudeTerminal` it
  * never guesses by name: routing a selection to the wrong claude is worse than sending it to all.
  */
-async function terminalOfProcess<T>(pid: number, candidates: readonly TerminalCandidate<T>[], readParent: ParentPidReader): Promise<TerminalCandidate<T> | undefined> {
+async function terminalOfProcess<T>(
+  pid: number,
+  candidates: readonly TerminalCandidate<T>[],
+  readParent: ParentPidReader,
+): Promise<TerminalCandidate<T> | undefined> {
   if (!candidates.some((c) => c.pid !== undefined)) return undefined;
   for (const ancestor of await processAncestry(pid, readParent)) {
     const match = candidates.find((c) => c.pid === ancestor);

@@ -10,7 +10,7 @@ export function applyDiffTool(workspace: WorkspaceHost, deps: ChangeDependencies
   return defineTool({
     name: 'apply_diff',
     description:
-      'Edit part of an existing file with one or more search/replace blocks; the result opens in VS Code\'s diff viewer for the user to review. Format:\n' +
+      "Edit part of an existing file with one or more search/replace blocks; the result opens in VS Code's diff viewer for the user to review. Format:\n" +
       '<<<<<<< SEARCH\n(exact lines currently in the file)\n=======\n(replacement lines)\n>>>>>>> REPLACE\n' +
       'Blocks apply in order, each to the result of the previous one. Each SEARCH must match whole lines in exactly one place, character for character ' +
       '(whitespace included); include enough surrounding lines to make it unique. If some blocks fail, the others are still proposed and ' +

@@ -4,7 +4,16 @@
 import { z } from 'zod';
 import type { CallItem, CallStep, LanguageFeatures } from '../host/languageFeatures';
 import type { WorkspaceHost } from '../host/workspace';
-import { formatPlace, LANGUAGE_BUDGETS, type LanguageBudgets, type LanguageQuery, LanguageToolError, positionFields, runLanguageQuery, symbolLabel } from './languageQuery';
+import {
+  formatPlace,
+  LANGUAGE_BUDGETS,
+  type LanguageBudgets,
+  type LanguageQuery,
+  LanguageToolError,
+  positionFields,
+  runLanguageQuery,
+  symbolLabel,
+} from './languageQuery';
 import { defineTool, type ToolDefinition } from './toolDefinition';
 
 const CALL_DEPTH_MAX = 3;
@@ -21,7 +30,14 @@ const inputSchema = z
 
 const keyOf = (item: CallItem) => `${item.location.path ?? item.location.uri}:${item.location.range.start.line}:${item.location.range.start.character}`;
 
-async function callTree(query: LanguageQuery, features: LanguageFeatures, root: CallItem, direction: 'incoming' | 'outgoing', depth: number, languageId: string): Promise<{ lines: string[]; total: number; notAnswered: number }> {
+async function callTree(
+  query: LanguageQuery,
+  features: LanguageFeatures,
+  root: CallItem,
+  direction: 'incoming' | 'outgoing',
+  depth: number,
+  languageId: string,
+): Promise<{ lines: string[]; total: number; notAnswered: number }> {
   const lines: string[] = [];
   let total = 0;
   let notAnswered = 0;
@@ -49,7 +65,9 @@ async function callTree(query: LanguageQuery, features: LanguageFeatures, root: 
       // Call sites are in the caller's file (incoming: step.item's; outgoing: item's).
       const sites = step.callSites.map((r) => `${r.start.line + 1}:${r.start.character + 1}`);
       const inFile = direction === 'incoming' ? 'its' : `${item.name}'s`;
-      const calls = sites.length ? ` — calls at ${sites.slice(0, 10).join(', ')}${sites.length > 10 ? `, and ${sites.length - 10} more` : ''} (in ${inFile} file)` : '';
+      const calls = sites.length
+        ? ` — calls at ${sites.slice(0, 10).join(', ')}${sites.length > 10 ? `, and ${sites.length - 10} more` : ''} (in ${inFile} file)`
+        : '';
       const key = keyOf(step.item);
       const cycle = onPath.has(key);
       lines.push(`${'  '.repeat(level - 1)}- ${step.item.name} (${step.item.kind.toLowerCase()}) ${place}${calls}${cycle ? ' (recursive: not expanded)' : ''}`);
@@ -64,11 +82,16 @@ async function callTree(query: LanguageQuery, features: LanguageFeatures, root: 
   return { lines, total, notAnswered };
 }
 
-export function callHierarchyTool(features: LanguageFeatures, host: WorkspaceHost, budgets: LanguageBudgets = LANGUAGE_BUDGETS): ToolDefinition<typeof inputSchema> {
+export function callHierarchyTool(
+  features: LanguageFeatures,
+  host: WorkspaceHost,
+  budgets: LanguageBudgets = LANGUAGE_BUDGETS,
+): ToolDefinition<typeof inputSchema> {
   return defineTool({
     name: 'call_hierarchy',
     title: 'Call hierarchy',
-    description: "A function's callers (incoming) or callees (outgoing), from VS Code's language server, to depth 1-3, with call sites. Position as in find_definitions.",
+    description:
+      "A function's callers (incoming) or callees (outgoing), from VS Code's language server, to depth 1-3, with call sites. Position as in find_definitions.",
     inputSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: (args, context) =>

@@ -30,7 +30,11 @@ function hoverText(contents: readonly string[]): string {
   return text.length > HOVER_CHARS ? `${text.slice(0, HOVER_CHARS)}\n… [hover truncated: ${text.length} characters in total]` : text;
 }
 
-export function describeSymbolTool(features: LanguageFeatures, host: WorkspaceHost, budgets: LanguageBudgets = LANGUAGE_BUDGETS): ToolDefinition<typeof inputSchema> {
+export function describeSymbolTool(
+  features: LanguageFeatures,
+  host: WorkspaceHost,
+  budgets: LanguageBudgets = LANGUAGE_BUDGETS,
+): ToolDefinition<typeof inputSchema> {
   return defineTool({
     name: 'describe_symbol',
     title: 'Describe symbol',

@@ -38,7 +38,7 @@ function where(outcome: NotebookRunOutcome, notebook: string): string {
 /** The sentence after the outputs: how the run ended, and what to do when it did not end well. */
 export function describeRun(outcome: NotebookRunOutcome, notebook: string, timeoutMs: number): string {
   const cell = where(outcome, notebook);
-  const edited = outcome.cellEdited ? ' The user changed the cell\'s text during the run; the outputs are those of the code you sent.' : '';
+  const edited = outcome.cellEdited ? " The user changed the cell's text during the run; the outputs are those of the code you sent." : '';
   const still = outcome.stillRunning
     ? ' The kernel has not stopped yet: it may still be busy. Ask the user to check the notebook (interrupt or restart the kernel) before running more code.'
     : '';
@@ -85,18 +85,18 @@ export function overheadFigures(timing: RunTiming, from: number, answered: numbe
 }
 
 const inputSchema = z.object({
-  code: z.string().min(1).describe('The code to run, in the notebook\'s language (e.g. Python for a Python kernel).'),
+  code: z.string().min(1).describe("The code to run, in the notebook's language (e.g. Python for a Python kernel)."),
 });
 
 export function executeCodeTool(kernels: NotebookKernelHost, approval?: CodeApproval, log?: Logger) {
   return defineTool({
     name: 'executeCode',
-    title: 'Execute code in the notebook\'s kernel',
+    title: "Execute code in the notebook's kernel",
     description:
-      "Run code in the kernel of the notebook the user has open in VS Code (the active notebook editor), in a new cell added at the end of the notebook. " +
-      'State persists across calls: it is the user\'s own kernel, with their variables and imports. ' +
-      'The user is asked first (Run / Don\'t Run) unless they chose not to be. ' +
-      'Returns the cell\'s outputs: printed text and results as text, an exception as its name, message and traceback, plots and other images as images. ' +
+      'Run code in the kernel of the notebook the user has open in VS Code (the active notebook editor), in a new cell added at the end of the notebook. ' +
+      "State persists across calls: it is the user's own kernel, with their variables and imports. " +
+      "The user is asked first (Run / Don't Run) unless they chose not to be. " +
+      "Returns the cell's outputs: printed text and results as text, an exception as its name, message and traceback, plots and other images as images. " +
       `At most ${OUTPUT_BOUNDS.maxTextChars} characters of text (longer output keeps its start and end) and ${OUTPUT_BOUNDS.maxImages} images of up to 1 MiB; ` +
       `a run is interrupted after ${seconds(EXECUTE_CODE_MAX_MS)}. ` +
       'Use it to inspect data (shapes, dtypes, heads of DataFrames), check results and plot, in the notebook the user works in.',
@@ -127,7 +127,10 @@ export function executeCodeTool(kernels: NotebookKernelHost, approval?: CodeAppr
       const content = outputsToContent(outcome.outputs, { ...OUTPUT_BOUNDS, maxTextChars: OUTPUT_BOUNDS.maxTextChars - closing.length });
       content.push({ type: 'text', text: closing });
       const answered = performance.now();
-      if (log && outcome.timing) log.info(`executeCode in ${where(outcome, target.label)}: ${outcome.end}${outcome.success === false ? ' (failed)' : ''}; ${overheadFigures(outcome.timing, asked ? approved : arrived, answered)}`);
+      if (log && outcome.timing)
+        log.info(
+          `executeCode in ${where(outcome, target.label)}: ${outcome.end}${outcome.success === false ? ' (failed)' : ''}; ${overheadFigures(outcome.timing, asked ? approved : arrived, answered)}`,
+        );
       const failed = outcome.end === 'no-kernel' || outcome.end === 'notebook-closed';
       return failed ? { content, isError: true } : { content };
     },

@@ -53,7 +53,9 @@ const inputSchema = z
       .min(1000)
       .max(COMMAND_MAX_TIMEOUT_MS)
       .optional()
-      .describe(`Milliseconds to wait for it to finish (default ${COMMAND_DEFAULT_TIMEOUT_MS}, max ${COMMAND_MAX_TIMEOUT_MS}). The command keeps running after that.`),
+      .describe(
+        `Milliseconds to wait for it to finish (default ${COMMAND_DEFAULT_TIMEOUT_MS}, max ${COMMAND_MAX_TIMEOUT_MS}). The command keeps running after that.`,
+      ),
   })
   .strict();
 
@@ -68,7 +70,7 @@ export function executeCommandTool(terminals: TerminalHost, host: WorkspaceHost,
     name: 'execute_command',
     title: 'Execute command',
     description:
-      "Run a shell command in a VS Code integrated terminal the user can see, and return JSON {exit_code, output, cwd, output_captured}. " +
+      'Run a shell command in a VS Code integrated terminal the user can see, and return JSON {exit_code, output, cwd, output_captured}. ' +
       'The output is cleaned of colours and terminal escapes and, when long, cut in the middle (start and end kept). ' +
       'exit_code is null when unknown. output_captured is false when the terminal has no shell integration: the command still runs, but nothing can be read. ' +
       'On timeout the command keeps running and the result says so. Commands run one at a time per terminal; pagers are disabled (PAGER=cat). ' +
@@ -84,7 +86,11 @@ export function executeCommandTool(terminals: TerminalHost, host: WorkspaceHost,
         return errorResult(`cwd "${input}" is a file, not a folder. Give the folder to run the command in.`);
       }
       if (approval?.mode() === 'always' && !(await approval.approver.approve(command, target.relative || '.'))) {
-        return jsonResult({ status: 'rejected', command, note: 'The user chose not to run this command. Do not run it again; ask the user what they want instead.' });
+        return jsonResult({
+          status: 'rejected',
+          command,
+          note: 'The user chose not to run this command. Do not run it again; ask the user what they want instead.',
+        });
       }
       // The path as the user knows it (symlinks kept); the boundary check was made on the real one.
       const outcome = await terminals.run(command, { cwd: target.absolute, timeoutMs: timeout, signal: context.signal });

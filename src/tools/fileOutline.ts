@@ -33,7 +33,11 @@ function formatOutline(symbols: readonly OutlineSymbol[], limit = OUTLINE_SHOWN)
   return { lines, total };
 }
 
-export function fileOutlineTool(features: LanguageFeatures, host: WorkspaceHost, budgets: LanguageBudgets = LANGUAGE_BUDGETS): ToolDefinition<typeof inputSchema> {
+export function fileOutlineTool(
+  features: LanguageFeatures,
+  host: WorkspaceHost,
+  budgets: LanguageBudgets = LANGUAGE_BUDGETS,
+): ToolDefinition<typeof inputSchema> {
   return defineTool({
     name: 'file_outline',
     title: 'File outline',

@@ -14,11 +14,16 @@ const inputSchema = z
   })
   .strict();
 
-export function findDefinitionsTool(features: LanguageFeatures, host: WorkspaceHost, budgets: LanguageBudgets = LANGUAGE_BUDGETS): ToolDefinition<typeof inputSchema> {
+export function findDefinitionsTool(
+  features: LanguageFeatures,
+  host: WorkspaceHost,
+  budgets: LanguageBudgets = LANGUAGE_BUDGETS,
+): ToolDefinition<typeof inputSchema> {
   return defineTool({
     name: 'find_definitions',
     title: 'Find definitions',
-    description: "Where a symbol is defined (or implemented), from VS Code's language server. Position: path + line + column or symbol name; or symbol alone. Answers file:line:column — line text.",
+    description:
+      "Where a symbol is defined (or implemented), from VS Code's language server. Position: path + line + column or symbol name; or symbol alone. Answers file:line:column — line text.",
     inputSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: (args, context) =>

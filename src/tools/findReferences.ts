@@ -5,7 +5,16 @@
 import { z } from 'zod';
 import type { LanguageFeatures, SourceLocation } from '../host/languageFeatures';
 import type { WorkspaceHost } from '../host/workspace';
-import { distinctLocations, LANGUAGE_BUDGETS, type LanguageBudgets, type LanguageQuery, LanguageToolError, positionFields, runLanguageQuery, symbolLabel } from './languageQuery';
+import {
+  distinctLocations,
+  LANGUAGE_BUDGETS,
+  type LanguageBudgets,
+  type LanguageQuery,
+  LanguageToolError,
+  positionFields,
+  runLanguageQuery,
+  symbolLabel,
+} from './languageQuery';
 import { defineTool, type ToolDefinition } from './toolDefinition';
 
 /** References listed at most; the answer then says how many there are. */
@@ -32,7 +41,13 @@ export type Declarations = readonly SourceLocation[] | 'not answered';
  * names, the declarations marked. `declarations` may still be coming (find_references asks the definition
  * provider after the references): the rest is prepared meanwhile. Not answered: nothing marked, said so.
  */
-export async function formatReferences(query: LanguageQuery, references: readonly SourceLocation[], declarations: Declarations | Promise<Declarations>, heading: string, limit = REFERENCES_SHOWN): Promise<string> {
+export async function formatReferences(
+  query: LanguageQuery,
+  references: readonly SourceLocation[],
+  declarations: Declarations | Promise<Declarations>,
+  heading: string,
+  limit = REFERENCES_SHOWN,
+): Promise<string> {
   const shaped: Shaped[] = [];
   for (const location of references) shaped.push({ location, file: await query.placeOf(location) });
   shaped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || byPosition(a.location, b.location));
@@ -59,11 +74,16 @@ export async function formatReferences(query: LanguageQuery, references: readonl
   return lines.join('\n');
 }
 
-export function findReferencesTool(features: LanguageFeatures, host: WorkspaceHost, budgets: LanguageBudgets = LANGUAGE_BUDGETS): ToolDefinition<typeof inputSchema> {
+export function findReferencesTool(
+  features: LanguageFeatures,
+  host: WorkspaceHost,
+  budgets: LanguageBudgets = LANGUAGE_BUDGETS,
+): ToolDefinition<typeof inputSchema> {
   return defineTool({
     name: 'find_references',
     title: 'Find references',
-    description: "Every reference to a symbol, from VS Code's language server (no comments, strings or same-named symbols), grouped by file with each line's text, the declaration marked. Position as in find_definitions.",
+    description:
+      "Every reference to a symbol, from VS Code's language server (no comments, strings or same-named symbols), grouped by file with each line's text, the declaration marked. Position as in find_definitions.",
     inputSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: (args, context) =>
@@ -75,13 +95,15 @@ export function findReferencesTool(features: LanguageFeatures, host: WorkspaceHo
         // (paths, boundary checks, line texts) while the definition is being answered. Without its
         // answer in time nothing is marked and the answer says so.
         const referencesAsked = query.ask('reference', () => features.references(file, at.position), at.opened.languageId);
-        const declarationsAsked = query.ask('definition', () => features.definitions(file, at.position, 'definition'), at.opened.languageId).then(
-          (found): Declarations => found,
-          (error: unknown) => {
-            if (error instanceof LanguageToolError) return 'not answered' as const;
-            throw error;
-          },
-        );
+        const declarationsAsked = query
+          .ask('definition', () => features.definitions(file, at.position, 'definition'), at.opened.languageId)
+          .then(
+            (found): Declarations => found,
+            (error: unknown) => {
+              if (error instanceof LanguageToolError) return 'not answered' as const;
+              throw error;
+            },
+          );
         // Handled now: a reference error below must not leave it rejected unobserved.
         declarationsAsked.catch(() => undefined);
         const references = distinctLocations(await referencesAsked);

@@ -11,7 +11,11 @@ const SYMBOLS_SHOWN = 100;
 
 const inputSchema = z.object({ query: z.string().min(1).max(200).describe('Name or part of it (fuzzy, as Ctrl+T).') }).strict();
 
-export function findSymbolsTool(features: LanguageFeatures, host: WorkspaceHost, budgets: LanguageBudgets = LANGUAGE_BUDGETS): ToolDefinition<typeof inputSchema> {
+export function findSymbolsTool(
+  features: LanguageFeatures,
+  host: WorkspaceHost,
+  budgets: LanguageBudgets = LANGUAGE_BUDGETS,
+): ToolDefinition<typeof inputSchema> {
   return defineTool({
     name: 'find_symbols',
     title: 'Find symbols',

@@ -17,7 +17,6 @@ import { settleDiagnostics, type SettleOptions } from '../diagnostics/settleDiag
 import { dependentsNotChecked, settleChangedFiles } from '../diagnostics/dependentFiles';
 import { FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, stillBeingChecked, waitingProgress } from '../diagnostics/waitBudgets';
 
-
 /** At most this many problems are listed; the result then says how many there are in all. */
 const DIAGNOSTICS_LIMIT = 500;
 
@@ -32,7 +31,6 @@ export function severityKey(name: SeverityName | string): SeverityFilter {
   if (lower === 'info') return 'information';
   return (SEVERITIES as readonly string[]).includes(lower) ? (lower as SeverityFilter) : 'information';
 }
-
 
 export interface ProblemLine {
   severity: SeverityFilter;
@@ -66,9 +64,7 @@ export function collectProblems(
       problems.push({ severity, file: shown, line: d.range.start.line + 1, message: d.message, source: d.source, code: d.code });
     }
   }
-  return problems.sort(
-    (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity],
-  );
+  return problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]);
 }
 
 /** `filterLabel` completes "No problems…", e.g. " in src with severity error". */
@@ -86,7 +82,11 @@ export function formatProblems(problems: readonly ProblemLine[], filterLabel = '
 
 const inputSchema = z
   .object({
-    path: z.string().min(1).optional().describe('Only problems of this file, or of the files in this folder (relative to the workspace folder). Default: the whole workspace.'),
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Only problems of this file, or of the files in this folder (relative to the workspace folder). Default: the whole workspace.'),
     severity: z.enum(SEVERITIES).optional().describe('Only problems of this severity. Default: all.'),
   })
   .strict();
@@ -112,14 +112,23 @@ async function waitForFreshProblems(
   scope: PathScope | undefined,
   onWaiting: SettleOptions['onWaiting'],
 ): Promise<{ unsettled: string[]; notChecked: string[] }> {
-  const isFile = target ? await fs.stat(target.realPath).then((s) => s.isFile(), () => false) : false;
+  const isFile = target
+    ? await fs.stat(target.realPath).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    : false;
   if (isFile) {
     const report = await settleDiagnostics(diagnostics, [target!.realPath], { timeoutMs: MODEL_WAIT_MS, load: 'show', onWaiting });
     return { unsettled: report.unsettled, notChecked: [] };
   }
   const within = (file: string) => !scope || inScope(file, scope);
   const changed = (diagnostics.documents?.takeChangedOnDisk('tools') ?? []).filter(within);
-  const { unsettled, notChecked } = await settleChangedFiles(diagnostics, changed.slice(-FILES_WAITED_FOR_MAX), { timeoutMs: MODEL_WAIT_MS, onWaiting, inScope: within });
+  const { unsettled, notChecked } = await settleChangedFiles(diagnostics, changed.slice(-FILES_WAITED_FOR_MAX), {
+    timeoutMs: MODEL_WAIT_MS,
+    onWaiting,
+    inScope: within,
+  });
   return { unsettled, notChecked };
 }
 
@@ -155,7 +164,8 @@ export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: Workspa
       // Read before the check tab closes: closing it drops TypeScript's problems of the file.
       diagnostics.documents?.releaseCheckTabs();
       const label = (target ? ` in ${display(target.realPath) || '.'}` : '') + (severity ? ` with severity ${severity}` : '');
-      const note = (unsettled.length ? `\n${stillBeingChecked(unsettled, display)}` : '') + (notChecked.length ? `\n${dependentsNotChecked(notChecked, display)}` : '');
+      const note =
+        (unsettled.length ? `\n${stillBeingChecked(unsettled, display)}` : '') + (notChecked.length ? `\n${dependentsNotChecked(notChecked, display)}` : '');
       return textResult(formatProblems(problems, label) + note);
     },
   });

@@ -8,7 +8,16 @@ import { pathOfFileUri } from '../workspace/fileUri';
 import { defineTool } from './toolDefinition';
 import { settleDiagnostics } from '../diagnostics/settleDiagnostics';
 import { dependentsNotChecked, settleChangedFiles } from '../diagnostics/dependentFiles';
-import { AFTER_WRITES_WAIT_MS, BASELINE_QUIET_MS, BASELINE_WAIT_MS, FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, notCheckedYet, stillBeingChecked, waitingProgress } from '../diagnostics/waitBudgets';
+import {
+  AFTER_WRITES_WAIT_MS,
+  BASELINE_QUIET_MS,
+  BASELINE_WAIT_MS,
+  FILES_WAITED_FOR_MAX,
+  MODEL_WAIT_MS,
+  notCheckedYet,
+  stillBeingChecked,
+  waitingProgress,
+} from '../diagnostics/waitBudgets';
 
 /**
  * getDiagnostics as the CLI calls it and as the model sees it (`mcp__ide__getDiagnostics`); the calls,
@@ -27,6 +36,8 @@ import { AFTER_WRITES_WAIT_MS, BASELINE_QUIET_MS, BASELINE_WAIT_MS, FILES_WAITED
  * claude's baseline is also the moment its write is announced: the file is captured then, for Claude's
  * changes (docs/changes.md), while the answer waits for the checker anyway.
  */
+// Long (~105 lines) on purpose: the three callers above (claude's baseline, claude's {}, the model's) are
+// one branch each of one handler, sharing the answer's shape, the notes and the log line.
 export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: RecentEdits, log?: Logger, changes?: ChangeCapture) {
   /** Files claude asked about with a uri since its last call without: the files it is about to write. */
   const baselined = new Set<string>();
@@ -65,9 +76,13 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         // Read before the answer goes (claude writes right after it), alongside the wait, never instead of it.
         const captured = !byModel && changes && context ? changes.beforeWrite(context.connectionId, filePath, 'baseline') : undefined;
         let settledAt = 0;
-        [{ unsettled }] = await Promise.all([settleDiagnostics(source, waitedFor, { ...budget, load: 'show' }).finally(() => (settledAt = Date.now())), captured]);
+        [{ unsettled }] = await Promise.all([
+          settleDiagnostics(source, waitedFor, { ...budget, load: 'show' }).finally(() => (settledAt = Date.now())),
+          captured,
+        ]);
         // The capture is not bounded by the wait (claude writes right after the answer): say when it held the answer.
-        if (log && Date.now() - settledAt >= 50) log.info(`getDiagnostics {uri} ${filePath}: the capture before claude's write held the answer ${Date.now() - settledAt} ms past the wait`);
+        if (log && Date.now() - settledAt >= 50)
+          log.info(`getDiagnostics {uri} ${filePath}: the capture before claude's write held the answer ${Date.now() - settledAt} ms past the wait`);
         result = [{ uri: `file://${filePath}`, diagnostics: source.forFile(filePath) }];
       } else if (byModel) {
         // Like get_diagnostics for the whole workspace: files changed on disk since the model's last call,
@@ -83,7 +98,10 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
         if (documents) {
           // The files claude wrote are loaded here, new ones too (claude keeps only files it asked about
           // first); other files changed on disk are waited for only if VS Code has them loaded.
-          const changed = documents.takeChangedOnDisk('ide').filter((p) => !asked.includes(p)).slice(-FILES_WAITED_FOR_MAX);
+          const changed = documents
+            .takeChangedOnDisk('ide')
+            .filter((p) => !asked.includes(p))
+            .slice(-FILES_WAITED_FOR_MAX);
           waitedFor = [...asked, ...changed];
           const reports = await Promise.all([
             settleDiagnostics(source, asked, { timeoutMs: AFTER_WRITES_WAIT_MS, load: 'show' }),
@@ -115,7 +133,9 @@ export function ideGetDiagnosticsTool(source: DiagnosticsSource, recentEdits?: R
       const ms = Date.now() - started;
       if (log && (ms >= 100 || unsettled.length)) {
         const what = uri ? `{uri} ${waitedFor[0]}` : `{} (${waitedFor.length} file${waitedFor.length === 1 ? '' : 's'} waited for)`;
-        log.info(`getDiagnostics ${what} from ${byModel ? 'the model' : 'claude'} answered in ${ms} ms${unsettled.length ? `; ${stillBeingChecked(unsettled)}` : ''}${notChecked.length ? `; ${dependentsNotChecked(notChecked)}` : ''}`);
+        log.info(
+          `getDiagnostics ${what} from ${byModel ? 'the model' : 'claude'} answered in ${ms} ms${unsettled.length ? `; ${stillBeingChecked(unsettled)}` : ''}${notChecked.length ? `; ${dependentsNotChecked(notChecked)}` : ''}`,
+        );
       }
       const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
       const notes = [...(unsettled.length ? [stillBeingChecked(unsettled)] : []), ...(notChecked.length ? [dependentsNotChecked(notChecked)] : [])];

@@ -1,11 +1,10 @@
 // MCP server `instructions`: the CLI puts them in front of the model with the server's tools, so the
 // model knows when VS Code's tools are the better choice. Short and specific: they cost context on every request.
 
-
 /** The `/tools` route (tools seen as mcp__vscode__*). */
 export const TOOLS_INSTRUCTIONS = [
   "These tools work in the user's VS Code window, on its workspace.",
-  '- write_file / apply_diff: prefer them to Write/Edit when the user should review a change. It opens in VS Code\'s diff viewer; the user accepts, edits or rejects it. ' +
+  "- write_file / apply_diff: prefer them to Write/Edit when the user should review a change. It opens in VS Code's diff viewer; the user accepts, edits or rejects it. " +
     "The result gives the user's edits to your proposal, format-on-save changes, and new_diagnostics: problems the change introduced, in the file and in up to 10 files that use it (a note names any not checked).",
   "- get_diagnostics: the problems VS Code's language servers report for the files as they are on disk. Without a path it checks the files changed since your last call and up to 10 files that use them, and names any it could not check. " +
     'After changing code, use it instead of running a compiler, type checker or linter on those files; it is not a whole-project build.',
@@ -26,7 +25,7 @@ export const IDE_INSTRUCTIONS = [
   "getDiagnostics returns the problems VS Code's language servers report (the Problems panel), as the files are on disk: with uri, that file is checked first; " +
     'without, the files changed since your last call and up to 10 files that use them, and a note names any it could not check. ' +
     'After changing code, use it instead of running a compiler, type checker or linter on those files; it is not a whole-project build.',
-  "executeCode runs code in the kernel of the notebook (.ipynb) the user has open in VS Code, in a cell they see, after they allow it; variables persist between calls. " +
+  'executeCode runs code in the kernel of the notebook (.ipynb) the user has open in VS Code, in a cell they see, after they allow it; variables persist between calls. ' +
     'When the user works in a notebook, use it to inspect their data and check results in their kernel.',
 ].join('\n');
 

@@ -42,7 +42,12 @@ export const positionFields = {
   path: z.string().min(1).optional().describe('File (workspace-relative).'),
   line: z.number().int().min(1).optional().describe('1-based line.'),
   column: z.number().int().min(1).optional().describe('1-based column, or give symbol.'),
-  symbol: z.string().min(1).max(200).optional().describe("Symbol's name: its first whole word on line; without line, found in path, or without path in the workspace."),
+  symbol: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("Symbol's name: its first whole word on line; without line, found in path, or without path in the workspace."),
 };
 
 export type PositionArgs = { path?: string; line?: number; column?: number; symbol?: string };
@@ -233,7 +238,9 @@ export class LanguageQuery {
       lineOf = open
         ? Promise.resolve((n: number) => documentLine(open, n))
         : RECENT_LINES.lines(real, LINE_TEXT_FILE_BYTES).then(
-            (lines = []) => (n: number) => lines[n],
+            (lines = []) =>
+              (n: number) =>
+                lines[n],
             () => () => undefined,
           );
       this.lineCache.set(file, lineOf);
@@ -307,7 +314,10 @@ export class LanguageQuery {
   async openFile(input: string, at?: (text: string | undefined) => Position | undefined): Promise<LanguageFile & { at?: Position }> {
     void this.folderViews();
     const target = await this.target(input);
-    const isFile = await fs.stat(target.realPath).then((s) => s.isFile(), () => false);
+    const isFile = await fs.stat(target.realPath).then(
+      (s) => s.isFile(),
+      () => false,
+    );
     const shown = await this.display(target.realPath);
     if (!isFile) throw new LanguageToolError(`${shown || '.'} is not a file. Give a source file.`);
     const position = at?.(await this.fileText(target.realPath).catch(() => undefined));
@@ -321,7 +331,11 @@ export class LanguageQuery {
    */
   private async opened(file: string, shown: string, at?: Position): Promise<OpenedForLanguage> {
     const progress = this.context?.progress;
-    const answer = await this.within(this.features.open(file, at), this.budgets.readyMs, progress && ((ms) => progress(`Waiting for VS Code's language server to load ${path.basename(file)} (${Math.round(ms / 1000)} s)`)));
+    const answer = await this.within(
+      this.features.open(file, at),
+      this.budgets.readyMs,
+      progress && ((ms) => progress(`Waiting for VS Code's language server to load ${path.basename(file)} (${Math.round(ms / 1000)} s)`)),
+    );
     if (answer.timedOut) {
       throw new LanguageToolError(
         `VS Code's language server had not loaded ${shown} after ${duration(this.budgets.readyMs)} (a project's first load in a new window can take long): nothing was checked. Ask again in a moment.`,
@@ -377,12 +391,15 @@ export class LanguageQuery {
     for (const s of inside) descriptions.set(s, `${s.kind.toLowerCase()} at ${formatPlace(await this.placeOf(s.location), s.location.range.start)}`);
     const one = oneNamed(inside, symbol, (s) => descriptions.get(s)!);
     if ('error' in one) {
-      const note = inside.length === 0 ? ' (The search covers the projects VS Code\'s language servers have loaded.)' : '';
+      const note = inside.length === 0 ? " (The search covers the projects VS Code's language servers have loaded.)" : '';
       throw new LanguageToolError(one.error + note);
     }
     // TypeScript's location is the whole declaration (`export class Box`): the name is further on.
     const start = one.location.range.start;
-    const file = await this.openFile((await this.insideWorkspace(one.location))!, (text) => (text !== undefined && nameAtOrAfter(text, start, symbol)) || start);
+    const file = await this.openFile(
+      (await this.insideWorkspace(one.location))!,
+      (text) => (text !== undefined && nameAtOrAfter(text, start, symbol)) || start,
+    );
     const position = file.at ?? start;
     return { ...file, position, word: symbol, where: formatPlace(file.shown, position) };
   }

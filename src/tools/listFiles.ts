@@ -15,15 +15,7 @@ import { z } from 'zod';
 import type { WorkspaceHost } from '../host/workspace';
 import { displayPath } from '../workspace/displayPaths';
 import { isForbiddenListingRoot, type WorkspacePath } from '../workspace/workspacePaths';
-import {
-  cleanRipgrepPath,
-  commonRipgrepArgs,
-  EXCLUDED_FOLDERS,
-  ripgrepMissingMessage,
-  ripgrepTarget,
-  runRipgrep,
-  type RipgrepRun,
-} from './ripgrepRunner';
+import { cleanRipgrepPath, commonRipgrepArgs, EXCLUDED_FOLDERS, ripgrepMissingMessage, ripgrepTarget, runRipgrep, type RipgrepRun } from './ripgrepRunner';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 
@@ -141,8 +133,7 @@ export class RecursiveListingBuilder {
     if (slash < from) depth = 0;
     else if (slash + 1 - from === this.lastFolderLength && sameBytes(bytes, from, this.lastFolderIn, this.lastFolderStart, this.lastFolderLength)) {
       depth = this.lastFolderDepth + 1;
-    }
-    else {
+    } else {
       const folder = bytes.toString('utf8', from, slash + 1);
       const known = this.folders.get(folder);
       depth = (known ?? slashCount(folder) - 1) + 1;
@@ -256,9 +247,7 @@ export function formatListing(listing: Listing, prefix: string, notes: readonly 
   const lines = listing.entries.map((entry) => prefix + entry);
   if (lines.length === 0) lines.push('(no entries: the folder is empty, or everything in it is ignored by .gitignore)');
   if (listing.truncated) {
-    lines.push(
-      `truncated: true — ${listing.entries.length} of ${listing.total} entries shown (the shallowest first). List a subfolder to see the rest.`,
-    );
+    lines.push(`truncated: true — ${listing.entries.length} of ${listing.total} entries shown (the shallowest first). List a subfolder to see the rest.`);
   }
   return [...lines, ...notes].join('\n');
 }
@@ -269,7 +258,8 @@ function stripPrefix(p: string, prefix: string): string {
 
 function scanNotes(run: RipgrepRun, what: string): string[] {
   const notes: string[] = [];
-  if (run.stopped === 'limit') notes.push(`truncated: true — the folder has more than ${LIST_SCAN_LIMIT} files; ${what} only the first ${LIST_SCAN_LIMIT} found.`);
+  if (run.stopped === 'limit')
+    notes.push(`truncated: true — the folder has more than ${LIST_SCAN_LIMIT} files; ${what} only the first ${LIST_SCAN_LIMIT} found.`);
   if (run.stopped === 'timeout') notes.push(`truncated: true — listing was stopped after ${LIST_TIMEOUT_MS / 1000} s; ${what} the files found until then.`);
   if (run.exitCode === 2 && run.stderr.trim() !== '') notes.push(`Some folders could not be read: ${run.stderr.trim().split('\n')[0].replace(/^rg: /, '')}`);
   return notes;
@@ -305,7 +295,9 @@ export function listFilesTool(host: WorkspaceHost): ToolDefinition<typeof inputS
       const stat = await fs.stat(target.realPath);
       if (!stat.isDirectory()) return errorResult(`"${input}" is a file, not a folder. Use read_file to read it, or list its folder.`);
       if (isForbiddenListingRoot(target.realPath)) {
-        return errorResult(`Listing "${input}" is refused: it is the file system root or the home folder, far too large to list. List a project folder inside it instead.`);
+        return errorResult(
+          `Listing "${input}" is refused: it is the file system root or the home folder, far too large to list. List a project folder inside it instead.`,
+        );
       }
       const shown = displayPath(target.folder, target.relative, folders.length);
       const prefix = shown === '' ? '' : `${shown}/`;
@@ -361,7 +353,9 @@ async function listDirect(ripgrep: { rg: string; where: Promise<RipgrepWhere> } 
   if (!ripgrep) {
     const entries = [...[...candidateDirs].map((d) => `${d}/`), ...plainFiles, ...links].sort();
     return textResult(
-      formatListing(capped(entries), prefix, ['Note: .gitignore was not applied (VS Code\'s ripgrep was not found); only folders like node_modules and .git were left out.']),
+      formatListing(capped(entries), prefix, [
+        "Note: .gitignore was not applied (VS Code's ripgrep was not found); only folders like node_modules and .git were left out.",
+      ]),
     );
   }
 

@@ -31,7 +31,7 @@ const TEXT_MIMES = ['text/plain', 'text/markdown', 'application/json', 'text/lat
 
 // CSI (colours, cursor), OSC (titles, links) and the two-character escapes: what a kernel's traceback
 // or a coloured log carries. Text only: no screen to render (cursor movement is not emulated).
- 
+
 const ANSI_PATTERN = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g;
 
 /** Removes terminal escape sequences (an IPython traceback's colours). */
@@ -108,7 +108,9 @@ export function outputsToContent(outputs: readonly CellOutput[], bounds: OutputB
     if (piece.kind === 'text') {
       if (piece.text !== '') addText(piece.text);
     } else if (piece.data.length > bounds.maxImageBytes) {
-      addText(`[an ${piece.mime} image of ${formatBytes(piece.data.length)} left out: over the ${formatBytes(bounds.maxImageBytes)} bound for one image. Save it to a file or make it smaller (e.g. a lower dpi).]`);
+      addText(
+        `[an ${piece.mime} image of ${formatBytes(piece.data.length)} left out: over the ${formatBytes(bounds.maxImageBytes)} bound for one image. Save it to a file or make it smaller (e.g. a lower dpi).]`,
+      );
     } else if (images >= bounds.maxImages) {
       addText(`[an ${piece.mime} image left out: only ${bounds.maxImages} images are sent per call]`);
     } else {
@@ -116,9 +118,13 @@ export function outputsToContent(outputs: readonly CellOutput[], bounds: OutputB
       runs.push(piece);
     }
   }
-  const shares = textShares(runs.map((r) => (r.kind === 'text' ? r.text.length : 0)), bounds.maxTextChars);
+  const shares = textShares(
+    runs.map((r) => (r.kind === 'text' ? r.text.length : 0)),
+    bounds.maxTextChars,
+  );
   return runs.map((run, i): Content => {
-    if (run.kind === 'image') return { type: 'image', data: Buffer.from(run.data.buffer, run.data.byteOffset, run.data.byteLength).toString('base64'), mimeType: run.mime };
+    if (run.kind === 'image')
+      return { type: 'image', data: Buffer.from(run.data.buffer, run.data.byteOffset, run.data.byteLength).toString('base64'), mimeType: run.mime };
     return { type: 'text', text: capOutput(run.text, shares[i]) };
   });
 }
@@ -131,7 +137,10 @@ export function outputsToContent(outputs: readonly CellOutput[], bounds: OutputB
 function textShares(lengths: readonly number[], max: number): number[] {
   if (lengths.reduce((a, b) => a + b, 0) <= max) return [...lengths];
   const shares = new Array<number>(lengths.length).fill(0);
-  const order = lengths.map((_, i) => i).filter((i) => lengths[i] > 0).sort((a, b) => lengths[a] - lengths[b]);
+  const order = lengths
+    .map((_, i) => i)
+    .filter((i) => lengths[i] > 0)
+    .sort((a, b) => lengths[a] - lengths[b]);
   let left = max;
   order.forEach((index, k) => {
     shares[index] = Math.min(lengths[index], Math.floor(left / (order.length - k)));

@@ -20,14 +20,21 @@ import { detectEol, withEol } from '../workspace/textFormat';
  * the buffer then takes it and ends clean (`adoptWritten`). A dirty buffer without text to merge (a
  * notebook) gets no review: the error keeps the CLI's own terminal prompt up, and VS Code says why.
  */
-export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, documents?: Pick<DocumentWriter, 'isDirty' | 'unsavedText' | 'adoptWritten'>, changes?: ChangeCapture) {
+// Long (~85 lines) on purpose: the tool's schema and its handler share the adoptions map and the
+// dirty-buffer decision; the review itself lives in src/review.
+export function openDiffTool(
+  review: ReviewHost,
+  recentEdits?: RecentEdits,
+  documents?: Pick<DocumentWriter, 'isDirty' | 'unsavedText' | 'adoptWritten'>,
+  changes?: ChangeCapture,
+) {
   // Buffers taking claude's write of an accepted merge, by path. claude's next Edit of the file can come
   // right after its write, before the buffer took it: merging the user's old typing again would show a
   // conflict with claude's own previous change (seen with 2.1.328 and a fast model).
   const adoptions = new Map<string, Promise<void>>();
   return defineTool({
     name: 'openDiff',
-    description: 'Internal to the Claude Code IDE integration: shows a proposed edit in VS Code\'s diff viewer and waits for the user to accept or reject it.',
+    description: "Internal to the Claude Code IDE integration: shows a proposed edit in VS Code's diff viewer and waits for the user to accept or reject it.",
     // Lenient on purpose: a newer CLI may add fields, and rejecting the call would lose the review.
     inputSchema: z.looseObject({
       old_file_path: z.string(),
@@ -46,7 +53,9 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
           args.new_file_path,
           "it has unsaved changes here that cannot be merged (a notebook), and Claude's proposal was made from the saved file. Answer claude in its terminal: Yes writes its version to disk (your unsaved edits stay in the editor only); to have Claude work on your edits, answer No, save, and ask again.",
         );
-        return errorResult(`No review opened: ${args.new_file_path} has unsaved changes in VS Code, and the proposal was made from the file on disk. Ask the user to save or revert the file, then read it again.`);
+        return errorResult(
+          `No review opened: ${args.new_file_path} has unsaved changes in VS Code, and the proposal was made from the file on disk. Ask the user to save or revert the file, then read it again.`,
+        );
       }
       // The file as it is before the write this review announces, for Claude's changes (docs/changes.md).
       const captured = changes?.beforeWrite(context.connectionId, args.new_file_path, 'openDiff');
@@ -82,7 +91,12 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
             adoptions.set(path, adoption);
             void adoption.then(() => adoptions.get(path) === adoption && adoptions.delete(path));
           }
-          return { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: decision.text }] };
+          return {
+            content: [
+              { type: 'text', text: 'FILE_SAVED' },
+              { type: 'text', text: decision.text },
+            ],
+          };
         case 'rejected':
           changes?.writeCancelled(context.connectionId, args.new_file_path);
           return { content: [{ type: 'text', text: 'DIFF_REJECTED' }] };
@@ -92,4 +106,3 @@ export function openDiffTool(review: ReviewHost, recentEdits?: RecentEdits, docu
     },
   });
 }
-

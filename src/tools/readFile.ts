@@ -160,7 +160,10 @@ async function readDecoded(
     chunks.push(chunk.subarray(0, bytesRead));
     total += bytesRead;
     if (total > MAX_TEXT_FILE_BYTES) {
-      throw new UnreadableFileError('TOO_LARGE', `"${shown}" is larger than ${MAX_TEXT_FILE_BYTES / (1024 * 1024)} MiB and not in UTF-8, too large to decode in its encoding. Use a shell command to read parts of it.`);
+      throw new UnreadableFileError(
+        'TOO_LARGE',
+        `"${shown}" is larger than ${MAX_TEXT_FILE_BYTES / (1024 * 1024)} MiB and not in UTF-8, too large to decode in its encoding. Use a shell command to read parts of it.`,
+      );
     }
   }
   let text: string;
@@ -198,7 +201,9 @@ export function formatLineWindow(window: LineWindow, maxOutputChars = READ_OUTPU
   const last = window.firstLine + out.length - 1;
   const more = last < window.totalLines;
   const range = `lines ${window.firstLine}-${last} shown`;
-  out.push(`total_lines: ${window.totalLines}${more ? ` (${range}; to read on, call read_file with offset: ${last + 1})` : window.firstLine > 1 ? ` (${range})` : ''}`);
+  out.push(
+    `total_lines: ${window.totalLines}${more ? ` (${range}; to read on, call read_file with offset: ${last + 1})` : window.firstLine > 1 ? ` (${range})` : ''}`,
+  );
   return out.join('\n');
 }
 
@@ -228,7 +233,10 @@ export function readFileTool(host: WorkspaceHost): ToolDefinition<typeof inputSc
       const shown = displayPath(target.folder, target.relative, folders.length);
       const stat = await fs.stat(target.realPath);
       if (stat.isDirectory()) return errorResult(`"${shown || input}" is a folder, not a file. Use list_files to see what is in it.`);
-      if (!stat.isFile()) return errorResult(`"${shown}" is not a regular file (a device, socket or pipe), so it is not read (reading it could block or never end). Use a regular file's path.`);
+      if (!stat.isFile())
+        return errorResult(
+          `"${shown}" is not a regular file (a device, socket or pipe), so it is not read (reading it could block or never end). Use a regular file's path.`,
+        );
 
       let window: LineWindow;
       try {
@@ -240,7 +248,9 @@ export function readFileTool(host: WorkspaceHost): ToolDefinition<typeof inputSc
         throw error;
       }
       if (window.binary) {
-        return errorResult(`"${shown}" is a binary file (it has a NUL byte in its first 8 KB), so it is not shown as text. Use a shell command to inspect it if needed.`);
+        return errorResult(
+          `"${shown}" is a binary file (it has a NUL byte in its first 8 KB), so it is not shown as text. Use a shell command to inspect it if needed.`,
+        );
       }
       if (offset > 1 && offset > window.totalLines) {
         return errorResult(

@@ -87,6 +87,8 @@ export function workspaceTools(hosts: ToolHosts): ToolDefinition[] {
     writeFileTool(hosts.workspace, hosts),
     applyDiffTool(hosts.workspace, hosts),
     ...(hosts.language?.rename ? [renameSymbolTool(hosts.language, hosts.workspace, hosts, hosts.languageBudgets)] : []),
-    ...(hosts.terminal ? [executeCommandTool(hosts.terminal, hosts.workspace, hosts.commandApprover && { mode: hosts.approvalMode, approver: hosts.commandApprover })] : []),
+    ...(hosts.terminal
+      ? [executeCommandTool(hosts.terminal, hosts.workspace, hosts.commandApprover && { mode: hosts.approvalMode, approver: hosts.commandApprover })]
+      : []),
   ] as ToolDefinition[];
 }

@@ -42,7 +42,12 @@ interface RenamedFile {
 
 /** A rename's answer to the model: JSON, as write_file's. */
 type RenameAnswer =
-  | { status: 'accepted'; renamed: string; files: Array<Omit<Extract<ChangeResult, { status: 'accepted' }>, 'status'> & { replacements: number }>; new_diagnostics?: string[] }
+  | {
+      status: 'accepted';
+      renamed: string;
+      files: Array<Omit<Extract<ChangeResult, { status: 'accepted' }>, 'status'> & { replacements: number }>;
+      new_diagnostics?: string[];
+    }
   | { status: 'rejected'; renamed: string; files: string[]; rejected_at: string; note: string }
   | { status: 'partly written'; renamed: string; written: string[]; not_written: Array<{ path: string; error: string }> };
 
@@ -70,7 +75,7 @@ export function applyReplacements(text: string, replacements: readonly TextRepla
     at += line.length + 1;
   }
   const spans = replacements.map((r) => ({ from: offsetOf(lines, starts, r.range.start), to: offsetOf(lines, starts, r.range.end), newText: r.newText }));
-  if (spans.some((s) => s.from === undefined || s.to === undefined || s.to < s.from)) return { error: 'the edit names a place past the file\'s text' };
+  if (spans.some((s) => s.from === undefined || s.to === undefined || s.to < s.from)) return { error: "the edit names a place past the file's text" };
   const sorted = (spans as Array<{ from: number; to: number; newText: string }>).sort((a, b) => a.from - b.from || a.to - b.to);
   for (let i = 1; i < sorted.length; i++) if (sorted[i].from < sorted[i - 1].to) return { error: 'the edit has overlapping replacements' };
   let out = '';
@@ -90,7 +95,12 @@ async function withLocks<T>(deps: ChangeDependencies, files: readonly RenamedFil
   return next(0);
 }
 
-export function renameSymbolTool(features: LanguageFeatures, host: WorkspaceHost, deps: ChangeDependencies, budgets: LanguageBudgets = LANGUAGE_BUDGETS): ToolDefinition<typeof inputSchema> {
+export function renameSymbolTool(
+  features: LanguageFeatures,
+  host: WorkspaceHost,
+  deps: ChangeDependencies,
+  budgets: LanguageBudgets = LANGUAGE_BUDGETS,
+): ToolDefinition<typeof inputSchema> {
   const rename = features.rename!.bind(features);
   return defineTool({
     name: 'rename_symbol',
@@ -103,7 +113,9 @@ export function renameSymbolTool(features: LanguageFeatures, host: WorkspaceHost
     handle: async (args, context) => {
       const newName = args.new_name;
       if (!NEW_NAME.test(newName)) {
-        return errorResult(`new_name must be one identifier (letters, digits, _ or $, not starting with a digit); got ${JSON.stringify(newName.slice(0, 80))}. Nothing was changed.`);
+        return errorResult(
+          `new_name must be one identifier (letters, digits, _ or $, not starting with a digit); got ${JSON.stringify(newName.slice(0, 80))}. Nothing was changed.`,
+        );
       }
       const query = new LanguageQuery(features, host, budgets, context);
       let files: RenamedFile[];
@@ -115,7 +127,10 @@ export function renameSymbolTool(features: LanguageFeatures, host: WorkspaceHost
         const edit = await query
           .ask('rename', () => rename(at.target.realPath, at.position, newName), at.opened.languageId)
           .catch((error: unknown) => {
-            if (error instanceof RenameRefusedError) throw new LanguageToolError(`VS Code's rename provider for ${at.opened.languageId} refused to rename ${symbolLabel(at)}: ${error.message} Nothing was changed.`);
+            if (error instanceof RenameRefusedError)
+              throw new LanguageToolError(
+                `VS Code's rename provider for ${at.opened.languageId} refused to rename ${symbolLabel(at)}: ${error.message} Nothing was changed.`,
+              );
             throw error;
           });
         files = await checkedFiles(query, host, edit.files, renamed);
@@ -139,11 +154,18 @@ export function renameSymbolTool(features: LanguageFeatures, host: WorkspaceHost
  * The edit's files, each inside the workspace after symlinks, or the whole rename refused before anything
  * is shown: one file outside (or not a file on disk, or two names of one file) refuses it all.
  */
-async function checkedFiles(query: LanguageQuery, host: WorkspaceHost, edited: Array<{ location: { uri: string; path?: string }; replacements: TextReplacement[] }>, renamed: string): Promise<RenamedFile[]> {
+async function checkedFiles(
+  query: LanguageQuery,
+  host: WorkspaceHost,
+  edited: Array<{ location: { uri: string; path?: string }; replacements: TextReplacement[] }>,
+  renamed: string,
+): Promise<RenamedFile[]> {
   const touched = edited.filter((f) => f.replacements.length > 0);
   if (touched.length === 0) throw new LanguageToolError(`VS Code's rename provider found nothing to change for ${renamed}. Nothing was changed.`);
   if (touched.length > RENAME_FILES_MAX) {
-    throw new LanguageToolError(`Renaming ${renamed} would change ${touched.length} files, more than ${RENAME_FILES_MAX} reviewed at once: refused, nothing was changed. Ask the user to rename it in VS Code (F2).`);
+    throw new LanguageToolError(
+      `Renaming ${renamed} would change ${touched.length} files, more than ${RENAME_FILES_MAX} reviewed at once: refused, nothing was changed. Ask the user to rename it in VS Code (F2).`,
+    );
   }
   const files: RenamedFile[] = [];
   const outside: string[] = [];
@@ -168,18 +190,33 @@ async function checkedFiles(query: LanguageQuery, host: WorkspaceHost, edited: A
   const seen = new Map<string, string>();
   for (const f of files) {
     const other = seen.get(f.target.realPath);
-    if (other !== undefined) throw new LanguageToolError(`The rename's edit names one file twice (${other} and ${f.target.absolute === f.target.realPath ? f.target.relative : await query.display(f.target.absolute)}, one a link to the other): refused, nothing was shown or written.`);
+    if (other !== undefined)
+      throw new LanguageToolError(
+        `The rename's edit names one file twice (${other} and ${f.target.absolute === f.target.realPath ? f.target.relative : await query.display(f.target.absolute)}, one a link to the other): refused, nothing was shown or written.`,
+      );
     seen.set(f.target.realPath, f.target.absolute === f.target.realPath ? f.target.relative : await query.display(f.target.absolute));
   }
   return files.sort((a, b) => (a.target.relative < b.target.relative ? -1 : a.target.relative > b.target.relative ? 1 : 0));
 }
 
-async function reviewAndWriteAll(files: readonly RenamedFile[], renamed: string, newName: string, connectionId: number, deps: ChangeDependencies, host: WorkspaceHost): Promise<CallToolResult> {
+async function reviewAndWriteAll(
+  files: readonly RenamedFile[],
+  renamed: string,
+  newName: string,
+  connectionId: number,
+  deps: ChangeDependencies,
+  host: WorkspaceHost,
+): Promise<CallToolResult> {
   // Every file read and its new text made before any review: one refused file refuses the rename.
   const prepared: PreparedChange[] = [];
   for (const f of files) {
     // VS Code computed the edit on the text it has: the user's unsaved buffer when the file is dirty.
-    const change = await prepareChange(f.target, (text) => (text === undefined ? { error: `${f.target.relative} no longer exists` } : applyReplacements(text, f.replacements)), deps, { fromUnsaved: true });
+    const change = await prepareChange(
+      f.target,
+      (text) => (text === undefined ? { error: `${f.target.relative} no longer exists` } : applyReplacements(text, f.replacements)),
+      deps,
+      { fromUnsaved: true },
+    );
     if ('error' in change) return errorResult(`Renaming ${renamed} was refused whole, nothing was shown or written: ${change.path}: ${change.error}`);
     prepared.push(change);
   }
@@ -196,7 +233,13 @@ async function reviewAndWriteAll(files: readonly RenamedFile[], renamed: string,
     const request = { ...reviewRequestOf(p, title, connectionId), ...(shownAs < reviewed.length ? { revealAccepted: false as const } : {}) };
     const decision = await deps.review.review(request);
     if (decision.kind !== 'accepted') {
-      return answer({ status: 'rejected', renamed, files: prepared.map((q) => q.target.relative), rejected_at: prepared[i].target.relative, note: 'Nothing was written. Do not retry the same rename; ask the user what they want instead.' });
+      return answer({
+        status: 'rejected',
+        renamed,
+        files: prepared.map((q) => q.target.relative),
+        rejected_at: prepared[i].target.relative,
+        note: 'Nothing was written. Do not retry the same rename; ask the user what they want instead.',
+      });
     }
     accepted.push(decision.text);
   }
@@ -216,13 +259,15 @@ async function reviewAndWriteAll(files: readonly RenamedFile[], renamed: string,
   }
   const display = (file: string) => prepared.find((p) => p.target.realPath === file)?.target.relative ?? displayPathOf(file, host.folders());
   const finished = await Promise.all(written.map((w) => problems[w.index].finish(prepared[w.index].original ?? '', w.savedText, display)));
-  if (failed.length && written.length === 0) return errorResult(`Renaming ${renamed} was accepted but nothing was written: ${failed.map((f) => f.error).join(' ')}`);
+  if (failed.length && written.length === 0)
+    return errorResult(`Renaming ${renamed} was accepted but nothing was written: ${failed.map((f) => f.error).join(' ')}`);
   if (failed.length) return answer({ status: 'partly written', renamed, written: written.map((w) => w.result.path), not_written: failed });
   // Each file's wait names the files still being checked: one note for the rename names them all once.
   const notes = new Set(finished.map(({ report }) => `Note: ${stillBeingChecked(report.unsettled.map(display))}`));
   const unsettled = [...new Set(finished.flatMap(({ report }) => report.unsettled))];
   const newDiagnostics = [...new Set(finished.flatMap(({ lines }) => lines.filter((line) => !notes.has(line))))];
-  if (unsettled.length && finished.some(({ lines }) => lines.some((line) => notes.has(line)))) newDiagnostics.push(`Note: ${stillBeingChecked(unsettled.map(display))}`);
+  if (unsettled.length && finished.some(({ lines }) => lines.some((line) => notes.has(line))))
+    newDiagnostics.push(`Note: ${stillBeingChecked(unsettled.map(display))}`);
   return answer({
     status: 'accepted',
     renamed,

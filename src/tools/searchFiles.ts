@@ -59,7 +59,9 @@ function stripLineEnd(text: string): string {
 /** Converts rg's byte offset within a line to a UTF-16 index into the decoded text. */
 function charIndexOfByte(data: RgLineData, byteOffset: number): number {
   if (typeof data.lines.text === 'string') return Buffer.from(data.lines.text, 'utf8').subarray(0, byteOffset).toString('utf8').length;
-  return Buffer.from(data.lines.bytes ?? '', 'base64').subarray(0, byteOffset).toString('utf8').length;
+  return Buffer.from(data.lines.bytes ?? '', 'base64')
+    .subarray(0, byteOffset)
+    .toString('utf8').length;
 }
 
 /** A long line is cut to a window around its first match, so a minified file cannot flood the result. */
@@ -201,11 +203,11 @@ export function ripgrepErrorMessage(stderr: string, regex: string, filePattern: 
 const inputSchema = z
   .object({
     path: z.string().min(1).describe('Folder (or single file) to search, relative to the workspace folder, e.g. "." or "src".'),
-    regex: z.string().min(1).describe('Regular expression (Rust regex syntax; look-around and backreferences also work). Case-sensitive; prefix with (?i) to ignore case.'),
-    file_pattern: z
+    regex: z
       .string()
-      .optional()
-      .describe('Only search files matching this glob, e.g. "*.ts", "*.{ts,tsx}" or "src/**/*.test.ts". Default: all files.'),
+      .min(1)
+      .describe('Regular expression (Rust regex syntax; look-around and backreferences also work). Case-sensitive; prefix with (?i) to ignore case.'),
+    file_pattern: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts", "*.{ts,tsx}" or "src/**/*.test.ts". Default: all files.'),
   })
   .strict();
 
@@ -228,7 +230,9 @@ export function searchFilesTool(host: WorkspaceHost): ToolDefinition<typeof inpu
       if ('error' in target) return errorResult(target.error);
       const stat = await fs.stat(target.realPath);
       if (!stat.isDirectory() && !stat.isFile()) {
-        return errorResult(`"${input}" is not a regular file or folder (a device, socket or pipe), so it is not searched (reading it could block or never end). Search a folder or a regular file.`);
+        return errorResult(
+          `"${input}" is not a regular file or folder (a device, socket or pipe), so it is not searched (reading it could block or never end). Search a folder or a regular file.`,
+        );
       }
       if (stat.isDirectory() && isForbiddenListingRoot(target.realPath)) {
         return errorResult(`Searching "${input}" is refused: it is the file system root or the home folder. Search a project folder inside it instead.`);
@@ -250,7 +254,8 @@ export function searchFilesTool(host: WorkspaceHost): ToolDefinition<typeof inpu
       const where = displayPath(target.folder, target.relative, folders.length) || '.';
       if (groups.length === 0) {
         if (run.exitCode === 2) return errorResult(ripgrepErrorMessage(run.stderr, regex, file_pattern));
-        if (run.stopped === 'timeout') return errorResult(`The search was stopped after ${SEARCH_TIMEOUT_MS / 1000} s without a match. Search a smaller folder or use file_pattern.`);
+        if (run.stopped === 'timeout')
+          return errorResult(`The search was stopped after ${SEARCH_TIMEOUT_MS / 1000} s without a match. Search a smaller folder or use file_pattern.`);
         return textResult(
           `No matches for ${JSON.stringify(regex)} in ${where}${file_pattern ? ` (files matching ${JSON.stringify(file_pattern)})` : ''}. ` +
             'Files ignored by .gitignore and folders like node_modules are not searched.',
@@ -264,8 +269,10 @@ export function searchFilesTool(host: WorkspaceHost): ToolDefinition<typeof inpu
           `truncated: true — stopped at ${SEARCH_MATCH_LIMIT} matching lines; there are more. Narrow the search (a subfolder path, a more specific regex, or file_pattern).`,
         );
       }
-      if (run.stopped === 'timeout') notes.push(`truncated: true — the search was stopped after ${SEARCH_TIMEOUT_MS / 1000} s; these are the matches found so far.`);
-      if (run.exitCode === 2 && run.stderr.trim() !== '') notes.push(`Some files could not be searched: ${run.stderr.trim().split('\n')[0].replace(/^rg: /, '')}`);
+      if (run.stopped === 'timeout')
+        notes.push(`truncated: true — the search was stopped after ${SEARCH_TIMEOUT_MS / 1000} s; these are the matches found so far.`);
+      if (run.exitCode === 2 && run.stderr.trim() !== '')
+        notes.push(`Some files could not be searched: ${run.stderr.trim().split('\n')[0].replace(/^rg: /, '')}`);
 
       const header = `${collector.matches} matching line${collector.matches === 1 ? '' : 's'} in ${fileCount} file${fileCount === 1 ? '' : 's'}`;
       const body = formatSearchGroups(groups, (file) => displayPath(target.folder, file, folders.length));

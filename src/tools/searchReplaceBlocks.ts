@@ -203,18 +203,14 @@ async function parseWithin(payload: string, work: Work): Promise<SearchReplaceBl
           current = { index: blocks.length + 1, line: lineNo, searchLines: [], replaceLines: [] };
           section = 'search';
         } else if (marker !== undefined) {
-          throw parseError(
-            `found "${line.trim()}" at payload line ${lineNo} outside a block; every block must start with "<<<<<<< SEARCH".`,
-          );
+          throw parseError(`found "${line.trim()}" at payload line ${lineNo} outside a block; every block must start with "<<<<<<< SEARCH".`);
         }
         break;
       case 'search':
         if (marker === undefined) current.searchLines.push(unescapeLine(line));
         else if (marker === 'divider') section = 'replace';
         else {
-          throw parseError(
-            `${where()}: expected "=======" after the SEARCH lines, but found "${line.trim()}" at payload line ${lineNo}.`,
-          );
+          throw parseError(`${where()}: expected "=======" after the SEARCH lines, but found "${line.trim()}" at payload line ${lineNo}.`);
         }
         break;
       case 'replace':
@@ -223,9 +219,7 @@ async function parseWithin(payload: string, work: Work): Promise<SearchReplaceBl
           blocks.push(current);
           section = 'outside';
         } else {
-          throw parseError(
-            `${where()}: expected ">>>>>>> REPLACE" to end the block, but found "${line.trim()}" at payload line ${lineNo}.`,
-          );
+          throw parseError(`${where()}: expected ">>>>>>> REPLACE" to end the block, but found "${line.trim()}" at payload line ${lineNo}.`);
         }
         break;
     }
@@ -428,9 +422,7 @@ const QUOTE_MAX_LINE_CHARS = 200;
 /** The SEARCH text for an error message, shortened so a huge block cannot flood the reply. */
 export function quoteSearchForMessage(searchLines: readonly string[]): string {
   const clip = (line: string): string =>
-    line.length > QUOTE_MAX_LINE_CHARS
-      ? `${line.slice(0, QUOTE_MAX_LINE_CHARS)}… (${line.length - QUOTE_MAX_LINE_CHARS} more characters)`
-      : line;
+    line.length > QUOTE_MAX_LINE_CHARS ? `${line.slice(0, QUOTE_MAX_LINE_CHARS)}… (${line.length - QUOTE_MAX_LINE_CHARS} more characters)` : line;
   const shown =
     searchLines.length > QUOTE_MAX_LINES
       ? [
@@ -515,11 +507,7 @@ async function applyWithin(content: string, blocks: readonly SearchReplaceBlock[
  * Replacement text is inserted literally (`$&` and friends mean nothing here). Throws
  * {@link SearchReplaceLimitError} (nothing applied) past the work limit.
  */
-export async function applySearchReplaceBlocks(
-  content: string,
-  blocks: readonly SearchReplaceBlock[],
-  options: ApplyOptions = {},
-): Promise<ApplyBlocksResult> {
+export async function applySearchReplaceBlocks(content: string, blocks: readonly SearchReplaceBlock[], options: ApplyOptions = {}): Promise<ApplyBlocksResult> {
   return applyWithin(content, blocks, new Work(options.maxWork ?? MAX_APPLY_WORK, options.meter));
 }
 

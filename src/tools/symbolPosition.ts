@@ -64,7 +64,12 @@ function listed(items: readonly string[]): string {
  * The 0-based position of `line` (1-based) and either `column` (1-based, in characters as the editor
  * counts them) or the first whole-word match of `symbol` on that line. `shown` names the file in errors.
  */
-export function positionOnLine(text: string, shown: string, line: number, at: { column?: number; symbol?: string }): Resolved<{ position: Position; word?: string }> {
+export function positionOnLine(
+  text: string,
+  shown: string,
+  line: number,
+  at: { column?: number; symbol?: string },
+): Resolved<{ position: Position; word?: string }> {
   const lines = linesOf(text);
   if (line > lines.length) {
     // Counted as read_file counts them: a last line break ends a line, it does not start one.
@@ -74,7 +79,9 @@ export function positionOnLine(text: string, shown: string, line: number, at: { 
   const lineText = lines[line - 1];
   if (at.column !== undefined) {
     if (at.column > lineText.length + 1) {
-      return { error: `Line ${line} of ${shown} has ${lineText.length} characters; column ${at.column} is past its end. Give the symbol's name instead of a column.` };
+      return {
+        error: `Line ${line} of ${shown} has ${lineText.length} characters; column ${at.column} is past its end. Give the symbol's name instead of a column.`,
+      };
     }
     const character = at.column - 1;
     return { position: { line: line - 1, character }, word: wordAt(lineText, character) };
@@ -88,7 +95,7 @@ export function positionOnLine(text: string, shown: string, line: number, at: { 
     }
     return { position: { line: line - 1, character: first }, word: at.symbol };
   }
-  return { error: 'Give a column or the symbol\'s name on that line (symbol).' };
+  return { error: "Give a column or the symbol's name on that line (symbol)." };
 }
 
 /**

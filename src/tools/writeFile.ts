@@ -9,7 +9,7 @@ export function writeFileTool(workspace: WorkspaceHost, deps: ChangeDependencies
   return defineTool({
     name: 'write_file',
     description:
-      'Create a file or replace its whole content. The change opens in VS Code\'s diff viewer for the user to review: ' +
+      "Create a file or replace its whole content. The change opens in VS Code's diff viewer for the user to review: " +
       'they may edit your proposal before accepting, or reject it. Returns {status:"accepted", path, operation:"created"|"modified", ' +
       'user_edits? (unified diff of what the user changed in your proposal), formatter_edits? (changes made by format-on-save), ' +
       'new_diagnostics? (problems VS Code\'s language servers report that the change introduced, in this file and in up to 10 files that use it, with notes naming files not checked; a problem that only moved is not listed)} or {status:"rejected", path}. ' +

@@ -6,12 +6,20 @@ import * as path from 'node:path';
  * executable match on PATH, or the path itself; undefined if none. `~` and variables are the caller's
  * to expand (src/cliSetup/claudeCommand.ts does it for the claude command).
  */
-export async function findExecutable(program: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Promise<string | undefined> {
+export async function findExecutable(
+  program: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): Promise<string | undefined> {
   if (!program) return undefined;
   const extensions = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').filter(Boolean)] : [''];
-  const candidates = program.includes('/') || (platform === 'win32' && program.includes('\\'))
-    ? [path.resolve(program)]
-    : (env.PATH ?? '').split(platform === 'win32' ? ';' : ':').filter(Boolean).map((dir) => path.join(dir, program));
+  const candidates =
+    program.includes('/') || (platform === 'win32' && program.includes('\\'))
+      ? [path.resolve(program)]
+      : (env.PATH ?? '')
+          .split(platform === 'win32' ? ';' : ':')
+          .filter(Boolean)
+          .map((dir) => path.join(dir, program));
   for (const base of candidates) {
     for (const ext of extensions) {
       if (await isExecutable(base + ext, platform)) return base + ext;

@@ -17,8 +17,13 @@ export class KeyedLock {
     const tail = previous.then(() => mine);
     this.tails.set(key, tail);
     try {
-      await waitWithTimeout(previous, timeoutMs, () =>
-        new LockTimeoutError(`Another change to ${describe} is still waiting for the user's review after ${Math.round(timeoutMs / 1000)} s. Wait for the user to accept or reject it, then try again.`),
+      await waitWithTimeout(
+        previous,
+        timeoutMs,
+        () =>
+          new LockTimeoutError(
+            `Another change to ${describe} is still waiting for the user's review after ${Math.round(timeoutMs / 1000)} s. Wait for the user to accept or reject it, then try again.`,
+          ),
       );
     } catch (error) {
       // Let the queue move on without us once the one ahead finishes.

@@ -34,7 +34,10 @@ export function cappedLogger(inner: Logger, max = MAX_LOG_LINE_CHARS): Logger {
  * A token bucket for lines a peer can trigger at will (refused upgrades, odd messages): `burst` lines
  * at once, then `perSecond`; what is dropped is counted and reported once lines flow again.
  */
-export function rateLimitedLog(write: (message: string) => void, options: { burst?: number; perSecond?: number; now?: () => number } = {}): (message: string) => void {
+export function rateLimitedLog(
+  write: (message: string) => void,
+  options: { burst?: number; perSecond?: number; now?: () => number } = {},
+): (message: string) => void {
   const burst = options.burst ?? 20;
   const perSecond = options.perSecond ?? 2;
   const now = options.now ?? Date.now;

@@ -9,7 +9,10 @@ import { plainNotificationText } from '../util/notificationText';
  * test/unit/vscode/notify.test.ts keeps every other notification going through here.
  */
 export const notify = {
-  info: <T extends string>(message: string, ...items: T[]): Thenable<T | undefined> => vscode.window.showInformationMessage(plainNotificationText(message), ...items),
-  warn: <T extends string>(message: string, ...items: T[]): Thenable<T | undefined> => vscode.window.showWarningMessage(plainNotificationText(message), ...items),
-  error: <T extends string>(message: string, ...items: T[]): Thenable<T | undefined> => vscode.window.showErrorMessage(plainNotificationText(message), ...items),
+  info: <T extends string>(message: string, ...items: T[]): Thenable<T | undefined> =>
+    vscode.window.showInformationMessage(plainNotificationText(message), ...items),
+  warn: <T extends string>(message: string, ...items: T[]): Thenable<T | undefined> =>
+    vscode.window.showWarningMessage(plainNotificationText(message), ...items),
+  error: <T extends string>(message: string, ...items: T[]): Thenable<T | undefined> =>
+    vscode.window.showErrorMessage(plainNotificationText(message), ...items),
 };

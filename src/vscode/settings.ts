@@ -93,7 +93,8 @@ const RULES: { [K in keyof NativeClaudeSettings]: SettingRule<NativeClaudeSettin
   // The program Launch, Check Setup and the tools' `claude mcp` run, outside the workspace and on the user's own config.
   claudeCommand: { valid: (v) => (typeof v === 'string' && v.trim() !== '' && v.length <= 4096 ? v : undefined), workspace: 'ignored' },
   maxMessageBytes: {
-    valid: (v) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(MAX_MESSAGE_BYTES_RANGE.max, Math.max(MAX_MESSAGE_BYTES_RANGE.min, Math.floor(v))) : undefined),
+    valid: (v) =>
+      typeof v === 'number' && Number.isFinite(v) ? Math.min(MAX_MESSAGE_BYTES_RANGE.max, Math.max(MAX_MESSAGE_BYTES_RANGE.min, Math.floor(v))) : undefined,
     workspace: 'stricter',
     stricter: Math.min,
   },
@@ -110,7 +111,10 @@ const RULES: { [K in keyof NativeClaudeSettings]: SettingRule<NativeClaudeSettin
   shareSelection: { valid: isBoolean, workspace: 'stricter', stricter: (a, b) => a && b },
   // A repository may add patterns (keep more from claude), never remove the user's or the defaults.
   excludeFromSharing: {
-    valid: (v) => (Array.isArray(v) ? v.filter((p): p is string => typeof p === 'string' && p.length > 0 && p.length <= EXCLUDE_PATTERNS_MAX.chars).slice(0, EXCLUDE_PATTERNS_MAX.count) : undefined),
+    valid: (v) =>
+      Array.isArray(v)
+        ? v.filter((p): p is string => typeof p === 'string' && p.length > 0 && p.length <= EXCLUDE_PATTERNS_MAX.chars).slice(0, EXCLUDE_PATTERNS_MAX.count)
+        : undefined,
     workspace: 'stricter',
     stricter: (a, b) => [...new Set([...a, ...b])].slice(0, EXCLUDE_PATTERNS_MAX.count),
   },
@@ -141,7 +145,10 @@ export function resolveSetting<K extends keyof NativeClaudeSettings>(
   const defaultValue = rule.valid(inspected?.defaultValue) ?? ((Array.isArray(fallback) ? [...fallback] : fallback) as NativeClaudeSettings[K]);
   let value = validOrReport('user', inspected?.globalValue) ?? defaultValue;
   if (rule.workspace === 'ignored') return value;
-  for (const [scope, scoped] of [['workspace', inspected?.workspaceValue], ['folder', inspected?.workspaceFolderValue]] as const) {
+  for (const [scope, scoped] of [
+    ['workspace', inspected?.workspaceValue],
+    ['folder', inspected?.workspaceFolderValue],
+  ] as const) {
     const valid = validOrReport(scope, scoped);
     if (valid === undefined) continue;
     value = rule.workspace === 'any' ? valid : rule.stricter!(value, valid);

@@ -90,7 +90,9 @@ export class NodeTextCodec {
       case 'utf16le':
         return buffer.subarray(encodingByBom(bytes) === 'utf16le' ? 2 : 0).toString('utf16le');
       case 'utf16be':
-        return Buffer.from(buffer.subarray(encodingByBom(bytes) === 'utf16be' ? 2 : 0)).swap16().toString('utf16le');
+        return Buffer.from(buffer.subarray(encodingByBom(bytes) === 'utf16be' ? 2 : 0))
+          .swap16()
+          .toString('utf16le');
       case 'iso88591':
         return buffer.toString('latin1');
       default:

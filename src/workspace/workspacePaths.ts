@@ -300,10 +300,7 @@ function defaultHomeDirs(): string[] {
  * True for a folder that must not be listed or searched recursively: a file system root (`/`,
  * `C:\`, `\\server\share\`) or the user's home folder. Pass an absolute, preferably real, path.
  */
-export function isForbiddenListingRoot(
-  folderPath: string,
-  options: { platform?: NodeJS.Platform; homeDirs?: readonly string[] } = {},
-): boolean {
+export function isForbiddenListingRoot(folderPath: string, options: { platform?: NodeJS.Platform; homeDirs?: readonly string[] } = {}): boolean {
   const win = (options.platform ?? process.platform) === 'win32';
   const api = win ? path.win32 : path.posix;
   const canonical = (p: string): string => {

@@ -18,7 +18,7 @@ import type { TextCodec } from '../../src/host/textCodec';
 const codec = { decode: async (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8') } as unknown as TextCodec;
 const describeLinux = process.platform === 'linux' ? describe : describe.skip;
 
-describeLinux('hardening: the wait for claude\'s write of a merge reads the file bounded', () => {
+describeLinux("hardening: the wait for claude's write of a merge reads the file bounded", () => {
   let dir: string;
   beforeEach(async () => {
     dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-harden-adopt-')));

@@ -59,7 +59,12 @@ const refused: Case[] = [
   // handshake itself (token right: ws refuses)
   { name: 'POST upgrade', request: upgradeRequest(0).replace(/^GET/, 'POST'), status: 405, byLibrary: true },
   { name: 'no Sec-WebSocket-Key', request: upgradeRequest(0).replace(/Sec-WebSocket-Key: [^\r]*\r\n/, ''), status: 400, byLibrary: true },
-  { name: 'Sec-WebSocket-Version 7', request: upgradeRequest(0).replace('Sec-WebSocket-Version: 13', 'Sec-WebSocket-Version: 7'), status: 400, byLibrary: true },
+  {
+    name: 'Sec-WebSocket-Version 7',
+    request: upgradeRequest(0).replace('Sec-WebSocket-Version: 13', 'Sec-WebSocket-Version: 7'),
+    status: 400,
+    byLibrary: true,
+  },
   { name: 'Upgrade: h2c', request: upgradeRequest(0).replace('Upgrade: websocket', 'Upgrade: h2c'), status: 400, byLibrary: true },
   { name: 'headers over 16 KB', request: { headers: { 'X-Pad': 'p'.repeat(20_000) } }, status: 431, byLibrary: true },
 ];
@@ -88,7 +93,8 @@ describe('auth: malformed upgrade requests', () => {
     expect(refused.length).toBeGreaterThanOrEqual(30);
     const wrong: string[] = [];
     for (const c of refused) {
-      const request = typeof c.request === 'string' ? c.request.replace('Host: 127.0.0.1:0', `Host: 127.0.0.1:${server.port}`) : upgradeRequest(server.port, c.request);
+      const request =
+        typeof c.request === 'string' ? c.request.replace('Host: 127.0.0.1:0', `Host: 127.0.0.1:${server.port}`) : upgradeRequest(server.port, c.request);
       const answer = await rawRequest(server.port, request);
       const reply = answer.head + answer.rest.toString('latin1');
       if (answer.status === 101) answer.socket.destroy();
@@ -101,7 +107,13 @@ describe('auth: malformed upgrade requests', () => {
     const stats = await server.stats();
     const log = await server.log();
     const tokenLines = log.filter((line) => line.includes(T) || line.toLowerCase().includes(T.toLowerCase()));
-    figures('auth', { refusedRequests: refused.length, wrongAnswers: wrong.length, connectionsOpened: stats.connections, logLinesWithToken: tokenLines.length, crashed: server.alive ? 0 : 1 });
+    figures('auth', {
+      refusedRequests: refused.length,
+      wrongAnswers: wrong.length,
+      connectionsOpened: stats.connections,
+      logLinesWithToken: tokenLines.length,
+      crashed: server.alive ? 0 : 1,
+    });
     expect(wrong).toEqual([]);
     expect(tokenLines).toEqual([]);
     expect(log.filter((line) => /Connection #\d+ opened/.test(line))).toEqual([]);

@@ -57,7 +57,8 @@ describeLinux("hardening: what Claude's changes read for a peer or the watcher i
   let secret: string;
   let changes: ClaudeChanges;
   const { bridge, windowSessions, session } = oneClaude;
-  const blobs = async () => (await fs.readdir(path.join(root, 'storage', 'claude-changes', 'before-images')).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{64}$/.test(n));
+  const blobs = async () =>
+    (await fs.readdir(path.join(root, 'storage', 'claude-changes', 'before-images')).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{64}$/.test(n));
 
   beforeEach(async () => {
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-harden-bounded-')));
@@ -77,7 +78,10 @@ describeLinux("hardening: what Claude's changes read for a peer or the watcher i
 
   /** claude's baseline call, as the CLI sends it before a write (no tool_use id). */
   const baseline = (uri: string) =>
-    ideGetDiagnosticsTool(new StaticDiagnostics(), undefined, undefined, changes.tracker).handle({ uri }, { connectionId: 1, signal: new AbortController().signal });
+    ideGetDiagnosticsTool(new StaticDiagnostics(), undefined, undefined, changes.tracker).handle(
+      { uri },
+      { connectionId: 1, signal: new AbortController().signal },
+    );
 
   test('getDiagnostics {uri:"file:///proc/self/pagemap"}: answered, memory bounded, nothing captured', async () => {
     const { grown, finished } = await peakGrowth(async () => {
@@ -132,7 +136,7 @@ describeLinux("hardening: what Claude's changes read for a peer or the watcher i
     expect((await blobs()).length).toBe(2);
   });
 
-  test("git's content as the \"before\" of an unannounced change: a blob over the 32 MiB cap is not loaded", async () => {
+  test('git\'s content as the "before" of an unannounced change: a blob over the 32 MiB cap is not loaded', async () => {
     // The git extension's API as its git.d.ts has it; git's answer for the index: a 4 GiB blob (a large file committed).
     let loaded = 0;
     const repository = {
@@ -143,7 +147,10 @@ describeLinux("hardening: what Claude's changes read for a peer or the watcher i
         return Buffer.alloc(0);
       },
     };
-    (vscode.extensions as { getExtension: unknown }).getExtension = () => ({ isActive: true, exports: { getAPI: () => ({ getRepository: () => repository }) } });
+    (vscode.extensions as { getExtension: unknown }).getExtension = () => ({
+      isActive: true,
+      exports: { getAPI: () => ({ getRepository: () => repository }) },
+    });
     changes.dispose();
     changes = new ClaudeChanges(path.join(root, 'storage'), bridge, windowSessions, () => false, memoryLogger([]));
     const file = path.join(ws, 'huge.bin');
@@ -155,8 +162,12 @@ describeLinux("hardening: what Claude's changes read for a peer or the watcher i
     expect(changes.sessions().flatMap((s) => s.files)).toEqual([]);
   });
 
-  test('the reads themselves refuse procfs whoever asks: the capture without a workspace check, and the tools\' reader', async () => {
-    const tracker = new ChangeTracker({ store: new BeforeImageStore(path.join(root, 'store')), sessionOf: () => ({ id: 's', label: 'claude' }), save: () => undefined });
+  test("the reads themselves refuse procfs whoever asks: the capture without a workspace check, and the tools' reader", async () => {
+    const tracker = new ChangeTracker({
+      store: new BeforeImageStore(path.join(root, 'store')),
+      sessionOf: () => ({ id: 's', label: 'claude' }),
+      save: () => undefined,
+    });
     const { grown, finished } = await peakGrowth(async () => {
       await expect(readFileIfExists(PAGEMAP)).rejects.toThrow(/size of 0 but has content/);
       await expect(readBytesIfExists(PAGEMAP)).rejects.toThrow(/size of 0 but has content/);

@@ -26,7 +26,11 @@ describe("hardening: Claude's changes", () => {
     outside = path.join(root, 'outside.txt');
     await fs.mkdir(ws);
     await fs.writeFile(outside, 'outside\n');
-    tracker = new ChangeTracker({ store: new BeforeImageStore(path.join(root, 'store')), sessionOf: () => ({ id: 's', label: 'claude' }), save: () => undefined });
+    tracker = new ChangeTracker({
+      store: new BeforeImageStore(path.join(root, 'store')),
+      sessionOf: () => ({ id: 's', label: 'claude' }),
+      save: () => undefined,
+    });
   });
   afterEach(async () => {
     await fs.rm(root, { recursive: true, force: true });
@@ -66,7 +70,7 @@ describe("hardening: Claude's changes", () => {
     expect(await fs.readFile(outside, 'utf8')).toBe('outside\n');
   });
 
-  test('a named pipe where claude\'s baseline names a file: the capture answers at once, nothing is read from the pipe', async () => {
+  test("a named pipe where claude's baseline names a file: the capture answers at once, nothing is read from the pipe", async () => {
     const fifo = path.join(ws, 'pipe');
     execFileSync('mkfifo', [fifo]);
     const started = Date.now();

@@ -46,7 +46,9 @@ describe("hardening: claude's shell cannot change git's or the editor's control 
       buffer: async (_ref: string, p: string) => execFileSync('git', ['show', `:${path.relative(root, p)}`], { cwd: root, stdio: 'pipe' }),
       // The index's entry and its size, as the git extension answers for ref ''.
       getObjectDetails: async (_ref: string, p: string) => {
-        const [mode, object] = execFileSync('git', ['ls-files', '-s', '--', path.relative(root, p)], { cwd: root }).toString().split(/\s+/);
+        const [mode, object] = execFileSync('git', ['ls-files', '-s', '--', path.relative(root, p)], { cwd: root })
+          .toString()
+          .split(/\s+/);
         return { mode, object, size: Number(execFileSync('git', ['cat-file', '-s', object], { cwd: root }).toString()) };
       },
       // As the git extension answers (used by the extension before issue 31).

@@ -36,11 +36,18 @@ jest.mock(
       WorkspaceEdit,
       NotebookEdit: { insertCells: (index: number, cells: unknown[]) => ({ insert: { index, cells } }), deleteCells: () => ({}) },
       NotebookCellData: class {
-        constructor(readonly kind: number, readonly value: string, readonly languageId: string) {}
+        constructor(
+          readonly kind: number,
+          readonly value: string,
+          readonly languageId: string,
+        ) {}
       },
       NotebookCellKind: { Markup: 1, Code: 2 },
       NotebookRange: class {
-        constructor(readonly start: number, readonly end: number) {}
+        constructor(
+          readonly start: number,
+          readonly end: number,
+        ) {}
       },
       NotebookEditorRevealType: { InCenterIfOutsideViewport: 2 },
       window: { activeNotebookEditor: editor, visibleNotebookEditors: [editor] },
@@ -50,14 +57,22 @@ jest.mock(
           for (const e of edit.edits) {
             if (!e.insert) continue;
             for (const data of e.insert.cells) {
-              const cell: Record<string, unknown> = { kind: 2, outputs: [], executionSummary: undefined, document: { getText: () => data.value, languageId: 'python' } };
+              const cell: Record<string, unknown> = {
+                kind: 2,
+                outputs: [],
+                executionSummary: undefined,
+                document: { getText: () => data.value, languageId: 'python' },
+              };
               Object.defineProperty(cell, 'index', { get: () => cells.indexOf(cell) });
               cells.push(cell);
             }
           }
           return true;
         },
-        onDidChangeNotebookDocument: (listener: (e: unknown) => void) => (notebookListeners.add(listener), { dispose: () => notebookListeners.delete(listener) }),
+        onDidChangeNotebookDocument: (listener: (e: unknown) => void) => (
+          notebookListeners.add(listener),
+          { dispose: () => notebookListeners.delete(listener) }
+        ),
         onDidCloseNotebookDocument: event,
       },
       commands: {
@@ -69,7 +84,8 @@ jest.mock(
           const cell = cells[cells.length - 1];
           cell.outputs = [{ items: [{ mime: 'application/vnd.code.notebook.stdout', data: Buffer.from('42\n') }] }];
           cell.executionSummary = { executionOrder: 1, success: true, timing: { startTime: Date.now() - 5, endTime: Date.now() } };
-          for (const listener of notebookListeners) listener({ notebook, contentChanges: [], cellChanges: [{ cell, outputs: cell.outputs, executionSummary: cell.executionSummary }] });
+          for (const listener of notebookListeners)
+            listener({ notebook, contentChanges: [], cellChanges: [{ cell, outputs: cell.outputs, executionSummary: cell.executionSummary }] });
           return undefined;
         },
       },

@@ -26,7 +26,6 @@ const NOBODY = 65534;
 
 const figures: string[] = [];
 afterAll(() => {
-   
   console.log(`hardening/faults figures${FAST ? ' (fast subset)' : ''}:\n  ${figures.join('\n  ')}`);
 });
 
@@ -38,10 +37,15 @@ afterAll(() => {
 function runTask<T>(task: Record<string, unknown>, options: { asNobody?: boolean } = {}): Promise<T> {
   return new Promise((resolve, reject) => {
     const asUid = options.asNobody && IS_ROOT ? { asUid: NOBODY } : {};
-    execFile(process.execPath, ['-r', TS_NODE, FAULT_PROCESS, JSON.stringify({ ...task, ...asUid })], { maxBuffer: 1 << 20, env: { ...process.env, TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.json') } }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${error.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as T);
-    });
+    execFile(
+      process.execPath,
+      ['-r', TS_NODE, FAULT_PROCESS, JSON.stringify({ ...task, ...asUid })],
+      { maxBuffer: 1 << 20, env: { ...process.env, TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.json') } },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${error.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as T);
+      },
+    );
   });
 }
 
@@ -62,7 +66,11 @@ describe('hardening: faults', () => {
     let closed = 0;
     try {
       for (let round = 0; round < KILL_ROUNDS; round++) {
-        const child = spawn(process.execPath, ['-r', TS_NODE, FAULT_PROCESS, JSON.stringify({ kind: 'killedClient', url: `${server.url}/tools`, token: TEST_TOKEN, path: `killed${round}.txt` })], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(
+          process.execPath,
+          ['-r', TS_NODE, FAULT_PROCESS, JSON.stringify({ kind: 'killedClient', url: `${server.url}/tools`, token: TEST_TOKEN, path: `killed${round}.txt` })],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
         await new Promise<void>((resolve, reject) => {
           child.stdout.on('data', (d: Buffer) => d.toString().includes('CALLED') && resolve());
           child.once('exit', (code) => reject(new Error(`client exited early (${code})`)));
@@ -136,13 +144,31 @@ describe('hardening: faults', () => {
 
     test('malformed in every way: refused, the bytes left exactly as they were, with what to do', async () => {
       const valid = JSON.stringify(BASE, null, 2);
-      const variants = ['', ' \n\t', '{', '{"projects":', valid.slice(0, valid.length / 2), '[]', '[{"a":1}]', 'null', '"text"', '42', 'true', '{"a":1}{"b":2}', '\u0000\u0000\u0000', '\uFEFF{"a":1'];
+      const variants = [
+        '',
+        ' \n\t',
+        '{',
+        '{"projects":',
+        valid.slice(0, valid.length / 2),
+        '[]',
+        '[{"a":1}]',
+        'null',
+        '"text"',
+        '42',
+        'true',
+        '{"a":1}{"b":2}',
+        '\u0000\u0000\u0000',
+        '\uFEFF{"a":1',
+      ];
       let refused = 0;
       for (const text of variants) {
         await fs.writeFile(file, text);
         const config = new ClaudeUserConfig(file, { unreadableGraceMs: 30 });
         for (const edit of [() => config.setServer(TOOLS_SERVER_NAME, toolsRouteEntry()), () => config.removeServer(TOOLS_SERVER_NAME)]) {
-          const error = await edit().then(() => undefined, (e: Error) => e);
+          const error = await edit().then(
+            () => undefined,
+            (e: Error) => e,
+          );
           if (error && /left unchanged.*(Run claude once|backup)/s.test(error.message)) refused++;
         }
         expect(await fs.readFile(file, 'utf8')).toBe(text);
@@ -165,7 +191,10 @@ describe('hardening: faults', () => {
       await fs.chmod(ro, 0o644);
       await fs.chmod(dir, 0o555); // the lock folder <file>.lock cannot be created here
       const noLock = await runTask<{ ok: boolean; message?: string }>({ kind: 'configEdit', file: ro, op: 'set' }, { asNobody: true });
-      expect(noLock).toMatchObject({ ok: false, message: expect.stringMatching(/Cannot create claude's lock .*\.lock \((EACCES|EPERM)\).*not writable; nothing was changed/) });
+      expect(noLock).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/Cannot create claude's lock .*\.lock \((EACCES|EPERM)\).*not writable; nothing was changed/),
+      });
       expect(JSON.parse(await fs.readFile(ro, 'utf8'))).toEqual(BASE);
       await fs.chmod(dir, 0o755);
       figures.push(`read-only ~/.claude.json and unwritable folder (as uid ${IS_ROOT ? NOBODY : process.getuid?.()}): both refused, file unchanged`);
@@ -192,7 +221,9 @@ describe('hardening: faults', () => {
       await fs.symlink(target, file);
       const config = new ClaudeUserConfig(file, { lockWaitMs: 60_000 });
       let done = false;
-      const writers = Promise.all(['a', 'b'].map((prefix) => runTask<{ written: number; lockWaits: number }>({ kind: 'lockedWriter', file, rounds: RACE_ROUNDS, prefix }))).finally(() => (done = true));
+      const writers = Promise.all(
+        ['a', 'b'].map((prefix) => runTask<{ written: number; lockWaits: number }>({ kind: 'lockedWriter', file, rounds: RACE_ROUNDS, prefix })),
+      ).finally(() => (done = true));
       let edits = 0;
       while (!done) {
         if (edits % 2 === 0) await config.setServer(TOOLS_SERVER_NAME, toolsRouteEntry());
@@ -202,7 +233,9 @@ describe('hardening: faults', () => {
       const [a, b] = await writers;
       const final = JSON.parse(await fs.readFile(file, 'utf8'));
       const kept = Object.keys(final).filter((k) => /^[ab]\d+$/.test(k)).length;
-      figures.push(`lock-protocol race: 2 writers × ${RACE_ROUNDS} locked writes (waited ${a.lockWaits + b.lockWaits} times) + ${edits} toggles of the entry: ${kept}/${2 * RACE_ROUNDS} keys kept`);
+      figures.push(
+        `lock-protocol race: 2 writers × ${RACE_ROUNDS} locked writes (waited ${a.lockWaits + b.lockWaits} times) + ${edits} toggles of the entry: ${kept}/${2 * RACE_ROUNDS} keys kept`,
+      );
       expect(a.written + b.written).toBe(2 * RACE_ROUNDS);
       expect(kept).toBe(2 * RACE_ROUNDS);
       expect(final).toMatchObject(BASE);
@@ -215,7 +248,12 @@ describe('hardening: faults', () => {
       await fs.writeFile(file, JSON.stringify(BASE));
       const config = new ClaudeUserConfig(file, { unreadableGraceMs: 2000 });
       let done = false;
-      const writer = runTask<{ rewrites: number; lostSeen: number; unparsableSeen: number }>({ kind: 'inPlaceWriter', file, rounds: RACE_ROUNDS, keep: Object.keys(BASE) }).finally(() => (done = true));
+      const writer = runTask<{ rewrites: number; lostSeen: number; unparsableSeen: number }>({
+        kind: 'inPlaceWriter',
+        file,
+        rounds: RACE_ROUNDS,
+        keep: Object.keys(BASE),
+      }).finally(() => (done = true));
       let edits = 0;
       let refusals = 0;
       while (!done) {
@@ -229,7 +267,9 @@ describe('hardening: faults', () => {
       }
       const result = await writer;
       const final = JSON.parse(await fs.readFile(file, 'utf8'));
-      figures.push(`in-place race: ${result.rewrites} unlocked in-place rewrites + ${edits} edits (${refusals} refused): ${result.lostSeen} states with a lost key seen`);
+      figures.push(
+        `in-place race: ${result.rewrites} unlocked in-place rewrites + ${edits} edits (${refusals} refused): ${result.lostSeen} states with a lost key seen`,
+      );
       expect(result.lostSeen).toBe(0);
       expect(final).toMatchObject(BASE);
       expect(edits).toBeGreaterThan(10);

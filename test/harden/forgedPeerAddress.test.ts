@@ -85,12 +85,20 @@ describeLinux("hardening: the pid check matches the peer's address and port, one
       const ws = await connectFrom(`${fixture.url}/tools`, host, localPort);
       if (!ws) continue;
       connected++;
-      const tools = () => fixture.server.connections().filter((c) => c.route === 'tools').at(-1)!;
+      const tools = () =>
+        fixture.server
+          .connections()
+          .filter((c) => c.route === 'tools')
+          .at(-1)!;
       await waitFor(() => tools()?.owner !== undefined && tools().owner!.check !== 'pending', 5000, `the owner search of ${host}`);
       if (fixture.server.claudeOf(tools())) attributed.push(host);
       await closed(ws, 1);
     }
-    figures("/tools from 127.0.0.N with claude's source port", { addressesConnected: connected, attributedToClaude: attributed.length, first: attributed[0] ?? 'none' });
+    figures("/tools from 127.0.0.N with claude's source port", {
+      addressesConnected: connected,
+      attributedToClaude: attributed.length,
+      first: attributed[0] ?? 'none',
+    });
     expect(connected).toBeGreaterThan(0);
     expect(attributed).toEqual([]);
   });

@@ -27,7 +27,11 @@ async function forger(url: string, pid: number) {
   await waitFor(() => received.some((m) => (m as { id?: number }).id === 0), 2000, 'initialize answered');
   ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'ide_connected', params: { pid } }));
-  return { ws, saw: (method: string) => received.some((m) => m.method === method), selections: () => received.filter((m) => m.method === 'selection_changed').map((m) => m.params?.filePath) };
+  return {
+    ws,
+    saw: (method: string) => received.some((m) => m.method === method),
+    selections: () => received.filter((m) => m.method === 'selection_changed').map((m) => m.params?.filePath),
+  };
 }
 
 describeLinux('a forged ide_connected pid takes over no routing', () => {

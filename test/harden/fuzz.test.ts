@@ -72,7 +72,14 @@ async function messageBatch(server: HardenServer, fuzz: Fuzz, batch: number, tal
     // Most connections initialize first; some never do, and must get "not initialized" answers.
     if (fuzz.chance(0.8)) {
       const id = `init-${batch}-${i}`;
-      client.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '0' } } }));
+      client.ws.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '0' } },
+        }),
+      );
       expected[i].answers.push(id);
     }
   });
@@ -151,71 +158,94 @@ describe('fuzz: malformed frames and JSON-RPC messages', () => {
     await server.stop();
   });
 
-  test(`${BATCHES * (MESSAGES_PER_BATCH + FRAMES_PER_BATCH)} inputs from seed ${SEED}: no crash, no hang, one answer per id, right close codes, bounded heap, no connection left`, async () => {
-    const fuzz = new Fuzz(SEED);
-    const tally: Tally = {
-      inputs: 0, messages: 0, frames: 0, answered: 0, missingAnswers: [], duplicateAnswers: [], forbiddenAnswers: [], nullAnswers: 0,
-      nullAnswersAllowed: 0, unexpectedCloses: [], closeCodes: {}, wrongCloseCodes: [], failedProbes: 0, leftConnections: [], heapPeak: 0, rssPeak: 0,
-    };
-    expect(await probe(server.url)).toBe(true);
-    const baseline = await server.stats();
-    const started = Date.now();
-    let stoppedBy: string | undefined;
-    for (let batch = 0; batch < BATCHES && server.alive && !stoppedBy; batch++) {
-      try {
-        await messageBatch(server, fuzz, batch, tally);
-        await frameBatch(server, fuzz, batch, tally);
-      } catch (error) {
-        stoppedBy = `batch ${batch}: ${(error as Error).message}`;
-        break;
+  test(
+    `${BATCHES * (MESSAGES_PER_BATCH + FRAMES_PER_BATCH)} inputs from seed ${SEED}: no crash, no hang, one answer per id, right close codes, bounded heap, no connection left`,
+    async () => {
+      const fuzz = new Fuzz(SEED);
+      const tally: Tally = {
+        inputs: 0,
+        messages: 0,
+        frames: 0,
+        answered: 0,
+        missingAnswers: [],
+        duplicateAnswers: [],
+        forbiddenAnswers: [],
+        nullAnswers: 0,
+        nullAnswersAllowed: 0,
+        unexpectedCloses: [],
+        closeCodes: {},
+        wrongCloseCodes: [],
+        failedProbes: 0,
+        leftConnections: [],
+        heapPeak: 0,
+        rssPeak: 0,
+      };
+      expect(await probe(server.url)).toBe(true);
+      const baseline = await server.stats();
+      const started = Date.now();
+      let stoppedBy: string | undefined;
+      for (let batch = 0; batch < BATCHES && server.alive && !stoppedBy; batch++) {
+        try {
+          await messageBatch(server, fuzz, batch, tally);
+          await frameBatch(server, fuzz, batch, tally);
+        } catch (error) {
+          stoppedBy = `batch ${batch}: ${(error as Error).message}`;
+          break;
+        }
+        for (const route of ROUTES) if (!(await probe(`${server.url}${route}`))) tally.failedProbes++;
+        const left = await server.connectionsSettle(0, 3000);
+        if (left > 0) tally.leftConnections.push(left);
+        const stats = await server.stats();
+        tally.heapPeak = Math.max(tally.heapPeak, stats.heapUsed);
+        tally.rssPeak = Math.max(tally.rssPeak, stats.rss);
       }
-      for (const route of ROUTES) if (!(await probe(`${server.url}${route}`))) tally.failedProbes++;
-      const left = await server.connectionsSettle(0, 3000);
-      if (left > 0) tally.leftConnections.push(left);
-      const stats = await server.stats();
-      tally.heapPeak = Math.max(tally.heapPeak, stats.heapUsed);
-      tally.rssPeak = Math.max(tally.rssPeak, stats.rss);
-    }
-    const final = server.alive ? await server.stats() : undefined;
-    figures('fuzz', {
-      seed: SEED,
-      inputs: tally.inputs,
-      messages: tally.messages,
-      frames: tally.frames,
-      crashes: server.alive ? 0 : 1,
-      stoppedBy: stoppedBy ?? 'none',
-      requestIdsAnswered: tally.answered,
-      missingAnswers: tally.missingAnswers.length,
-      duplicateAnswers: tally.duplicateAnswers.length,
-      answersToResponsesOrUnknownIds: tally.forbiddenAnswers.length,
-      nullIdAnswers: tally.nullAnswers,
-      unexpectedCloses: tally.unexpectedCloses.length,
-      wrongCloseCodes: tally.wrongCloseCodes.length,
-      failedProbes: tally.failedProbes,
-      connectionsLeft: tally.leftConnections.length,
-      heapBaselineMiB: (baseline.heapUsed / MiB).toFixed(1),
-      heapPeakMiB: (tally.heapPeak / MiB).toFixed(1),
-      heapFinalMiB: final ? (final.heapUsed / MiB).toFixed(1) : 'n/a',
-      rssPeakMiB: (tally.rssPeak / MiB).toFixed(1),
-      longestLogLine: final?.longestLogLine ?? 'n/a',
-      logLines: final?.logLines ?? 'n/a',
-      seconds: ((Date.now() - started) / 1000).toFixed(1),
-    });
-     
-    console.log(`fuzz close codes: ${JSON.stringify(tally.closeCodes)}`);
-    expect({ alive: server.alive, stoppedBy, exit: server.exit, stderr: server.stderr.slice(0, 500) }).toEqual({ alive: true, stoppedBy: undefined, exit: undefined, stderr: '' });
-    expect(tally.inputs).toBe(BATCHES * (MESSAGES_PER_BATCH + FRAMES_PER_BATCH));
-    expect(tally.missingAnswers.slice(0, 10)).toEqual([]);
-    expect(tally.duplicateAnswers.slice(0, 10)).toEqual([]);
-    expect(tally.forbiddenAnswers.slice(0, 10)).toEqual([]);
-    expect(tally.nullAnswers).toBeLessThanOrEqual(tally.nullAnswersAllowed);
-    expect(tally.unexpectedCloses.slice(0, 10)).toEqual([]);
-    expect(tally.wrongCloseCodes.slice(0, 10)).toEqual([]);
-    expect(tally.failedProbes).toBe(0);
-    expect(tally.leftConnections).toEqual([]);
-    // Bounded: the peak is a few batches' worth of buffers, and what stays after the last batch is no leak.
-    expect(tally.heapPeak - baseline.heapUsed).toBeLessThan(96 * MiB);
-    expect(final!.heapUsed - baseline.heapUsed).toBeLessThan(24 * MiB);
-    expect(final!.longestLogLine).toBeLessThanOrEqual(1100);
-  }, FAST ? 120_000 : 1_800_000);
+      const final = server.alive ? await server.stats() : undefined;
+      figures('fuzz', {
+        seed: SEED,
+        inputs: tally.inputs,
+        messages: tally.messages,
+        frames: tally.frames,
+        crashes: server.alive ? 0 : 1,
+        stoppedBy: stoppedBy ?? 'none',
+        requestIdsAnswered: tally.answered,
+        missingAnswers: tally.missingAnswers.length,
+        duplicateAnswers: tally.duplicateAnswers.length,
+        answersToResponsesOrUnknownIds: tally.forbiddenAnswers.length,
+        nullIdAnswers: tally.nullAnswers,
+        unexpectedCloses: tally.unexpectedCloses.length,
+        wrongCloseCodes: tally.wrongCloseCodes.length,
+        failedProbes: tally.failedProbes,
+        connectionsLeft: tally.leftConnections.length,
+        heapBaselineMiB: (baseline.heapUsed / MiB).toFixed(1),
+        heapPeakMiB: (tally.heapPeak / MiB).toFixed(1),
+        heapFinalMiB: final ? (final.heapUsed / MiB).toFixed(1) : 'n/a',
+        rssPeakMiB: (tally.rssPeak / MiB).toFixed(1),
+        longestLogLine: final?.longestLogLine ?? 'n/a',
+        logLines: final?.logLines ?? 'n/a',
+        seconds: ((Date.now() - started) / 1000).toFixed(1),
+      });
+
+      console.log(`fuzz close codes: ${JSON.stringify(tally.closeCodes)}`);
+      expect({ alive: server.alive, stoppedBy, exit: server.exit, stderr: server.stderr.slice(0, 500) }).toEqual({
+        alive: true,
+        stoppedBy: undefined,
+        exit: undefined,
+        stderr: '',
+      });
+      expect(tally.inputs).toBe(BATCHES * (MESSAGES_PER_BATCH + FRAMES_PER_BATCH));
+      expect(tally.missingAnswers.slice(0, 10)).toEqual([]);
+      expect(tally.duplicateAnswers.slice(0, 10)).toEqual([]);
+      expect(tally.forbiddenAnswers.slice(0, 10)).toEqual([]);
+      expect(tally.nullAnswers).toBeLessThanOrEqual(tally.nullAnswersAllowed);
+      expect(tally.unexpectedCloses.slice(0, 10)).toEqual([]);
+      expect(tally.wrongCloseCodes.slice(0, 10)).toEqual([]);
+      expect(tally.failedProbes).toBe(0);
+      expect(tally.leftConnections).toEqual([]);
+      // Bounded: the peak is a few batches' worth of buffers, and what stays after the last batch is no leak.
+      expect(tally.heapPeak - baseline.heapUsed).toBeLessThan(96 * MiB);
+      expect(final!.heapUsed - baseline.heapUsed).toBeLessThan(24 * MiB);
+      expect(final!.longestLogLine).toBeLessThanOrEqual(1100);
+    },
+    FAST ? 120_000 : 1_800_000,
+  );
 });

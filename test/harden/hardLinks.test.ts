@@ -39,7 +39,6 @@ describe('hardening: hard links', () => {
     await fs.rm(root, { recursive: true, force: true });
   });
   afterAll(() => {
-     
     console.log(`hardening/hard links figures:\n  ${figures.join('\n  ')}`);
   });
 
@@ -54,7 +53,13 @@ describe('hardening: hard links', () => {
     for (const { tool, args } of calls) {
       const answer = server.call(client, tool, args);
       // A review that opens is a leak: reject it (the write would go to the outside file) and record it.
-      const opened = await Promise.race([answer.then(() => false), server.review.waitForPending(1, 1000).then(() => true, () => false)]);
+      const opened = await Promise.race([
+        answer.then(() => false),
+        server.review.waitForPending(1, 1000).then(
+          () => true,
+          () => false,
+        ),
+      ]);
       if (opened) {
         await server.review.decide({ kind: 'rejected', reason: 'user' });
         leaks.push(`${tool} ${args.path}: a review opened`);

@@ -41,7 +41,11 @@ describe("hardening: a build's gitignored output is never listed, whatever order
 
   test('20 outputs written while claude works, then changed by its sed: none listed, while the unignored file is', async () => {
     const git = await lateOutputGit(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-harden-git-')));
-    const repository = { rootUri: { fsPath: root }, checkIgnore: (paths: string[]) => checkIgnoreAtExit(git, root, paths), buffer: async () => Promise.reject(new Error('not in git')) };
+    const repository = {
+      rootUri: { fsPath: root },
+      checkIgnore: (paths: string[]) => checkIgnoreAtExit(git, root, paths),
+      buffer: async () => Promise.reject(new Error('not in git')),
+    };
     standIn.gitExtension = { getAPI: () => ({ git: { path: git }, getRepository: () => repository }) };
     changes = new ClaudeChanges(path.join(root, '..', `${path.basename(root)}-storage`), bridge, windowSessions, () => false, memoryLogger([]));
     const dist = Array.from({ length: 20 }, (_, i) => path.join(root, 'dist', `out${i}.js`));

@@ -44,7 +44,7 @@ describe('hardening: language tools', () => {
   afterAll(async () => {
     await server?.stop();
     await fs.rm(root, { recursive: true, force: true });
-     
+
     console.log(`hardening/language tools figures:\n  ${figures.join('\n  ')}`);
   });
 
@@ -52,7 +52,11 @@ describe('hardening: language tools', () => {
 
   test('a symlinked file leading outside is refused before any provider is asked', async () => {
     const client = await server.tools();
-    for (const args of [{ path: 'src/link.ts', line: 1, symbol: SECRET }, { path: 'linked/secret.ts', line: 2, column: 20 }, { path: 'src/link.ts', symbol: 'use' }]) {
+    for (const args of [
+      { path: 'src/link.ts', line: 1, symbol: SECRET },
+      { path: 'linked/secret.ts', line: 2, column: 20 },
+      { path: 'src/link.ts', symbol: 'use' },
+    ]) {
       const before = language.asked.length;
       const r = await server.call(client, 'find_references', args);
       expect(r.isError).toBe(true);
@@ -68,8 +72,16 @@ describe('hardening: language tools', () => {
     const client = await server.tools();
     const main = abs('src/main.ts');
     const at = `${main}:1:17`; // `SECRET` on line 2, column 18
-    language.definitionsAt.set(at, [sourceLocation(path.join(outside, 'secret.ts'), 0, 13, SECRET.length), sourceLocation(abs('linked/secret.ts'), 0, 13, SECRET.length)]);
-    language.referencesAt.set(at, [sourceLocation(main, 1, 17), sourceLocation(path.join(outside, 'secret.ts'), 1, 31), sourceLocation(abs('linked/secret.ts'), 1, 31), sourceLocation(abs('src/link.ts'), 0, 13)]);
+    language.definitionsAt.set(at, [
+      sourceLocation(path.join(outside, 'secret.ts'), 0, 13, SECRET.length),
+      sourceLocation(abs('linked/secret.ts'), 0, 13, SECRET.length),
+    ]);
+    language.referencesAt.set(at, [
+      sourceLocation(main, 1, 17),
+      sourceLocation(path.join(outside, 'secret.ts'), 1, 31),
+      sourceLocation(abs('linked/secret.ts'), 1, 31),
+      sourceLocation(abs('src/link.ts'), 0, 13),
+    ]);
     for (const tool of ['find_definitions', 'find_references']) {
       const r = await server.call(client, tool, { path: 'src/main.ts', line: 2, symbol: SECRET });
       const text = resultText(r);
@@ -95,7 +107,12 @@ describe('hardening: language tools', () => {
     await fs.writeFile(huge, 'export const short = 1;\n');
     // The buffer holds a 10 MB line (the disk a short one): its text is what is shown, cut.
     language.openDocuments.set(huge, `export const long = "${'x'.repeat(10_000_000)}";\n`);
-    language.referencesAt.set(at, [sourceLocation(path.join(outside, 'secret.ts'), 0, 13), sourceLocation(abs('linked/secret.ts'), 0, 13), sourceLocation(abs('src/link.ts'), 0, 13), sourceLocation(huge, 0, 13)]);
+    language.referencesAt.set(at, [
+      sourceLocation(path.join(outside, 'secret.ts'), 0, 13),
+      sourceLocation(abs('linked/secret.ts'), 0, 13),
+      sourceLocation(abs('src/link.ts'), 0, 13),
+      sourceLocation(huge, 0, 13),
+    ]);
     try {
       const r = await server.call(client, 'find_references', { path: 'src/main.ts', line: 1, symbol: SECRET });
       const text = resultText(r);
@@ -136,7 +153,13 @@ describe('hardening: language tools', () => {
     const client = await server.tools();
     const timings: string[] = [];
     const cases: Array<[Parameters<ScriptedLanguageFeatures['hang']['add']>[0], string, Record<string, unknown>, RegExp, number]> = [
-      ['references', 'find_references', { path: 'src/main.ts', line: 2, symbol: 'v' }, /reference provider for typescript did not answer within 400 ms/, ANSWER_MS],
+      [
+        'references',
+        'find_references',
+        { path: 'src/main.ts', line: 2, symbol: 'v' },
+        /reference provider for typescript did not answer within 400 ms/,
+        ANSWER_MS,
+      ],
       ['hover', 'describe_symbol', { path: 'src/main.ts', line: 2, symbol: 'v' }, /hover provider .* did not answer/, ANSWER_MS],
       ['outline', 'file_outline', { path: 'src/main.ts' }, /document symbol provider .* did not answer/, ANSWER_MS],
       ['workspaceSymbols', 'find_symbols', { query: 'v' }, /workspace symbol provider did not answer/, ANSWER_MS],
@@ -173,7 +196,10 @@ describe('hardening: language tools', () => {
     const main = abs('src/main.ts');
     const item = (name: string, line: number) => ({ name, kind: 'Function', location: sourceLocation(main, line, 0), handle: name });
     language.callsAt.set(`${main}:1:13`, [item('v', 1)]);
-    language.incoming.set('v', Array.from({ length: 50 }, (_, i) => ({ item: item(`caller${i}`, 10 + i), callSites: [] })));
+    language.incoming.set(
+      'v',
+      Array.from({ length: 50 }, (_, i) => ({ item: item(`caller${i}`, 10 + i), callSites: [] })),
+    );
     for (let i = 0; i < 50; i++) language.hangCallsOf.add(`caller${i}`);
     const started = Date.now();
     const r = await server.call(client, 'call_hierarchy', { path: 'src/main.ts', line: 2, symbol: 'v', depth: 3 });
@@ -191,7 +217,10 @@ describe('hardening: language tools', () => {
     const client = await server.tools();
     const many = abs('src/many.ts');
     await fs.writeFile(many, Array.from({ length: 10_000 }, (_, i) => `call(${i});`).join('\n') + '\n');
-    language.referencesAt.set(`${many}:0:0`, Array.from({ length: 10_000 }, (_, i) => sourceLocation(many, 9_999 - i, 0, 4)));
+    language.referencesAt.set(
+      `${many}:0:0`,
+      Array.from({ length: 10_000 }, (_, i) => sourceLocation(many, 9_999 - i, 0, 4)),
+    );
     const started = Date.now();
     const r = await server.call(client, 'find_references', { path: 'src/many.ts', line: 1, symbol: 'call' });
     const ms = Date.now() - started;

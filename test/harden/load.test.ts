@@ -44,7 +44,15 @@ describe('load', () => {
     const wrong = results.reduce((n, r) => n + r.wrong, 0);
     const stats = await server.stats();
     const seconds = (Date.now() - started) / 1000;
-    figures('load', { clients: CLIENTS * 2, calls: CLIENTS * 2 * CALLS, errors, wrongAnswers: wrong, callsPerSecond: Math.round((CLIENTS * 2 * CALLS) / seconds), serverRssMiB: (stats.rss / MiB).toFixed(1), crashes: server.alive ? 0 : 1 });
+    figures('load', {
+      clients: CLIENTS * 2,
+      calls: CLIENTS * 2 * CALLS,
+      errors,
+      wrongAnswers: wrong,
+      callsPerSecond: Math.round((CLIENTS * 2 * CALLS) / seconds),
+      serverRssMiB: (stats.rss / MiB).toFixed(1),
+      crashes: server.alive ? 0 : 1,
+    });
     expect(errors).toBe(0);
     expect(wrong).toBe(0);
     expect(server.alive).toBe(true);
@@ -65,7 +73,15 @@ describe('load', () => {
       await new Promise((r) => setTimeout(r, 20));
       after = await server.stats();
     }
-    figures('churn', { connections: CHURN, peakConnections, connectionsLeft: left, fdsBefore: before.fds, fdsAfter: after.fds, heapBeforeMiB: (before.heapUsed / MiB).toFixed(1), heapAfterMiB: (after.heapUsed / MiB).toFixed(1) });
+    figures('churn', {
+      connections: CHURN,
+      peakConnections,
+      connectionsLeft: left,
+      fdsBefore: before.fds,
+      fdsAfter: after.fds,
+      heapBeforeMiB: (before.heapUsed / MiB).toFixed(1),
+      heapAfterMiB: (after.heapUsed / MiB).toFixed(1),
+    });
     expect(peakConnections).toBe(CHURN);
     expect(left).toBe(0);
     expect(after.fds).toBeLessThanOrEqual(before.fds);

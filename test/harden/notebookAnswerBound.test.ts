@@ -15,7 +15,20 @@ const png = (): CellOutput => ({ items: [{ mime: 'image/png', data: Buffer.from(
 
 describe("hardening: executeCode's answer stays within its stated 20,000 characters of text", () => {
   test.each([
-    ['four 1,000-character outputs between images, then 200,000 characters', () => [text('a'.repeat(1000)), png(), text('b'.repeat(1000)), png(), text('c'.repeat(1000)), png(), text('d'.repeat(1000)), png(), text('e\n'.repeat(100_000))]],
+    [
+      'four 1,000-character outputs between images, then 200,000 characters',
+      () => [
+        text('a'.repeat(1000)),
+        png(),
+        text('b'.repeat(1000)),
+        png(),
+        text('c'.repeat(1000)),
+        png(),
+        text('d'.repeat(1000)),
+        png(),
+        text('e\n'.repeat(100_000)),
+      ],
+    ],
     ['one output of exactly 20,000 characters', () => [text('x'.repeat(20_000))]],
     ['many short outputs and images left out', () => Array.from({ length: 40 }, (_, i) => (i % 2 ? png() : text(`${i}`.repeat(900))))],
   ])('%s', async (what, outputs) => {

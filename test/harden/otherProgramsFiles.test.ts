@@ -31,7 +31,6 @@ const BOUND_MS = 3000;
 
 const figures: string[] = [];
 afterAll(() => {
-   
   console.log(`hardening/other programs' files figures:\n  ${figures.join('\n  ')}`);
 });
 
@@ -40,7 +39,12 @@ function runTask(task: Record<string, unknown>, timeoutMs = 0): Promise<unknown>
     execFile(
       process.execPath,
       ['-r', TS_NODE, FAULT_PROCESS, JSON.stringify(task)],
-      { maxBuffer: 1 << 20, timeout: timeoutMs, killSignal: 'SIGKILL', env: { ...process.env, TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.json') } },
+      {
+        maxBuffer: 1 << 20,
+        timeout: timeoutMs,
+        killSignal: 'SIGKILL',
+        env: { ...process.env, TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.json') },
+      },
       (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout.trim().split('\n').pop()!))),
     );
   });
@@ -49,7 +53,10 @@ function runTask(task: Record<string, unknown>, timeoutMs = 0): Promise<unknown>
 /** Settles with the promise's outcome, or 'timeout' after `ms`. */
 function within<T>(promise: Promise<T>, ms: number): Promise<{ value?: T; error?: Error } | 'timeout'> {
   return Promise.race([
-    promise.then((value) => ({ value }), (error: Error) => ({ error })),
+    promise.then(
+      (value) => ({ value }),
+      (error: Error) => ({ error }),
+    ),
     new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms)),
   ]);
 }
@@ -106,7 +113,9 @@ describe("hardening: other programs' files", () => {
       const file = path.join(root, name);
       await fs.writeFile(file, JSON.stringify(BASE));
       const result = await race(file, editors[name](file), runTask({ kind: 'lockedWriter', file, rounds: RENAME_ROUNDS, prefix: 'c' }));
-      figures.push(`${name} vs a locked rename writer: ${result.edits} edits (${result.refused} refused as "kept changing"), ${result.lost.length}/${RENAME_ROUNDS} of its changes lost`);
+      figures.push(
+        `${name} vs a locked rename writer: ${result.edits} edits (${result.refused} refused as "kept changing"), ${result.lost.length}/${RENAME_ROUNDS} of its changes lost`,
+      );
       expect(result.edits).toBeGreaterThan(10);
       expect(result.lost).toEqual([]);
       expect(result.final).toMatchObject({ model: 'opus' });
@@ -119,7 +128,9 @@ describe("hardening: other programs' files", () => {
       const file = path.join(root, name);
       await fs.writeFile(file, JSON.stringify(BASE));
       const result = await race(file, editors[name](file), runTask({ kind: 'renameWriter', file, rounds: RENAME_ROUNDS, prefix: 'c' }));
-      figures.push(`${name} vs an unlocked rename writer: ${result.edits} edits (${result.refused} refused as "kept changing"), ${result.lost.length}/${RENAME_ROUNDS} of its changes lost${result.lost.length ? ` (${result.lost.join(", ")})` : ""}`);
+      figures.push(
+        `${name} vs an unlocked rename writer: ${result.edits} edits (${result.refused} refused as "kept changing"), ${result.lost.length}/${RENAME_ROUNDS} of its changes lost${result.lost.length ? ` (${result.lost.join(', ')})` : ''}`,
+      );
       expect(result.edits).toBeGreaterThan(10);
       expect(result.lost.length).toBeLessThanOrEqual(UNLOCKED_LOSS_BOUND);
       expect(result.final).toMatchObject({ model: 'opus' });
@@ -185,39 +196,48 @@ describe("hardening: other programs' files", () => {
     );
   });
 
-  test.each([['settings.json'], ['.claude.json']])('a BOM-prefixed %s is read as claude 2.x reads it, and written back without the BOM (as claude does)', async (name) => {
-    const file = path.join(root, name);
-    await fs.writeFile(file, `\uFEFF${JSON.stringify({ ...BASE, numStartups: 4 })}`);
-    if (name === 'settings.json') {
-      const settings = new ClaudeUserSettings(file);
-      expect(await settings.allowRules()).toEqual(['Bash(ls)']);
-      await settings.addAllowRules(['mcp__vscode__read_file']);
-    } else {
-      const config = new ClaudeUserConfig(file);
-      expect(await config.getServer(TOOLS_SERVER_NAME)).toBeUndefined();
-      await config.setServer(TOOLS_SERVER_NAME, toolsRouteEntry());
-    }
-    const text = await fs.readFile(file, 'utf8');
-    expect(text.startsWith('{')).toBe(true);
-    expect(JSON.parse(text)).toMatchObject({ model: 'opus', numStartups: 4 });
-  });
+  test.each([['settings.json'], ['.claude.json']])(
+    'a BOM-prefixed %s is read as claude 2.x reads it, and written back without the BOM (as claude does)',
+    async (name) => {
+      const file = path.join(root, name);
+      await fs.writeFile(file, `\uFEFF${JSON.stringify({ ...BASE, numStartups: 4 })}`);
+      if (name === 'settings.json') {
+        const settings = new ClaudeUserSettings(file);
+        expect(await settings.allowRules()).toEqual(['Bash(ls)']);
+        await settings.addAllowRules(['mcp__vscode__read_file']);
+      } else {
+        const config = new ClaudeUserConfig(file);
+        expect(await config.getServer(TOOLS_SERVER_NAME)).toBeUndefined();
+        await config.setServer(TOOLS_SERVER_NAME, toolsRouteEntry());
+      }
+      const text = await fs.readFile(file, 'utf8');
+      expect(text.startsWith('{')).toBe(true);
+      expect(JSON.parse(text)).toMatchObject({ model: 'opus', numStartups: 4 });
+    },
+  );
 
-  test.each([[''], ['  '], ['cfg']])('CLAUDE_CONFIG_DIR=%j (a different folder for every claude): nothing is read or written, with what to do', async (value) => {
-    const cwd = process.cwd();
-    process.chdir(root); // where a relative path would land
-    try {
-      const env = { CLAUDE_CONFIG_DIR: value };
-      const settings = new ClaudeUserSettings(userSettingsPath(env, root));
-      await expect(settings.addAllowRules(['mcp__vscode__read_file'])).rejects.toThrow(/not an absolute path.*CLAUDE_CONFIG_DIR.*absolute folder, or unset it/);
-      await expect(settings.allowRules()).rejects.toThrow(/not an absolute path/);
-      const configFile = claudeUserConfigPath(env, root);
-      if (value !== '') await expect(new ClaudeUserConfig(configFile).setServer(TOOLS_SERVER_NAME, toolsRouteEntry())).rejects.toThrow(/not an absolute path/);
-      else expect(configFile).toBe(path.join(root, '.claude.json')); // claude itself takes "" as the home folder here
-      expect(await fs.readdir(root)).toEqual([]);
-    } finally {
-      process.chdir(cwd);
-    }
-  });
+  test.each([[''], ['  '], ['cfg']])(
+    'CLAUDE_CONFIG_DIR=%j (a different folder for every claude): nothing is read or written, with what to do',
+    async (value) => {
+      const cwd = process.cwd();
+      process.chdir(root); // where a relative path would land
+      try {
+        const env = { CLAUDE_CONFIG_DIR: value };
+        const settings = new ClaudeUserSettings(userSettingsPath(env, root));
+        await expect(settings.addAllowRules(['mcp__vscode__read_file'])).rejects.toThrow(
+          /not an absolute path.*CLAUDE_CONFIG_DIR.*absolute folder, or unset it/,
+        );
+        await expect(settings.allowRules()).rejects.toThrow(/not an absolute path/);
+        const configFile = claudeUserConfigPath(env, root);
+        if (value !== '')
+          await expect(new ClaudeUserConfig(configFile).setServer(TOOLS_SERVER_NAME, toolsRouteEntry())).rejects.toThrow(/not an absolute path/);
+        else expect(configFile).toBe(path.join(root, '.claude.json')); // claude itself takes "" as the home folder here
+        expect(await fs.readdir(root)).toEqual([]);
+      } finally {
+        process.chdir(cwd);
+      }
+    },
+  );
 
   const LOCK = { pid: 1, workspaceFolders: ['/w'], ideName: 'VS Code', transport: 'ws' as const, runningInWindows: false, authToken: 't' };
 
@@ -230,7 +250,7 @@ describe("hardening: other programs' files", () => {
     expect((await fs.stat(path.join(dir, '4321.lock'))).mode & 0o777).toBe(0o600);
   });
 
-  (process.getuid?.() === 0 ? test : test.skip)("a lock-file folder of another user is refused, saying so; nothing is written there", async () => {
+  (process.getuid?.() === 0 ? test : test.skip)('a lock-file folder of another user is refused, saying so; nothing is written there', async () => {
     const dir = path.join(root, 'ide');
     await fs.mkdir(dir, { mode: 0o777 });
     await fs.chmod(dir, 0o777);
@@ -286,7 +306,8 @@ describe("hardening: other programs' files", () => {
       [undefined, /not the absolute path/],
     ];
     for (const [file, why] of attempts) await expect(deleteStaleLockFile(file, [dir])).rejects.toThrow(why);
-    for (const kept of [packageJson, outsideLock, live, path.join(dir, '1237.lock'), path.join(dir, 'sub', '1238.lock'), stale]) await expect(fs.lstat(kept)).resolves.toBeDefined();
+    for (const kept of [packageJson, outsideLock, live, path.join(dir, '1237.lock'), path.join(dir, 'sub', '1238.lock'), stale])
+      await expect(fs.lstat(kept)).resolves.toBeDefined();
 
     await deleteStaleLockFile(path.join(root, 'alias', 'ide', '1234.lock'), [dir]); // the same folder through a link
     await expect(fs.lstat(stale)).rejects.toThrow(/ENOENT/);

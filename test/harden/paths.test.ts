@@ -68,13 +68,14 @@ describe('hardening: paths', () => {
     language.outlines.set(path.join(ws1, 'src', 'a.txt'), [{ name: 'secret', kind: 'Variable', range, selectionRange: range, children: [] }]);
     language.outlines.set(path.join(ws2, 'b.txt'), [{ name: 'secret', kind: 'Variable', range, selectionRange: range, children: [] }]);
     // A rename inside changes only the file it is asked in (the positive controls reach its review).
-    for (const file of [path.join(ws1, 'src', 'a.txt'), path.join(ws2, 'b.txt')]) language.renameAt.set(`${file}:0:0`, renameEdit('PWNED', 6, { [file]: [[0, 0]] }));
+    for (const file of [path.join(ws1, 'src', 'a.txt'), path.join(ws2, 'b.txt')])
+      language.renameAt.set(`${file}:0:0`, renameEdit('PWNED', 6, { [file]: [[0, 0]] }));
     server = await startWorkspaceToolServer(() => [ws1, ws2], { language });
   });
   afterAll(async () => {
     await server?.stop();
     await fs.rm(root, { recursive: true, force: true });
-     
+
     console.log(`hardening/paths figures:\n  ${figures.join('\n  ')}`);
   });
 
@@ -109,7 +110,15 @@ describe('hardening: paths', () => {
     '/proc/self/root/etc/passwd',
   ];
 
-  const positives = (): string[] => ['src/a.txt', path.join(ws1, 'src', 'a.txt'), 'inside-link/a.txt', 'ws2/b.txt', path.join(ws2, 'b.txt'), 'ws2-link/b.txt', `file://${path.join(ws1, 'src', 'a.txt')}`];
+  const positives = (): string[] => [
+    'src/a.txt',
+    path.join(ws1, 'src', 'a.txt'),
+    'inside-link/a.txt',
+    'ws2/b.txt',
+    path.join(ws2, 'b.txt'),
+    'ws2-link/b.txt',
+    `file://${path.join(ws1, 'src', 'a.txt')}`,
+  ];
 
   test('every tool × every escape path is refused with a reason; nothing outside is read, written or run', async () => {
     const client = await server.tools();
@@ -120,14 +129,20 @@ describe('hardening: paths', () => {
       for (const p of escapes()) {
         // A path that passed the check would open a review; answer it so the call returns (and count it).
         const answer = server.call(client, tool.name, tool.args(p));
-        const result = await Promise.race([answer, server.review.waitForPending(1, 500).then(() => undefined, () => undefined)]);
+        const result = await Promise.race([
+          answer,
+          server.review.waitForPending(1, 500).then(
+            () => undefined,
+            () => undefined,
+          ),
+        ]);
         if (result === undefined && server.review.registry.size > 0) {
           await server.review.decide({ kind: 'rejected', reason: 'user' });
           leaks.push(`${tool.name} ${JSON.stringify(p)}: a review opened`);
           await answer;
           continue;
         }
-        const final = (result ?? (await answer));
+        const final = result ?? (await answer);
         const text = resultText(final);
         if (final.isError && REASON.test(text)) refused++;
         else leaks.push(`${tool.name} ${JSON.stringify(p)}: ${text.slice(0, 160)}`);
@@ -187,7 +202,9 @@ describe('hardening: paths', () => {
       const result = await answer;
       if (result.isError && /symbolic link/.test(resultText(result))) refusedAtWrite++;
     }
-    figures.push(`${SWAP_ROUNDS} reviews with a folder or file swapped for a link to outside before acceptance: ${refusedAtWrite} refused at write time, outside unchanged`);
+    figures.push(
+      `${SWAP_ROUNDS} reviews with a folder or file swapped for a link to outside before acceptance: ${refusedAtWrite} refused at write time, outside unchanged`,
+    );
     expect(refusedAtWrite).toBe(SWAP_ROUNDS);
     expect(await snapshot(outside)).toEqual(before);
   });

@@ -40,14 +40,18 @@ function assertInert(bytes: string): string {
 const builders: Record<string, (attack: string) => string> = {
   'problem message': (a) => problemPrompt('fix', [{ severity: 'error', message: a, line: 0 }]),
   'problem source and code': (a) => problemPrompt('explain', [{ severity: 'warning', message: 'm', source: a, code: a, line: 2 }]),
-  'several problems': (a) => problemPrompt('fix', [{ severity: 'error', message: a, line: 0 }, { severity: 'hint', message: a, line: 1 }]),
+  'several problems': (a) =>
+    problemPrompt('fix', [
+      { severity: 'error', message: a, line: 0 },
+      { severity: 'hint', message: a, line: 1 },
+    ]),
   'change file name and diff': (a) => changePrompt({ kind: 'git', displayPath: `src/${a}.ts`, diff: `-${a}\n+${a}` }),
   'cell name, language, code, output': (a) => cellPrompt({ displayPath: `${a}.ipynb`, index: 0, language: a, source: a, output: a }),
   'cell error': (a) => cellPrompt({ displayPath: 'n.ipynb', index: 1, language: 'python', source: 'raise X', output: '', error: a }),
   'terminal name and selection': (a) => terminalPrompt(a, a),
 };
 
-describe('hand-off text typed into claude\'s terminal: untrusted text stays inert', () => {
+describe("hand-off text typed into claude's terminal: untrusted text stays inert", () => {
   for (const [builder, build] of Object.entries(builders)) {
     for (const [attack, text] of Object.entries(ATTACKS)) {
       it(`${builder}: ${attack}`, () => {

@@ -28,7 +28,17 @@ describe('hardening: rename_symbol', () => {
   const call = async () => server.call(await server.tools(), 'rename_symbol', { path: 'src/math.ts', line: 1, symbol: 'double', new_name: 'twice' });
   /** The provider's edit: math.ts's declaration and app.ts's import and call, plus `more` files' first two lines. */
   const script = (more: Record<string, Array<[number, number]>> = {}) =>
-    language.renameAt.set(`${abs('src/math.ts')}:0:16`, renameEdit('twice', 6, { [abs('src/math.ts')]: [[0, 16]], [abs('src/app.ts')]: [[0, 9], [1, 17]], ...more }));
+    language.renameAt.set(
+      `${abs('src/math.ts')}:0:16`,
+      renameEdit('twice', 6, {
+        [abs('src/math.ts')]: [[0, 16]],
+        [abs('src/app.ts')]: [
+          [0, 9],
+          [1, 17],
+        ],
+        ...more,
+      }),
+    );
   const untouched = async () => {
     expect(await fs.readFile(abs('src/math.ts'), 'utf8')).toBe(MATH);
     expect(await fs.readFile(abs('src/app.ts'), 'utf8')).toBe(APP);
@@ -63,10 +73,17 @@ describe('hardening: rename_symbol', () => {
   });
 
   test('an edit that touches a file outside the workspace is refused whole: nothing shown, nothing written', async () => {
-    script({ [path.join(outside, 'user.ts')]: [[0, 9], [1, 22]] });
+    script({
+      [path.join(outside, 'user.ts')]: [
+        [0, 9],
+        [1, 22],
+      ],
+    });
     const r = await call();
     expect(r.isError).toBe(true);
-    expect(resultText(r)).toBe(`Renaming \`double\` → \`twice\` would change 1 file outside the workspace (after symlinks): ${path.join(outside, 'user.ts')}. The rename was refused whole: nothing was shown or written.`);
+    expect(resultText(r)).toBe(
+      `Renaming \`double\` → \`twice\` would change 1 file outside the workspace (after symlinks): ${path.join(outside, 'user.ts')}. The rename was refused whole: nothing was shown or written.`,
+    );
     expect(server.review.opened).toEqual([]);
     expect(server.documents.written).toEqual([]);
     await untouched();
@@ -76,10 +93,17 @@ describe('hardening: rename_symbol', () => {
     await fs.symlink(path.join(outside, 'user.ts'), abs('src/link.ts'));
     await fs.symlink(outside, abs('linked'));
     for (const via of [abs('src/link.ts'), abs('linked/user.ts')]) {
-      script({ [via]: [[0, 9], [1, 22]] });
+      script({
+        [via]: [
+          [0, 9],
+          [1, 22],
+        ],
+      });
       const r = await call();
       expect(r.isError).toBe(true);
-      expect(resultText(r)).toMatch(/would change 1 file outside the workspace \(after symlinks\): .*The rename was refused whole: nothing was shown or written\.$/);
+      expect(resultText(r)).toMatch(
+        /would change 1 file outside the workspace \(after symlinks\): .*The rename was refused whole: nothing was shown or written\.$/,
+      );
       expect(server.review.opened).toEqual([]);
       expect(server.documents.written).toEqual([]);
       await untouched();
@@ -116,7 +140,9 @@ describe('hardening: rename_symbol', () => {
     await server.review.decide((q) => ({ kind: 'accepted', text: q.proposedText }));
     const r = await pending;
     expect(r.isError).toBe(true);
-    expect(resultText(r)).toMatch(/^Renaming `double` → `twice` was accepted but nothing was written: The change to src\/app\.ts was accepted but not written: /);
+    expect(resultText(r)).toMatch(
+      /^Renaming `double` → `twice` was accepted but nothing was written: The change to src\/app\.ts was accepted but not written: /,
+    );
     expect(server.documents.written).toEqual([]);
     expect(await fs.readFile(path.join(outside, 'src/math.ts'), 'utf8')).toBe(MATH);
     expect(await fs.readFile(path.join(outside, 'src/app.ts'), 'utf8')).toBe(APP);
@@ -129,7 +155,9 @@ describe('hardening: rename_symbol', () => {
     const r = await call();
     const ms = Date.now() - started;
     expect(r.isError).toBe(true);
-    expect(resultText(r)).toBe(`VS Code's rename provider for typescript did not answer within ${ANSWER_MS} ms (a language server still busy, or an extension stuck): nothing was found or ruled out. Ask again in a moment; if it keeps happening, use search_files.`);
+    expect(resultText(r)).toBe(
+      `VS Code's rename provider for typescript did not answer within ${ANSWER_MS} ms (a language server still busy, or an extension stuck): nothing was found or ruled out. Ask again in a moment; if it keeps happening, use search_files.`,
+    );
     expect(ms).toBeLessThan(ANSWER_MS + 3000);
     expect(server.review.opened).toEqual([]);
     language.hang.clear();
@@ -142,7 +170,16 @@ describe('hardening: rename_symbol', () => {
   test('unsaved edits: the rename of the buffer is reviewed beside it and written with it; typed into again during the review, nothing is written at all', async () => {
     const typed = "import { double } from './math';\n// typed, not saved\nexport const x = double(2);\n";
     server.documents.unsaved.set(abs('src/app.ts'), typed);
-    language.renameAt.set(`${abs('src/math.ts')}:0:16`, renameEdit('twice', 6, { [abs('src/math.ts')]: [[0, 16]], [abs('src/app.ts')]: [[0, 9], [2, 17]] }));
+    language.renameAt.set(
+      `${abs('src/math.ts')}:0:16`,
+      renameEdit('twice', 6, {
+        [abs('src/math.ts')]: [[0, 16]],
+        [abs('src/app.ts')]: [
+          [0, 9],
+          [2, 17],
+        ],
+      }),
+    );
     // Typed into again while the review is open: the accepted rename is not written to either file.
     const pending = call();
     const first = await server.review.decide((q) => ({ kind: 'accepted', text: q.proposedText }));
@@ -151,7 +188,9 @@ describe('hardening: rename_symbol', () => {
     server.documents.unsaved.set(abs('src/app.ts'), `${typed}// more\n`);
     await server.review.decide((q) => ({ kind: 'accepted', text: q.proposedText }));
     const r = await pending;
-    expect(resultText(r)).toMatch(/^Renaming `double` → `twice` was accepted but nothing was written: src\/app\.ts was edited in VS Code while the review was open/);
+    expect(resultText(r)).toMatch(
+      /^Renaming `double` → `twice` was accepted but nothing was written: src\/app\.ts was edited in VS Code while the review was open/,
+    );
     expect(server.documents.written).toEqual([]);
     await untouched();
     // Not typed into again: the buffer's rename is written, with the user's unsaved edits.

@@ -54,18 +54,29 @@ describe("hardening: a scripted answer cannot skip Claude's changes' undo questi
   const calls: Array<[string, () => unknown[]]> = [
     ['undoFile', () => [{ sessionId: session, filePath: file }, { answer: 'undo' }]],
     ['undoAll', () => [session, { answer: 'undo' }]],
-    ['undoHunk', () => [vscode.Uri.file(file), [{ originalStartLineNumber: 2, originalEndLineNumber: 3, modifiedStartLineNumber: 2, modifiedEndLineNumber: 3 }], 0, { answer: 'undo' }]],
+    [
+      'undoHunk',
+      () => [
+        vscode.Uri.file(file),
+        [{ originalStartLineNumber: 2, originalEndLineNumber: 3, modifiedStartLineNumber: 2, modifiedEndLineNumber: 3 }],
+        0,
+        { answer: 'undo' },
+      ],
+    ],
   ];
 
-  test.each(calls)("%s with {answer: 'undo'} from a caller, outside the tests: the question is asked, and Cancel keeps the user's lines", async (name, args) => {
-    await start();
-    const result = await run(name, ...args());
-    expect(errors).toEqual([]);
-    expect(questions).toEqual([expect.stringMatching(/(changed|edited) after Claude.s change.*anyway\?/)]);
-    expect(result).toEqual(name === 'undoHunk' ? false : [false]);
-    expect(await fs.readFile(file, 'utf8')).toBe('one\nTWO (mine)\nTHREE (mine)\n');
-    expect(log.join('\n')).toMatch(/scripted answer \("undo"\); it is ignored outside the extension's tests/);
-  });
+  test.each(calls)(
+    "%s with {answer: 'undo'} from a caller, outside the tests: the question is asked, and Cancel keeps the user's lines",
+    async (name, args) => {
+      await start();
+      const result = await run(name, ...args());
+      expect(errors).toEqual([]);
+      expect(questions).toEqual([expect.stringMatching(/(changed|edited) after Claude.s change.*anyway\?/)]);
+      expect(result).toEqual(name === 'undoHunk' ? false : [false]);
+      expect(await fs.readFile(file, 'utf8')).toBe('one\nTWO (mine)\nTHREE (mine)\n');
+      expect(log.join('\n')).toMatch(/scripted answer \("undo"\); it is ignored outside the extension's tests/);
+    },
+  );
 
   test("undoAgain with {answer: 'undo'} from a caller, outside the tests: the question is asked, and Cancel keeps the user's lines", async () => {
     await start();

@@ -26,7 +26,7 @@ jest.setTimeout(30_000);
 
 const describeLinux = process.platform === 'linux' ? describe : describe.skip;
 
-describeLinux("hardening: tools-route writes are put only on the claude that holds the connection", () => {
+describeLinux('hardening: tools-route writes are put only on the claude that holds the connection', () => {
   let fixture: Awaited<ReturnType<typeof startTestServer>>;
   let root: string;
   let changes: ClaudeChanges;
@@ -40,7 +40,11 @@ describeLinux("hardening: tools-route writes are put only on the claude that hol
     const bridge = { on: () => undefined, off: () => undefined, status: () => ({ sessionCount: 0 }), ideServer: fixture.server } as unknown as IdeBridge;
     // Which claude a connection is: the product's one answer (sessionSource.ts) on the real server.
     const sessions = bridgeSessionSource(bridge);
-    const windowSessions = { labels: () => [], claudeOf: (id: number) => sessions.claudeOf(id), sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions;
+    const windowSessions = {
+      labels: () => [],
+      claudeOf: (id: number) => sessions.claudeOf(id),
+      sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) },
+    } as unknown as WindowSessions;
     changes = new ClaudeChanges(path.join(root, 'storage'), bridge, windowSessions, () => false, memoryLogger([]));
   });
   afterEach(async () => {

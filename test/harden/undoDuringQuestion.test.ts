@@ -23,7 +23,11 @@ describe("hardening: nothing written while Claude's changes ask is lost", () => 
   beforeEach(async () => {
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nc-harden-undo-question-')));
     file = path.join(root, 'a.txt');
-    tracker = new ChangeTracker({ store: new BeforeImageStore(path.join(root, 'store')), sessionOf: () => ({ id: 's', label: 'claude' }), save: () => undefined });
+    tracker = new ChangeTracker({
+      store: new BeforeImageStore(path.join(root, 'store')),
+      sessionOf: () => ({ id: 's', label: 'claude' }),
+      save: () => undefined,
+    });
     // claude changes two lines, then the user edits both: an undo asks first.
     await fs.writeFile(file, 'one\ntwo\nthree\n');
     await tracker.beforeWrite(1, file, 'baseline');
@@ -73,7 +77,10 @@ describe("hardening: nothing written while Claude's changes ask is lost", () => 
       () => 'redone',
       (error: Error) => error.message,
     );
-    figures('Redo over a later write', { bytesLost: (await fs.readFile(file, 'utf8')) === later ? 0 : Buffer.byteLength(later), outcome: JSON.stringify(outcome.slice(0, 60)) });
+    figures('Redo over a later write', {
+      bytesLost: (await fs.readFile(file, 'utf8')) === later ? 0 : Buffer.byteLength(later),
+      outcome: JSON.stringify(outcome.slice(0, 60)),
+    });
     expect(outcome).toMatch(/changed after the undo.*nothing was done/);
     expect(await fs.readFile(file, 'utf8')).toBe(later);
     expect(tracker.canRedo()).toBe(true);

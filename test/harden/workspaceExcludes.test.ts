@@ -45,7 +45,7 @@ describe("hardening: a workspace's exclude settings cannot hide Claude's changes
     return changes.sessions().some((s) => s.files.some((f) => f.path === file));
   }
 
-  test.each(['exclude', 'watcherExclude'])("files.%s set by the workspace: the change is still listed", async (key) => {
+  test.each(['exclude', 'watcherExclude'])('files.%s set by the workspace: the change is still listed', async (key) => {
     standIn.settings[`files.${key}`] = { defaultValue: {}, workspaceValue: { '**/src/**': true } };
     expect(await unannouncedChangeListed()).toBe(true);
   });

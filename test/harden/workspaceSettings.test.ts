@@ -16,7 +16,12 @@ import { standIn } from './support/vscodeStandIn';
 type Key = keyof NativeClaudeSettings;
 /** What inspect() reports: the manifest's default, the user's own value, and the repository's. */
 function set(key: Key, values: { user?: unknown; repository?: unknown; folder?: unknown }) {
-  standIn.settings[`nativeClaude.${key}`] = { defaultValue: SETTING_DEFAULTS[key], globalValue: values.user, workspaceValue: values.repository, workspaceFolderValue: values.folder } as never;
+  standIn.settings[`nativeClaude.${key}`] = {
+    defaultValue: SETTING_DEFAULTS[key],
+    globalValue: values.user,
+    workspaceValue: values.repository,
+    workspaceFolderValue: values.folder,
+  } as never;
 }
 const MiB = 1024 * 1024;
 
@@ -69,7 +74,9 @@ describe("hardening: a repository's settings cannot make Native Claude less safe
     set('approvalMode', { folder: 'sometimes' });
     expect(setting('maxMessageBytes')).toBe(2 * MiB);
     expect(setting('approvalMode')).toBe('write-only');
-    expect(warned.slice(2)).toEqual(['Setting nativeClaude.approvalMode: the folder value "sometimes" is not valid (see its description in Settings); it counts as unset.']);
+    expect(warned.slice(2)).toEqual([
+      'Setting nativeClaude.approvalMode: the folder value "sometimes" is not valid (see its description in Settings); it counts as unset.',
+    ]);
   });
 
   test('shareSelection and autoStart: a repository may turn them off, never back on', () => {
@@ -92,7 +99,7 @@ describe("hardening: a repository's settings cannot make Native Claude less safe
     expect(setting('approvalMode')).toBe('always');
   });
 
-  test('reviewPlacement: where a review opens is the repository\'s to choose; a wrong value falls back', () => {
+  test("reviewPlacement: where a review opens is the repository's to choose; a wrong value falls back", () => {
     set('reviewPlacement', { user: 'beside', repository: 'background' });
     expect(setting('reviewPlacement')).toBe('background');
     set('reviewPlacement', { repository: 'elsewhere' });

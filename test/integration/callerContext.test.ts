@@ -24,7 +24,9 @@ describe('tool context: the model marker and progress', () => {
     try {
       const { client } = await connectClient(fixture.url);
       const progress: Array<{ progress: number; message?: string }> = [];
-      await client.callTool({ name: 'probe', arguments: {}, _meta: { 'claudecode/toolUseId': 'toolu_01abc' } }, undefined, { onprogress: (p) => progress.push({ progress: p.progress, message: p.message }) });
+      await client.callTool({ name: 'probe', arguments: {}, _meta: { 'claudecode/toolUseId': 'toolu_01abc' } }, undefined, {
+        onprogress: (p) => progress.push({ progress: p.progress, message: p.message }),
+      });
       await client.callTool({ name: 'probe', arguments: {} });
       await client.callTool({ name: 'probe', arguments: {}, _meta: { 'claudecode/toolUseId': 42 } });
       expect(seen).toEqual([

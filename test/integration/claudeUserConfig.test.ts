@@ -7,7 +7,7 @@ import { claudeUserConfigPath } from '../../src/otherPrograms/claudeConfigDir';
 import { UnusableFileError } from '../../src/otherPrograms/foreignFile';
 import { TOOLS_SERVER_NAME, toolsRouteEntry } from '../../src/cliSetup/toolsRouteEntry';
 
-describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
+describe("ClaudeUserConfig (the CLI's ~/.claude.json)", () => {
   let dir: string;
   let file: string;
   beforeEach(async () => {
@@ -65,16 +65,16 @@ describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
     expect((await fs.readdir(dir)).sort()).toEqual(['.claude.json', 'dotfiles']); // the lock is gone too
   });
 
-  test('waits for the CLI\'s lock (<file>.lock, proper-lockfile) and writes on what is there when it gets it', async () => {
+  test("waits for the CLI's lock (<file>.lock, proper-lockfile) and writes on what is there when it gets it", async () => {
     await fs.writeFile(file, JSON.stringify({ a: 1 }));
     const release = await lockfile.lock(file, { lockfilePath: `${file}.lock`, realpath: false });
     const config = new ClaudeUserConfig(file);
     // The module itself (not this file's import copy), so the writer's calls are seen too.
-    const attempts = jest.spyOn(require('proper-lockfile') as typeof lockfile, 'lock') // eslint-disable-line @typescript-eslint/no-require-imports -- the module object itself, see above;
+    const attempts = jest.spyOn(require('proper-lockfile') as typeof lockfile, 'lock'); // eslint-disable-line @typescript-eslint/no-require-imports -- the module object itself, see above;
     let done = false;
     const pending = config.setServer('vscode', toolsRouteEntry()).then((r) => ((done = true), r));
     // Tried the lock, found it held, and tried again: it waits for the lock.
-    for (const deadline = Date.now() + 3000; attempts.mock.calls.length < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+    for (const deadline = Date.now() + 3000; attempts.mock.calls.length < 2 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 5));
     const tries = attempts.mock.calls.length;
     attempts.mockRestore();
     expect(tries).toBeGreaterThanOrEqual(2);
@@ -89,7 +89,9 @@ describe('ClaudeUserConfig (the CLI\'s ~/.claude.json)', () => {
     await fs.writeFile(file, '{"a":1}');
     const release = await lockfile.lock(file, { lockfilePath: `${file}.lock`, realpath: false });
     try {
-      await expect(new ClaudeUserConfig(file, { lockWaitMs: 200 }).setServer('vscode', toolsRouteEntry())).rejects.toThrow(/is locked by another program.*nothing was changed/);
+      await expect(new ClaudeUserConfig(file, { lockWaitMs: 200 }).setServer('vscode', toolsRouteEntry())).rejects.toThrow(
+        /is locked by another program.*nothing was changed/,
+      );
       expect(await fs.readFile(file, 'utf8')).toBe('{"a":1}');
     } finally {
       await release();

@@ -23,8 +23,31 @@ describe('executeCode on the IDE route (real SDK client, scripted notebook)', ()
     mode = 'write-only';
     notebook = new ScriptedNotebook((code) => {
       if (code === 'print(6 * 7)') return { outputs: [{ items: [{ mime: STDOUT_MIME, data: bytes('42\n') }] }] };
-      if (code === '1/0') return { success: false, outputs: [{ items: [{ mime: ERROR_MIME, data: bytes(JSON.stringify({ name: 'ZeroDivisionError', message: 'division by zero', stack: '\u001b[31mTraceback\u001b[0m …' })) }] }] };
-      if (code === 'plot()') return { outputs: [{ items: [{ mime: 'text/plain', data: bytes('<Figure>') }, { mime: 'image/png', data: PNG }] }] };
+      if (code === '1/0')
+        return {
+          success: false,
+          outputs: [
+            {
+              items: [
+                {
+                  mime: ERROR_MIME,
+                  data: bytes(JSON.stringify({ name: 'ZeroDivisionError', message: 'division by zero', stack: '\u001b[31mTraceback\u001b[0m …' })),
+                },
+              ],
+            },
+          ],
+        };
+      if (code === 'plot()')
+        return {
+          outputs: [
+            {
+              items: [
+                { mime: 'text/plain', data: bytes('<Figure>') },
+                { mime: 'image/png', data: PNG },
+              ],
+            },
+          ],
+        };
       if (code === 'while True: pass') return { hang: true, outputs: [] };
       return { outputs: [] };
     });
@@ -86,7 +109,9 @@ describe('executeCode on the IDE route (real SDK client, scripted notebook)', ()
   test("Don't Run: nothing runs, and the model is told to ask the user", async () => {
     notebook.answer = false;
     const result = await call('print(6 * 7)');
-    expect(texts(result)).toEqual(["The user chose not to run this code in analysis.ipynb. Do not run it again as it is; ask the user how they want to proceed."]);
+    expect(texts(result)).toEqual([
+      'The user chose not to run this code in analysis.ipynb. Do not run it again as it is; ask the user how they want to proceed.',
+    ]);
     expect(notebook.runs).toEqual([]);
   });
 

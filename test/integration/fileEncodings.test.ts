@@ -34,7 +34,16 @@ describe('files in their own encoding', () => {
     settings = {};
     const codec = new NodeTextCodec((p) => settings[path.basename(p)] ?? 'utf8');
     const workspace: WorkspaceHost = { folders: () => [root], ripgrepPath: () => undefined, codec };
-    const deps = { review, documents: new DiskDocumentWriter(codec), diagnostics: new StaticDiagnostics(), workspace, codec, approvalMode: () => 'write-only' as const, lock: new KeyedLock(), diagnosticsWaitMs: 10 };
+    const deps = {
+      review,
+      documents: new DiskDocumentWriter(codec),
+      diagnostics: new StaticDiagnostics(),
+      workspace,
+      codec,
+      approvalMode: () => 'write-only' as const,
+      lock: new KeyedLock(),
+      diagnosticsWaitMs: 10,
+    };
     tools = { read: readFileTool(workspace), write: writeFileTool(workspace, deps), apply: applyDiffTool(workspace, deps) };
   });
   afterEach(() => fs.rm(root, { recursive: true, force: true }));

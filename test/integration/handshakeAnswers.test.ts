@@ -26,7 +26,13 @@ const echo = defineTool({
   annotations: { readOnlyHint: true },
   handle: async ({ text }) => textResult(text),
 });
-const internal = defineTool({ name: 'internalCall', description: 'Not listed.', internal: true, inputSchema: z.object({}), handle: async () => textResult('ok') });
+const internal = defineTool({
+  name: 'internalCall',
+  description: 'Not listed.',
+  internal: true,
+  inputSchema: z.object({}),
+  handle: async () => textResult('ok'),
+});
 
 const initialize = (id: number, params: object) => ({ jsonrpc: '2.0', id, method: 'initialize', params });
 const clientInfo = { name: 'claude-code', version: '2.1.3' };
@@ -35,7 +41,9 @@ const clientInfo = { name: 'claude-code', version: '2.1.3' };
 async function plainSdkAnswers(messages: object[], answersExpected: number, listed: ToolDefinition[] = [echo], route: Route = 'ide'): Promise<string[]> {
   const mcp = new McpServer({ name: 'native-claude', version: 'test' }, { instructions: serverInstructions(route) });
   for (const tool of listed) {
-    mcp.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations }, async () => textResult(''));
+    mcp.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations }, async () =>
+      textResult(''),
+    );
   }
   const [client, server] = InMemoryTransport.createLinkedPair();
   const answers: string[] = [];
@@ -86,7 +94,11 @@ describe('handshake answers', () => {
       ],
       5,
     ],
-    ['a protocol version the SDK does not know (it answers with its latest)', [initialize(1, { protocolVersion: '1999-01-01', capabilities: {}, clientInfo })], 1],
+    [
+      'a protocol version the SDK does not know (it answers with its latest)',
+      [initialize(1, { protocolVersion: '1999-01-01', capabilities: {}, clientInfo })],
+      1,
+    ],
     ['an initialize without clientInfo (the SDK refuses it)', [initialize(1, { protocolVersion: '2025-06-18', capabilities: {} })], 1],
     [
       'a tools/list whose cursor is not a string, and requests with _meta',
@@ -111,7 +123,8 @@ describe('handshake answers', () => {
     const handshake = [initialize(1, { protocolVersion: '2025-06-18', capabilities: {}, clientInfo }), list];
     const first = await ourAnswers(fixture.url, handshake, 2);
     // The list itself, or a message that carries it.
-    const hasTools = (value: unknown): boolean => typeof value === 'object' && value !== null && ('tools' in value || hasTools((value as { result?: unknown }).result));
+    const hasTools = (value: unknown): boolean =>
+      typeof value === 'object' && value !== null && ('tools' in value || hasTools((value as { result?: unknown }).result));
     const listings = () => stringify.mock.calls.filter(([value]) => hasTools(value)).length;
     const afterFirst = listings();
     const second = await ourAnswers(fixture.url, handshake, 2);
@@ -147,7 +160,26 @@ describe('the real tools of each route', () => {
       const ours = await ourAnswers(`${fixture.url}${route === 'tools' ? '/tools' : ''}`, handshake, 2);
       expect(byId(ours)).toEqual(byId(await plainSdkAnswers(handshake, 2, listed, route)));
       const names = (JSON.parse(byId(ours)[1]) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
-      expect(names).toEqual(route === 'ide' ? ['getDiagnostics'] : ['read_file', 'list_files', 'search_files', 'get_diagnostics', 'find_definitions', 'find_references', 'describe_symbol', 'file_outline', 'find_symbols', 'call_hierarchy', 'write_file', 'apply_diff', 'rename_symbol', 'execute_command']);
+      expect(names).toEqual(
+        route === 'ide'
+          ? ['getDiagnostics']
+          : [
+              'read_file',
+              'list_files',
+              'search_files',
+              'get_diagnostics',
+              'find_definitions',
+              'find_references',
+              'describe_symbol',
+              'file_outline',
+              'find_symbols',
+              'call_hierarchy',
+              'write_file',
+              'apply_diff',
+              'rename_symbol',
+              'execute_command',
+            ],
+      );
     } finally {
       await fixture.server.stop();
     }

@@ -50,21 +50,38 @@ describe('health check on real files, a real PATH and a real server', () => {
       fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({ diffTool: 'terminal', mcpServers: { vscode: toolsRouteEntry() } }));
       const facts = await gatherSetupFacts(editor(port), { env, home });
       expect(facts.cli).toEqual({ command: 'claude', path: path.join(root, 'bin', 'claude'), version: '2.1.328 (Claude Code)' });
-      expect(facts.lockFiles.map((l) => [l.port, l.mode, l.pidAlive])).toEqual([[port, 0o600, true], [port + 1, 0o644, true]]);
+      expect(facts.lockFiles.map((l) => [l.port, l.mode, l.pidAlive])).toEqual([
+        [port, 0o600, true],
+        [port + 1, 0o644, true],
+      ]);
       expect(facts.server.listening).toBe(true);
       expect(facts.toolsRoute.reachable).toBe(true);
       expect(facts.suggestedRules).toEqual(rulesToAdd('write-only', true));
       const found = allFindings(checkSetup(facts)).map((f) => f.id);
-      expect(found).toEqual(expect.arrayContaining(['server.ok', 'lockFile.ok', 'lockFiles.competing', 'cli.ok', 'config.diffTool', 'tools.entry', 'tools.reachable', 'tools.permissionRules']));
+      expect(found).toEqual(
+        expect.arrayContaining([
+          'server.ok',
+          'lockFile.ok',
+          'lockFiles.competing',
+          'cli.ok',
+          'config.diffTool',
+          'tools.entry',
+          'tools.reachable',
+          'tools.permissionRules',
+        ]),
+      );
     } finally {
       await server.stop();
     }
   });
 
-  test('claude given as ~/bin/claude (the setting\'s own example form) is found and asked its version', async () => {
+  test("claude given as ~/bin/claude (the setting's own example form) is found and asked its version", async () => {
     fs.mkdirSync(path.join(home, 'bin'));
     fs.copyFileSync(path.join(root, 'bin', 'claude'), path.join(home, 'bin', 'claude'));
-    const facts = await gatherSetupFacts(editor(1, { server: { running: false }, claudeCommand: '~/bin/claude --model opus' }), { env: { PATH: path.join(root, 'nothing'), HOME: home }, home });
+    const facts = await gatherSetupFacts(editor(1, { server: { running: false }, claudeCommand: '~/bin/claude --model opus' }), {
+      env: { PATH: path.join(root, 'nothing'), HOME: home },
+      home,
+    });
     expect(facts.cli).toEqual({ command: path.join(home, 'bin', 'claude'), path: path.join(home, 'bin', 'claude'), version: '2.1.328 (Claude Code)' });
     expect(allFindings(checkSetup(facts)).map((f) => f.id)).toContain('cli.ok');
   });
@@ -72,7 +89,10 @@ describe('health check on real files, a real PATH and a real server', () => {
   test('a wrong token is not "reachable"; claude missing from PATH is reported', async () => {
     const { server, port } = await startTestServer();
     try {
-      const facts = await gatherSetupFacts(editor(port, { server: { running: true, port, token: 'wrong' } }), { env: { PATH: path.join(root, 'nothing') }, home });
+      const facts = await gatherSetupFacts(editor(port, { server: { running: true, port, token: 'wrong' } }), {
+        env: { PATH: path.join(root, 'nothing') },
+        home,
+      });
       expect(facts.toolsRoute).toMatchObject({ reachable: false, reachError: 'HTTP 401' });
       expect(facts.cli).toEqual({ command: 'claude' });
     } finally {
@@ -98,8 +118,33 @@ describe('permission rules in the CLI user settings', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   test('which rules: read-only always; writes unless approvalMode never; commands only when VS Code asks; 1.0.x gets the server rule only with "always"', () => {
-    expect(rulesToAdd('write-only', true)).toEqual(['mcp__vscode__read_file', 'mcp__vscode__list_files', 'mcp__vscode__search_files', 'mcp__vscode__get_diagnostics', 'mcp__vscode__find_definitions', 'mcp__vscode__find_references', 'mcp__vscode__describe_symbol', 'mcp__vscode__file_outline', 'mcp__vscode__find_symbols', 'mcp__vscode__call_hierarchy', 'mcp__vscode__write_file', 'mcp__vscode__apply_diff', 'mcp__vscode__rename_symbol']);
-    expect(rulesToAdd('never', true)).toEqual(['mcp__vscode__read_file', 'mcp__vscode__list_files', 'mcp__vscode__search_files', 'mcp__vscode__get_diagnostics', 'mcp__vscode__find_definitions', 'mcp__vscode__find_references', 'mcp__vscode__describe_symbol', 'mcp__vscode__file_outline', 'mcp__vscode__find_symbols', 'mcp__vscode__call_hierarchy']);
+    expect(rulesToAdd('write-only', true)).toEqual([
+      'mcp__vscode__read_file',
+      'mcp__vscode__list_files',
+      'mcp__vscode__search_files',
+      'mcp__vscode__get_diagnostics',
+      'mcp__vscode__find_definitions',
+      'mcp__vscode__find_references',
+      'mcp__vscode__describe_symbol',
+      'mcp__vscode__file_outline',
+      'mcp__vscode__find_symbols',
+      'mcp__vscode__call_hierarchy',
+      'mcp__vscode__write_file',
+      'mcp__vscode__apply_diff',
+      'mcp__vscode__rename_symbol',
+    ]);
+    expect(rulesToAdd('never', true)).toEqual([
+      'mcp__vscode__read_file',
+      'mcp__vscode__list_files',
+      'mcp__vscode__search_files',
+      'mcp__vscode__get_diagnostics',
+      'mcp__vscode__find_definitions',
+      'mcp__vscode__find_references',
+      'mcp__vscode__describe_symbol',
+      'mcp__vscode__file_outline',
+      'mcp__vscode__find_symbols',
+      'mcp__vscode__call_hierarchy',
+    ]);
     expect(rulesToAdd('always', true)).toContain('mcp__vscode__execute_command');
     expect(rulesToAdd('always', false)).toEqual(['mcp__vscode']);
     expect(rulesToAdd('write-only', false)).toEqual([]);
@@ -107,7 +152,11 @@ describe('permission rules in the CLI user settings', () => {
 
   test('adds only missing rules, keeps everything else and the file mode, leaves a broken file untouched', async () => {
     const file = path.join(dir, 'settings.json');
-    fs.writeFileSync(file, JSON.stringify({ model: 'x', permissions: { allow: ['Bash(ls)', 'mcp__vscode__read_file'], deny: ['Read(.env)'] }, hooks: { a: 1 } }), { mode: 0o640 });
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ model: 'x', permissions: { allow: ['Bash(ls)', 'mcp__vscode__read_file'], deny: ['Read(.env)'] }, hooks: { a: 1 } }),
+      { mode: 0o640 },
+    );
     fs.chmodSync(file, 0o640);
     const settings = new ClaudeUserSettings(file);
     expect(await settings.addAllowRules(['mcp__vscode__read_file', 'mcp__vscode__write_file'])).toEqual(['mcp__vscode__write_file']);

@@ -42,14 +42,28 @@ describe('language tools over the /tools route', () => {
     // `double` on app.ts line 2 (0-based 1), column 11 (0-based 10).
     language.definitionsAt.set(`${app}:1:10`, [decl, decl]);
     language.definitionsAt.set(`${app}:1:6`, [sourceLocation(outside, 0, 14, 13)]);
-    language.referencesAt.set(`${app}:1:10`, [sourceLocation(app, 3, 9, 6), decl, sourceLocation(app, 1, 10, 6), sourceLocation(app, 0, 9, 6), sourceLocation(outside, 0, 14, 6)]);
+    language.referencesAt.set(`${app}:1:10`, [
+      sourceLocation(app, 3, 9, 6),
+      decl,
+      sourceLocation(app, 1, 10, 6),
+      sourceLocation(app, 0, 9, 6),
+      sourceLocation(outside, 0, 14, 6),
+    ]);
     language.hoverAt.set(`${app}:1:6`, ['```typescript\nconst x: number\n```', 'See [the docs](command:editor.action.showHover) &nbsp;now']);
     const range = (a: number, b: number) => ({ start: { line: a, character: 0 }, end: { line: b, character: 1 } });
     language.outlines.set(app, [
       { name: 'run', kind: 'Function', range: range(2, 4), selectionRange: range(2, 2), children: [] },
       { name: 'x', kind: 'Constant', detail: 'number', range: range(1, 1), selectionRange: range(1, 1), children: [] },
     ]);
-    language.outlines.set(math, [{ name: 'double', kind: 'Function', range: range(1, 3), selectionRange: { start: { line: 1, character: 16 }, end: { line: 1, character: 22 } }, children: [] }]);
+    language.outlines.set(math, [
+      {
+        name: 'double',
+        kind: 'Function',
+        range: range(1, 3),
+        selectionRange: { start: { line: 1, character: 16 }, end: { line: 1, character: 22 } },
+        children: [],
+      },
+    ]);
     language.symbols = [
       { name: 'double', kind: 'Function', location: decl },
       { name: 'doubleAll', kind: 'Function', container: 'math', location: sourceLocation(math, 9, 16) },
@@ -142,7 +156,11 @@ describe('language tools over the /tools route', () => {
     const before = language.asked.length;
     const r = await call('call_hierarchy', { path: 'src/math.ts', symbol: 'double' });
     expect(resultText(r)).toContain('Callers of double');
-    expect(language.asked.slice(before, before + 3)).toEqual([`open ${file('src/math.ts')}`, `outline ${file('src/math.ts')}`, `open ${file('src/math.ts')}:1:16`]);
+    expect(language.asked.slice(before, before + 3)).toEqual([
+      `open ${file('src/math.ts')}`,
+      `outline ${file('src/math.ts')}`,
+      `open ${file('src/math.ts')}:1:16`,
+    ]);
   });
 
   test('mistakes get errors saying what to do: a name not on the line, a line past the end, both column and name', async () => {

@@ -20,8 +20,19 @@ const echo = defineTool({
   handle: async ({ text }) => textResult(text),
 });
 /** A tool whose result breaks the MCP schema (content must be an array): a bug the SDK's result check reports. */
-const broken = defineTool({ name: 'broken', description: 'Returns a malformed result.', inputSchema: z.object({}), handle: async () => ({ content: 'not a list' }) as never });
-const internal = defineTool({ name: 'internalCall', description: 'Not listed.', internal: true, inputSchema: z.object({}), handle: async () => textResult('ok') });
+const broken = defineTool({
+  name: 'broken',
+  description: 'Returns a malformed result.',
+  inputSchema: z.object({}),
+  handle: async () => ({ content: 'not a list' }) as never,
+});
+const internal = defineTool({
+  name: 'internalCall',
+  description: 'Not listed.',
+  internal: true,
+  inputSchema: z.object({}),
+  handle: async () => textResult('ok'),
+});
 
 describe('per-connection cost', () => {
   let fixture: Awaited<ReturnType<typeof startTestServer>>;
@@ -47,7 +58,11 @@ describe('per-connection cost', () => {
         await client.close();
       }
       expect(lists[0].tools.map((t) => t.name)).toEqual(['echo']);
-      expect(lists[0].tools[0].inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string', description: 'what to echo' } }, required: ['text'] });
+      expect(lists[0].tools[0].inputSchema).toMatchObject({
+        type: 'object',
+        properties: { text: { type: 'string', description: 'what to echo' } },
+        required: ['text'],
+      });
       for (const list of lists) expect(list).toEqual(lists[0]);
       expect(built).toBe(1);
     } finally {
@@ -67,7 +82,12 @@ describe('per-connection cost', () => {
   });
 
   test('each connection takes an McpServer built ahead, and its tools still see that connection', async () => {
-    const whoAmI = defineTool({ name: 'whoAmI', description: 'The connection id the tool is called for.', inputSchema: z.object({}), handle: async (_args, ctx) => textResult(String(ctx.connectionId)) });
+    const whoAmI = defineTool({
+      name: 'whoAmI',
+      description: 'The connection id the tool is called for.',
+      inputSchema: z.object({}),
+      handle: async (_args, ctx) => textResult(String(ctx.connectionId)),
+    });
     const own = await startTestServer({ tools: { ide: [whoAmI] } });
     const Original = sdkMcp.McpServer;
     // How many connections were live when each McpServer was built.
@@ -111,7 +131,11 @@ describe('per-connection cost', () => {
 
   test('a request is classified once: the SDK does not re-parse it against the response schemas (sdkInternals.ts)', async () => {
     const { client } = await connectClient(fixture.url);
-    const reparsed = [jest.spyOn(sdkTypes, 'isJSONRPCResultResponse'), jest.spyOn(sdkTypes, 'isJSONRPCErrorResponse'), jest.spyOn(sdkTypes, 'isJSONRPCRequest')];
+    const reparsed = [
+      jest.spyOn(sdkTypes, 'isJSONRPCResultResponse'),
+      jest.spyOn(sdkTypes, 'isJSONRPCErrorResponse'),
+      jest.spyOn(sdkTypes, 'isJSONRPCRequest'),
+    ];
     await expect(client.callTool({ name: 'echo', arguments: { text: 'hi' } })).resolves.toEqual({ content: [{ type: 'text', text: 'hi' }] });
     await expect(client.callTool({ name: 'internalCall', arguments: {} })).resolves.toEqual({ content: [{ type: 'text', text: 'ok' }] });
     await client.close();
@@ -135,8 +159,14 @@ describe('per-connection cost', () => {
       message: expect.stringMatching(/Invalid tools\/call result: [\s\S]*"content"[\s\S]*expected array/),
     });
     // Unknown tools and arguments the tool's schema refuses stay McpServer's own answers.
-    await expect(client.callTool({ name: 'nope', arguments: {} })).resolves.toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/Tool nope not found/) }] });
-    await expect(client.callTool({ name: 'echo', arguments: { text: 5 } })).resolves.toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/Input validation error/) }] });
+    await expect(client.callTool({ name: 'nope', arguments: {} })).resolves.toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/Tool nope not found/) }],
+    });
+    await expect(client.callTool({ name: 'echo', arguments: { text: 5 } })).resolves.toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/Input validation error/) }],
+    });
     await client.close();
     await own.server.stop();
   });

@@ -37,7 +37,9 @@ describeLinux('ide_connected pid checked against the connecting process', () => 
     expect(connection().pidCheck).toBe('unverified');
     expect(sessions.sessions()).toEqual([expect.objectContaining({ claimedPid: sleep.pid, pidCheck: 'unverified', cliPid: undefined })]);
     expect(checkedSessions).toEqual([connection().id]);
-    expect(fixture.log.join('\n')).toMatch(new RegExp(`announced CLI pid ${sleep.pid}, which could not be verified \\(process ${sleep.pid} does not hold the connection's socket`));
+    expect(fixture.log.join('\n')).toMatch(
+      new RegExp(`announced CLI pid ${sleep.pid}, which could not be verified \\(process ${sleep.pid} does not hold the connection's socket`),
+    );
     sessions.dispose();
   });
 

@@ -31,7 +31,21 @@ describe('rename_symbol over the /tools route', () => {
   const call = (args: Record<string, unknown>) => server.call(client, 'rename_symbol', args);
   /** The rename of `double` (declared at math.ts 0:16) to `twice`, as TypeScript's provider answers it. */
   const scriptRename = () =>
-    language.renameAt.set(`${file('src/math.ts')}:0:16`, renameEdit('twice', 6, { [file('src/math.ts')]: [[0, 16]], [file('src/app.ts')]: [[0, 9], [1, 17]], [file('src/report.ts')]: [[0, 9], [1, 17], [1, 24]] }));
+    language.renameAt.set(
+      `${file('src/math.ts')}:0:16`,
+      renameEdit('twice', 6, {
+        [file('src/math.ts')]: [[0, 16]],
+        [file('src/app.ts')]: [
+          [0, 9],
+          [1, 17],
+        ],
+        [file('src/report.ts')]: [
+          [0, 9],
+          [1, 17],
+          [1, 24],
+        ],
+      }),
+    );
   const renamed = (text: string) => text.replace(/\bdouble\b/g, 'twice');
 
   beforeAll(async () => {
@@ -65,7 +79,9 @@ describe('rename_symbol over the /tools route', () => {
     expect(tool).toBeDefined();
     expect(tool!.annotations?.readOnlyHint).toBe(false);
     const bytes = Buffer.byteLength(JSON.stringify(tool));
-    console.log(`rename_symbol in tools/list: ${bytes} bytes; all ${tools.length} tools: ${Buffer.byteLength(JSON.stringify(tools))} bytes; instructions ${TOOLS_INSTRUCTIONS.length} characters`);
+    console.log(
+      `rename_symbol in tools/list: ${bytes} bytes; all ${tools.length} tools: ${Buffer.byteLength(JSON.stringify(tools))} bytes; instructions ${TOOLS_INSTRUCTIONS.length} characters`,
+    );
     expect(bytes).toBeLessThan(1500);
     expect(TOOLS_INSTRUCTIONS).toMatch(/^- rename_symbol: /m);
   });
@@ -86,7 +102,11 @@ describe('rename_symbol over the /tools route', () => {
     }
     const result = await pending;
     expect(result.isError).toBeFalsy();
-    expect(titles).toEqual(['✻ Claude proposes: rename to twice (1 of 3): src/app.ts', '✻ Claude proposes: rename to twice (2 of 3): src/math.ts', '✻ Claude proposes: rename to twice (3 of 3): src/report.ts']);
+    expect(titles).toEqual([
+      '✻ Claude proposes: rename to twice (1 of 3): src/app.ts',
+      '✻ Claude proposes: rename to twice (2 of 3): src/math.ts',
+      '✻ Claude proposes: rename to twice (3 of 3): src/report.ts',
+    ]);
     expect(JSON.parse(resultText(result))).toEqual({
       status: 'accepted',
       renamed: '`double` → `twice`',
@@ -130,7 +150,9 @@ describe('rename_symbol over the /tools route', () => {
         status: 'partly written',
         renamed: '`double` → `twice`',
         written: ['src/app.ts', 'src/math.ts'],
-        not_written: [{ path: 'src/report.ts', error: expect.stringMatching(/^The change to src\/report\.ts was accepted but could not be written: disk full/) }],
+        not_written: [
+          { path: 'src/report.ts', error: expect.stringMatching(/^The change to src\/report\.ts was accepted but could not be written: disk full/) },
+        ],
       });
       expect(await read('src/report.ts')).toBe(FILES['src/report.ts']);
       // Every file fails: nothing was written, said as such.
@@ -141,7 +163,9 @@ describe('rename_symbol over the /tools route', () => {
       await fs.writeFile(file('src/math.ts'), FILES['src/math.ts']);
       const again = call({ path: 'src/math.ts', line: 1, symbol: 'double', new_name: 'twice' });
       for (let i = 0; i < 3; i++) await server.review.decide((r) => ({ kind: 'accepted', text: r.proposedText }));
-      expect(resultText(await again)).toMatch(/^Renaming `double` → `twice` was accepted but nothing was written: The change to src\/app\.ts was accepted but could not be written: disk full/);
+      expect(resultText(await again)).toMatch(
+        /^Renaming `double` → `twice` was accepted but nothing was written: The change to src\/app\.ts was accepted but could not be written: disk full/,
+      );
       for (const [rel, content] of Object.entries(FILES)) expect(await read(rel)).toBe(content);
     } finally {
       server.documents.format = undefined;
@@ -163,7 +187,13 @@ describe('rename_symbol over the /tools route', () => {
     await server.review.decide((r) => ({ kind: 'accepted', text: r.proposedText }));
     await server.review.decide({ kind: 'rejected', reason: 'user' });
     const answer = JSON.parse(resultText(await pending));
-    expect(answer).toEqual({ status: 'rejected', renamed: '`double` → `twice`', files: ['src/app.ts', 'src/math.ts', 'src/report.ts'], rejected_at: 'src/math.ts', note: expect.stringContaining('Nothing was written') });
+    expect(answer).toEqual({
+      status: 'rejected',
+      renamed: '`double` → `twice`',
+      files: ['src/app.ts', 'src/math.ts', 'src/report.ts'],
+      rejected_at: 'src/math.ts',
+      note: expect.stringContaining('Nothing was written'),
+    });
     expect(server.review.registry.size).toBe(0);
     for (const [rel, content] of Object.entries(FILES)) expect(await read(rel)).toBe(content);
     expect(captured).toEqual([]);
@@ -172,7 +202,16 @@ describe('rename_symbol over the /tools route', () => {
   test('a file with unsaved edits: the rename is of the buffer (VS Code computed it there), shown beside it and written with it', async () => {
     const typed = "import { double } from './math';\n// typed, not saved\nexport const x = double(2);\n";
     server.documents.unsaved.set(file('src/app.ts'), typed);
-    language.renameAt.set(`${file('src/math.ts')}:0:16`, renameEdit('twice', 6, { [file('src/math.ts')]: [[0, 16]], [file('src/app.ts')]: [[0, 9], [2, 17]] }));
+    language.renameAt.set(
+      `${file('src/math.ts')}:0:16`,
+      renameEdit('twice', 6, {
+        [file('src/math.ts')]: [[0, 16]],
+        [file('src/app.ts')]: [
+          [0, 9],
+          [2, 17],
+        ],
+      }),
+    );
     const pending = call({ path: 'src/math.ts', line: 1, symbol: 'double', new_name: 'twice' });
     const app = await server.review.decide((r) => ({ kind: 'accepted', text: r.proposedText }));
     expect(app.merged).toEqual({ unsavedText: typed, conflicts: 0 });

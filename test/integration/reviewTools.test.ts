@@ -61,9 +61,14 @@ describe('review tools over the real socket', () => {
 
   describe('openDiff', () => {
     const file = () => path.join(root, 'demo.py');
-    const args = (contents: string, tab = '✻ [Claude Code] demo.py (abc123) ⧉') => ({ old_file_path: file(), new_file_path: file(), new_file_contents: contents, tab_name: tab });
+    const args = (contents: string, tab = '✻ [Claude Code] demo.py (abc123) ⧉') => ({
+      old_file_path: file(),
+      new_file_path: file(),
+      new_file_contents: contents,
+      tab_name: tab,
+    });
 
-    test('stays pending until accepted, then answers FILE_SAVED with the final text including the user\'s edits', async () => {
+    test("stays pending until accepted, then answers FILE_SAVED with the final text including the user's edits", async () => {
       await fs.writeFile(file(), 'a\nb\n');
       const { client } = await connectClient(url, { announce: true });
       let settled = false;
@@ -84,7 +89,11 @@ describe('review tools over the real socket', () => {
       const { client } = await connectClient(url, { announce: true });
       const answer = call(client, 'openDiff', args('a\nb\nc\nD by claude\n')); // claude sends \n for a CRLF file
       const request = await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
-      expect(request).toMatchObject({ originalText: 'a\r\nb\r\nc\r\nd\r\n', proposedText: 'a typed\nb\nc\nD by claude\n', merged: { unsavedText: 'a typed\r\nb\r\nc\r\nd\r\n', conflicts: 0 } });
+      expect(request).toMatchObject({
+        originalText: 'a\r\nb\r\nc\r\nd\r\n',
+        proposedText: 'a typed\nb\nc\nD by claude\n',
+        merged: { unsavedText: 'a typed\r\nb\r\nc\r\nd\r\n', conflicts: 0 },
+      });
       expect(texts(await answer)).toEqual(['FILE_SAVED', 'a typed\nb\nc\nD by claude\n']);
       expect(documents.adopted).toEqual([{ path: file(), text: 'a typed\nb\nc\nD by claude\n', unsaved: 'a typed\r\nb\r\nc\r\nd\r\n' }]);
       expect(await fs.readFile(file(), 'utf8')).toBe('a\r\nb\r\nc\r\nd\r\n'); // the CLI writes, not us
@@ -131,7 +140,7 @@ describe('review tools over the real socket', () => {
       expect(texts(await answer)).toEqual(['DIFF_REJECTED']);
     });
 
-    test('a dirty buffer without text to merge (a notebook) opens no review: an error keeps claude\'s own prompt', async () => {
+    test("a dirty buffer without text to merge (a notebook) opens no review: an error keeps claude's own prompt", async () => {
       await fs.writeFile(file(), 'a\n');
       documents.dirty.add(file());
       const { client } = await connectClient(url, { announce: true });
@@ -183,7 +192,7 @@ describe('review tools over the real socket', () => {
       expect(texts(await one)).toEqual(['TAB_CLOSED']);
     });
 
-    test('two sessions: closeAllDiffTabs and close_tab from one leave the other session\'s review pending', async () => {
+    test("two sessions: closeAllDiffTabs and close_tab from one leave the other session's review pending", async () => {
       const first = await connectClient(url, { announce: true, pid: 111 });
       const second = await connectClient(url, { announce: true, pid: 222 });
       const mine = call(first.client, 'openDiff', args('first\n', 'T'));
@@ -235,7 +244,7 @@ describe('review tools over the real socket', () => {
   });
 
   describe('write_file', () => {
-    test('accepted: writes the user\'s version, reports user edits, formatter edits and new problems', async () => {
+    test("accepted: writes the user's version, reports user edits, formatter edits and new problems", async () => {
       const target = path.join(root, 'src', 'a.json');
       documents.format = (t) => {
         diagnostics.byFile.set(target, [diagnostic('Expected comma', 1)]); // the language server reacts to the save
@@ -257,17 +266,27 @@ describe('review tools over the real socket', () => {
       const main = path.join(root, 'main.ts');
       await fs.writeFile(lib, 'export const a = 1;\nconst bad: number = "s";\n');
       await fs.writeFile(main, "import { a } from './lib';\n");
-      const typeError = { ...diagnostic("Type 'string' is not assignable to type 'number'.", 1), range: { start: { line: 1, character: 6 }, end: { line: 1, character: 9 } } };
+      const typeError = {
+        ...diagnostic("Type 'string' is not assignable to type 'number'.", 1),
+        range: { start: { line: 1, character: 6 }, end: { line: 1, character: 9 } },
+      };
       diagnostics.set(lib, [typeError]);
       diagnostics.set(main, [diagnostic('unused', 0, 'Hint')]);
       documents.format = (t) => {
         // The language server re-checks: the old problem two lines lower, and the importer breaks.
         diagnostics.byFile.set(lib, [{ ...typeError, range: { start: { line: 3, character: 6 }, end: { line: 3, character: 9 } } }]);
-        diagnostics.byFile.set(main, [diagnostic('unused', 0, 'Hint'), diagnostic("Module './lib' has no exported member 'a'.", 0, 'Error'), diagnostic('deprecated', 0, 'Warning')]);
+        diagnostics.byFile.set(main, [
+          diagnostic('unused', 0, 'Hint'),
+          diagnostic("Module './lib' has no exported member 'a'.", 0, 'Error'),
+          diagnostic('deprecated', 0, 'Warning'),
+        ]);
         return t;
       };
       const { client } = await connectClient(`${url}/tools`);
-      const answer = call(client, 'apply_diff', { path: 'lib.ts', diff: '<<<<<<< SEARCH\nexport const a = 1;\n=======\n// a comment\n// renamed\nexport const b = 1;\n>>>>>>> REPLACE' });
+      const answer = call(client, 'apply_diff', {
+        path: 'lib.ts',
+        diff: '<<<<<<< SEARCH\nexport const a = 1;\n=======\n// a comment\n// renamed\nexport const b = 1;\n>>>>>>> REPLACE',
+      });
       await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
       const result = JSON.parse(texts(await answer)[0]);
       expect(result.new_diagnostics).toEqual([
@@ -378,7 +397,7 @@ describe('review tools over the real socket', () => {
     const file = () => path.join(root, 'notes.txt');
     const sixToSix = '<<<<<<< SEARCH\nsix\n=======\nSIX by claude\n>>>>>>> REPLACE';
 
-    test('disjoint edits: the review shows the merge beside the user\'s buffer; accept saves it, the buffer ends clean', async () => {
+    test("disjoint edits: the review shows the merge beside the user's buffer; accept saves it, the buffer ends clean", async () => {
       await fs.writeFile(file(), saved);
       documents.unsaved.set(file(), typed);
       const { client } = await connectClient(`${url}/tools`);
@@ -415,7 +434,9 @@ describe('review tools over the real socket', () => {
       expect(request.merged).toEqual({ unsavedText: typed, conflicts: 1 });
       const refused = await markers;
       expect(refused.isError).toBe(true);
-      expect(JSON.parse(refused.content[0].text).error).toMatch(/accepted with 1 conflict with the user's unsaved edits left unresolved, so nothing was written/);
+      expect(JSON.parse(refused.content[0].text).error).toMatch(
+        /accepted with 1 conflict with the user's unsaved edits left unresolved, so nothing was written/,
+      );
       expect(await fs.readFile(file(), 'utf8')).toBe(saved);
       expect(documents.unsaved.get(file())).toBe(typed);
 
@@ -444,7 +465,11 @@ describe('review tools over the real socket', () => {
       server = new IdeServer({
         token: TEST_TOKEN,
         log: memoryLogger(),
-        createSession: createSessionFactory({ toolsFor: () => [applyDiffTool(workspace, deps)], serverInfo: { name: 'native-claude', version: 't' }, log: memoryLogger() }),
+        createSession: createSessionFactory({
+          toolsFor: () => [applyDiffTool(workspace, deps)],
+          serverInfo: { name: 'native-claude', version: 't' },
+          log: memoryLogger(),
+        }),
       });
       url = `ws://127.0.0.1:${await server.start()}`;
       await fs.writeFile(file(), Buffer.from('caf\xe9\r\nna\xefve\r\nz\r\n', 'latin1'));
@@ -480,7 +505,9 @@ describe('review tools over the real socket', () => {
       await fs.writeFile(file(), `${saved}written by someone else\n`);
       await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));
       const result = await answer;
-      expect(JSON.parse(result.content[0].text).error).toMatch(/changed on disk while the review .* was open, so nothing was written \(the unsaved edits are still in the editor\)/);
+      expect(JSON.parse(result.content[0].text).error).toMatch(
+        /changed on disk while the review .* was open, so nothing was written \(the unsaved edits are still in the editor\)/,
+      );
       expect(await fs.readFile(file(), 'utf8')).toBe(`${saved}written by someone else\n`);
       expect(documents.unsaved.get(file())).toBe(typed);
     });
@@ -502,9 +529,21 @@ describe('review tools over the real socket', () => {
       await fs.writeFile(path.join(root, 'm.ts'), 'one\ntwo\nthree\ntwo\n');
       const { client } = await connectClient(`${url}/tools`);
       const diff = [
-        '<<<<<<< SEARCH', 'one', '=======', 'ONE', '>>>>>>> REPLACE',
-        '<<<<<<< SEARCH', 'two', '=======', 'TWO', '>>>>>>> REPLACE',
-        '<<<<<<< SEARCH', 'missing', '=======', 'x', '>>>>>>> REPLACE',
+        '<<<<<<< SEARCH',
+        'one',
+        '=======',
+        'ONE',
+        '>>>>>>> REPLACE',
+        '<<<<<<< SEARCH',
+        'two',
+        '=======',
+        'TWO',
+        '>>>>>>> REPLACE',
+        '<<<<<<< SEARCH',
+        'missing',
+        '=======',
+        'x',
+        '>>>>>>> REPLACE',
       ].join('\n');
       const answer = call(client, 'apply_diff', { path: 'm.ts', diff });
       const request = await review.decide((req) => ({ kind: 'accepted', text: req.proposedText }));

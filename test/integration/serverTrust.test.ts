@@ -37,7 +37,8 @@ async function peer(url: string) {
     ws.once('open', resolve);
     ws.once('error', reject);
   });
-  const answerTo = (id: unknown) => waitFor(() => received.some((m) => m.id === id), 2000, `an answer to id ${String(id)}`).then(() => received.find((m) => m.id === id)!);
+  const answerTo = (id: unknown) =>
+    waitFor(() => received.some((m) => m.id === id), 2000, `an answer to id ${String(id)}`).then(() => received.find((m) => m.id === id)!);
   return { ws, received, answerTo };
 }
 
@@ -145,11 +146,17 @@ describe('hostile peers', () => {
     const calls = 200; // 200 × 256 KiB = 50 MiB of answers
     const rssBefore = process.memoryUsage().rss;
     // No variable keeps the frames: they can be collected before RSS is read.
-    socket.write(Buffer.concat(Array.from({ length: calls }, (_, i) => textFrame({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'blob', arguments: { n: i + 1 } } }))));
+    socket.write(
+      Buffer.concat(
+        Array.from({ length: calls }, (_, i) =>
+          textFrame({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'blob', arguments: { n: i + 1 } } }),
+        ),
+      ),
+    );
     await waitFor(() => fixture.log.some((l) => /not reading/.test(l)), 10_000, 'the not-reading close');
     await waitFor(() => fixture.server.connections().length === 0, 5000, 'the connection to be dropped');
     const grownMiB = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
-     
+
     console.log(`non-reading client: ${calls} calls × 256 KiB requested, server closed it (code ${NOT_READING_CLOSE_CODE}); RSS +${grownMiB.toFixed(1)} MiB`);
     expect(grownMiB).toBeLessThan(40);
     socket.destroy();

@@ -9,7 +9,12 @@ import { defineTool, textResult, type ToolDefinition } from '../../src/tools/too
 import { memoryLogger } from '../../src/util/logger';
 import { TEST_TOKEN, connectClient, startTestServer, waitFor } from '../support/serverFixture';
 
-const whoAmI = defineTool({ name: 'whoAmI', description: 'The connection id the tool is called for.', inputSchema: z.object({}), handle: async (_args, ctx) => textResult(String(ctx.connectionId)) });
+const whoAmI = defineTool({
+  name: 'whoAmI',
+  description: 'The connection id the tool is called for.',
+  inputSchema: z.object({}),
+  handle: async (_args, ctx) => textResult(String(ctx.connectionId)),
+});
 
 /** Counts the McpServers built from here on. */
 function countBuilds(): { count: () => number } {
@@ -68,7 +73,11 @@ describe('McpServer reuse across connections', () => {
       const first = new WebSocket(fixture.url, ['mcp'], { headers: { [AUTH_HEADER]: TEST_TOKEN } });
       await new Promise((resolve) => first.once('open', resolve));
       const send = (ws: WebSocket, message: object) => ws.send(JSON.stringify({ jsonrpc: '2.0', ...message }));
-      send(first, { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'first-client', version: '1.0.0' } } });
+      send(first, {
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'first-client', version: '1.0.0' } },
+      });
       send(first, { method: 'notifications/initialized' });
       send(first, { id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } });
       await waitFor(() => calls.length === 1, 3000, 'the slow call to start');
@@ -83,7 +92,11 @@ describe('McpServer reuse across connections', () => {
       const second = new WebSocket(fixture.url, ['mcp'], { headers: { [AUTH_HEADER]: TEST_TOKEN } });
       second.on('message', (data) => frames.push(JSON.parse(data.toString())));
       await new Promise((resolve) => second.once('open', resolve));
-      send(second, { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'second-client', version: '2.0.0' } } });
+      send(second, {
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'second-client', version: '2.0.0' } },
+      });
       send(second, { method: 'notifications/initialized' });
       send(second, { method: 'ide_connected', params: { pid: 4242 } });
       send(second, { id: 2, method: 'tools/call', params: { name: 'whoAmI', arguments: {} } });
@@ -113,11 +126,21 @@ describe('McpServer reuse across connections', () => {
   });
 
   test('a session handed back is not reused once the route serves other tools', async () => {
-    const echo = defineTool({ name: 'echo', description: 'Echoes.', inputSchema: z.object({ text: z.string() }), handle: async ({ text: t }) => textResult(t) });
+    const echo = defineTool({
+      name: 'echo',
+      description: 'Echoes.',
+      inputSchema: z.object({ text: z.string() }),
+      handle: async ({ text: t }) => textResult(t),
+    });
     let tools: ToolDefinition[] = [echo];
     const closed: number[] = [];
     const fixture = await startTestServer({
-      createSession: createSessionFactory({ toolsFor: () => tools, serverInfo: { name: 'native-claude', version: 'test' }, log: memoryLogger(), onSessionClosed: (id) => closed.push(id) }),
+      createSession: createSessionFactory({
+        toolsFor: () => tools,
+        serverInfo: { name: 'native-claude', version: 'test' },
+        log: memoryLogger(),
+        onSessionClosed: (id) => closed.push(id),
+      }),
     });
     try {
       // Two at once, so the one built ahead is taken too; both are handed back on close.

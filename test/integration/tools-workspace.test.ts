@@ -80,7 +80,13 @@ describe('tools over the /tools route', () => {
 
     fixture = await startTestServer({
       tools: {
-        tools: [readFileTool(host), listFilesTool(host), searchFilesTool(host), getDiagnosticsTool(diagnosticsSource, host), executeCommandTool(terminals, host, { mode: () => approvalMode, approver: { approve: async (command) => (approvals.push(command), userSaysRun) } })],
+        tools: [
+          readFileTool(host),
+          listFilesTool(host),
+          searchFilesTool(host),
+          getDiagnosticsTool(diagnosticsSource, host),
+          executeCommandTool(terminals, host, { mode: () => approvalMode, approver: { approve: async (command) => (approvals.push(command), userSaysRun) } }),
+        ],
       },
     });
     ({ client } = await connectClient(`${fixture.url}/tools`));
@@ -96,11 +102,13 @@ describe('tools over the /tools route', () => {
     folders = [ws];
   });
 
-  test('initialize carries the route\'s MCP instructions: short, naming each tool and the built-in it replaces', async () => {
+  test("initialize carries the route's MCP instructions: short, naming each tool and the built-in it replaces", async () => {
     const instructions = client.getInstructions();
     expect(instructions).toBe(TOOLS_INSTRUCTIONS);
-    for (const name of ['write_file', 'apply_diff', 'get_diagnostics', 'execute_command', 'read_file', 'list_files', 'search_files']) expect(instructions).toContain(name);
-    for (const name of ['find_definitions', 'find_references', 'describe_symbol', 'file_outline', 'find_symbols', 'call_hierarchy']) expect(instructions).toContain(name);
+    for (const name of ['write_file', 'apply_diff', 'get_diagnostics', 'execute_command', 'read_file', 'list_files', 'search_files'])
+      expect(instructions).toContain(name);
+    for (const name of ['find_definitions', 'find_references', 'describe_symbol', 'file_outline', 'find_symbols', 'call_hierarchy'])
+      expect(instructions).toContain(name);
     expect(instructions).toMatch(/instead of running a compiler/);
     expect(instructions).toMatch(/prefer them to grep/);
     // 1,200 before the six language tools, which add a line each (about 500 characters); rename_symbol's line about 110.
@@ -170,13 +178,7 @@ describe('tools over the /tools route', () => {
     });
 
     test('a subfolder lists workspace-relative paths', async () => {
-      expect(text(await call('list_files', { path: 'src' })).split('\n')).toEqual([
-        'src/a.ts',
-        'src/b.ts',
-        'src/crlf.txt',
-        'src/deep/',
-        'src/latin1.txt',
-      ]);
+      expect(text(await call('list_files', { path: 'src' })).split('\n')).toEqual(['src/a.ts', 'src/b.ts', 'src/crlf.txt', 'src/deep/', 'src/latin1.txt']);
     });
 
     test('recursive lists the tree, folders derived, ignored files left out', async () => {
@@ -227,7 +229,9 @@ describe('tools over the /tools route', () => {
     test('matches grouped by file with line numbers and one line of context; ignored files skipped', async () => {
       const result = text(await call('search_files', { path: '.', regex: 'foo' }));
       expect(result.split('\n')[0]).toMatch(/^\d+ matching lines in 6 files$/);
-      expect(result).toContain(['src/a.ts', '  1- const x = 1;', '  2: function foo() {', '  3-   return x;', '  --', '  6- ', '  7: export { foo };'].join('\n'));
+      expect(result).toContain(
+        ['src/a.ts', '  1- const x = 1;', '  2: function foo() {', '  3-   return x;', '  --', '  6- ', '  7: export { foo };'].join('\n'),
+      );
       expect(result).toContain(['src/crlf.txt', '  1- alpha', '  2: foo crlf', '  3- omega'].join('\n'));
       expect(result).toContain('src/latin1.txt\n  1: caf\ufffd foo');
       expect(result).not.toMatch(/dist\/|node_modules|debug\.log|data\.bin/);
@@ -237,7 +241,9 @@ describe('tools over the /tools route', () => {
       const result = text(await call('search_files', { path: '.', regex: 'foo', file_pattern: '*.{txt,log}' }));
       expect(result).toMatch(/^2 matching lines in 2 files/);
       expect(result).not.toContain('debug.log');
-      expect(text(await call('search_files', { path: '.', regex: 'foo', file_pattern: 'src/deep/**' }))).toMatch(/^1 matching line in 1 file\nsrc\/deep\/nested\/c.ts/);
+      expect(text(await call('search_files', { path: '.', regex: 'foo', file_pattern: 'src/deep/**' }))).toMatch(
+        /^1 matching line in 1 file\nsrc\/deep\/nested\/c.ts/,
+      );
     });
 
     test('look-around works (PCRE2 when needed)', async () => {
@@ -283,11 +289,20 @@ describe('tools over the /tools route', () => {
         {
           uri: `file://${ws}/src/a.ts`,
           diagnostics: [
-            { message: "Cannot find name 'y'.", severity: 'Error', range: { start: { line: 2, character: 9 }, end: { line: 2, character: 10 } }, source: 'ts', code: '2304' },
+            {
+              message: "Cannot find name 'y'.",
+              severity: 'Error',
+              range: { start: { line: 2, character: 9 }, end: { line: 2, character: 10 } },
+              source: 'ts',
+              code: '2304',
+            },
             { message: 'Unused.', severity: 'Warning', range: { start: { line: 0, character: 6 }, end: { line: 0, character: 7 } } },
           ],
         },
-        { uri: `file://${ws}/README.md`, diagnostics: [{ message: 'Spelling', severity: 'Hint', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } }] },
+        {
+          uri: `file://${ws}/README.md`,
+          diagnostics: [{ message: 'Spelling', severity: 'Hint', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } }],
+        },
       ];
     });
 

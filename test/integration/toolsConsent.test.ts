@@ -94,7 +94,7 @@ describe('tools consent', () => {
     expect(offered).toEqual(['ws']);
   });
 
-  describe("a server of the user's own named \"vscode\"", () => {
+  describe('a server of the user\'s own named "vscode"', () => {
     const theirs = { type: 'stdio', command: 'my-vscode-mcp', args: ['--stdio'], env: { API_TOKEN: 'secret-token' } };
     const seed = () => fs.writeFile(file, JSON.stringify({ numStartups: 2, mcpServers: { vscode: theirs } }, null, 2));
     const servers = async () => JSON.parse(await fs.readFile(file, 'utf8')).mcpServers;
@@ -152,7 +152,9 @@ describe('tools consent', () => {
       await seed();
       const config = new ClaudeUserConfig(file);
       const isOurs = (e: unknown) => JSON.stringify(e) === JSON.stringify(toolsRouteEntry());
-      await expect(config.setServer('vscode', toolsRouteEntry(), { replaceOnly: isOurs })).rejects.toThrow(/already has an MCP server named "vscode" that is not VS Code's tools; it was left unchanged/);
+      await expect(config.setServer('vscode', toolsRouteEntry(), { replaceOnly: isOurs })).rejects.toThrow(
+        /already has an MCP server named "vscode" that is not VS Code's tools; it was left unchanged/,
+      );
       await expect(config.removeServer('vscode', { onlyIf: isOurs })).rejects.toThrow(/left unchanged/);
       expect(await servers()).toEqual({ vscode: theirs });
     });

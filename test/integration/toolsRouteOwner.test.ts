@@ -72,7 +72,9 @@ describeLinux('which claude owns a tools-route connection', () => {
     await a.openIde();
     const ideA = await newest('ide', 2);
     await waitFor(() => toolsA.owner?.check === 'verified' && toolsB.owner?.check === 'verified', 10_000, 'both owners').catch((e: Error) => {
-      throw new Error(`${e.message}: ${JSON.stringify({ toolsA: toolsA.owner, toolsB: toolsB.owner, a: a.pid, b: b.pid, checked, log: fixture.log.slice(-12) })}`);
+      throw new Error(
+        `${e.message}: ${JSON.stringify({ toolsA: toolsA.owner, toolsB: toolsB.owner, a: a.pid, b: b.pid, checked, log: fixture.log.slice(-12) })}`,
+      );
     });
     expect([toolsA.owner?.pid, toolsB.owner?.pid]).toEqual([a.pid, b.pid]);
     expect(fixture.server.claudeOf(toolsA)).toBe(ideA);

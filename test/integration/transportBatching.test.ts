@@ -20,7 +20,14 @@ test('16 pipelined calls are answered in one TCP write, each answer intact', asy
   const replies: Array<{ id: number; result?: { content: Array<{ text: string }> } }> = [];
   ws.on('message', (data) => replies.push(JSON.parse(data.toString())));
   await new Promise((r) => ws.once('open', r));
-  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }));
+  ws.send(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
+  );
   ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   while (replies.length < 1) await new Promise((r) => setTimeout(r, 5));
 
@@ -31,7 +38,9 @@ test('16 pipelined calls are answered in one TCP write, each answer intact', asy
     if (this.localPort === fixture.port) serverWrites.push(chunks.length);
     return original.call(this, chunks, cb);
   });
-  const burst = Array.from({ length: 16 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'echo', arguments: { text: `t${i + 1}` } } }));
+  const burst = Array.from({ length: 16 }, (_, i) =>
+    JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'echo', arguments: { text: `t${i + 1}` } } }),
+  );
   clientSocket!.cork(); // the 16 requests reach the server in one read
   for (const request of burst) ws.send(request);
   clientSocket!.uncork();
@@ -50,7 +59,14 @@ test('16 notifications pushed together leave in one TCP write, each intact', asy
   const received: Array<{ id?: number; method?: string; params?: { text: string } }> = [];
   ws.on('message', (data) => received.push(JSON.parse(data.toString())));
   await new Promise((r) => ws.once('open', r));
-  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }));
+  ws.send(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
+  );
   ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'ide_connected', params: { pid: process.pid } }));
   await waitFor(() => received.length === 1 && fixture.server.sessionConnections().length === 1, 3000, 'the IDE session');

@@ -49,7 +49,17 @@ describe(`real claude CLI ${CLAUDE_VERSION} ⇄ executeCode`, () => {
     model = await startFakeModel();
     notebook = new ScriptedNotebook((code) => {
       if (code === 'x = 6 * 7; print(x)') return { outputs: [{ items: [{ mime: STDOUT_MIME, data: bytes('42\n') }] }] };
-      if (code === 'plot()') return { outputs: [{ items: [{ mime: 'text/plain', data: bytes('<Figure>') }, { mime: 'image/png', data: PNG }] }] };
+      if (code === 'plot()')
+        return {
+          outputs: [
+            {
+              items: [
+                { mime: 'text/plain', data: bytes('<Figure>') },
+                { mime: 'image/png', data: PNG },
+              ],
+            },
+          ],
+        };
       return { outputs: [] };
     });
     const hosts = {
@@ -83,7 +93,14 @@ describe(`real claude CLI ${CLAUDE_VERSION} ⇄ executeCode`, () => {
       settings: { permissions: { allow: ['mcp__ide__executeCode', 'mcp__ide__getDiagnostics'] } },
       waitReady: false,
     });
-    await new LockFile(server.port, path.join(cli.configDir, 'ide')).write({ pid: process.pid, workspaceFolders: [workspace], ideName: 'Visual Studio Code', transport: 'ws', runningInWindows: false, authToken: TOKEN });
+    await new LockFile(server.port, path.join(cli.configDir, 'ide')).write({
+      pid: process.pid,
+      workspaceFolders: [workspace],
+      ideName: 'Visual Studio Code',
+      transport: 'ws',
+      runningInWindows: false,
+      authToken: TOKEN,
+    });
     await cli.waitForScreen(PROMPT, 30_000);
     await waitFor(() => server.sessionConnections().length === 1, 30_000, 'ide_connected from the CLI');
     await new Promise((r) => setTimeout(r, 1000));
@@ -134,7 +151,7 @@ describe(`real claude CLI ${CLAUDE_VERSION} ⇄ executeCode`, () => {
     expect(notebook.runs.map((r) => r.code)).toEqual(['x = 6 * 7; print(x)', 'plot()']);
     expect(model.toolResultText('toolu_nc_exec_1')).toMatch(/^42\n[\s\S]*Ran in cell 4 of analysis\.ipynb\./);
     const image = model.toolResult('toolu_nc_exec_2');
-    const blocks = (Array.isArray(image?.content) ? image.content : []);
+    const blocks = Array.isArray(image?.content) ? image.content : [];
     console.log(`claude ${CLAUDE_VERSION}: the image's tool_result: ${JSON.stringify(blocks).slice(0, 400)}`);
     expect(blocks.find((b) => b.type === 'image')).toMatchObject({ type: 'image', source: { type: 'base64', media_type: 'image/png' } });
   });

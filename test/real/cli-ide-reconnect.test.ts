@@ -111,9 +111,15 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
   /** Any prompt `edit <x>.txt` gets (Read, before 2.1, then) an Edit of that file, then "edited <x>". */
   const router = (request: MessagesRequest): Reply => {
     const fresh = freshMessages(request);
-    const prompt = fresh.filter((m) => m.role === 'user').map(textOf).join('\n');
+    const prompt = fresh
+      .filter((m) => m.role === 'user')
+      .map(textOf)
+      .join('\n');
     const asked = /edit ([a-e])\.txt/.exec(prompt)?.[1];
-    const results = fresh.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id));
+    const results = fresh
+      .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => String(b.tool_use_id));
     if (asked) {
       const file = path.join(workspace, `${asked}.txt`);
       const edit = { name: 'Edit', input: { file_path: file, old_string: `${asked}2`, new_string: `${asked.toUpperCase()}2` }, id: `toolu_nc_edit_${asked}` };
@@ -122,7 +128,9 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
     const read = results.map((id) => /^toolu_nc_read_([a-e])$/.exec(id)?.[1]).find(Boolean);
     if (read) {
       const file = path.join(workspace, `${read}.txt`);
-      return { toolUse: { name: 'Edit', input: { file_path: file, old_string: `${read}2`, new_string: `${read.toUpperCase()}2` }, id: `toolu_nc_edit_${read}` } };
+      return {
+        toolUse: { name: 'Edit', input: { file_path: file, old_string: `${read}2`, new_string: `${read.toUpperCase()}2` }, id: `toolu_nc_edit_${read}` },
+      };
     }
     const edited = results.map((id) => /^toolu_nc_edit_([a-e])$/.exec(id)?.[1]).find(Boolean);
     return { text: edited ? `edited ${edited}` : 'ok' };
@@ -156,7 +164,12 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
 
   /** The CLI's debug log (2.0 writes it under its config dir). */
   async function debugLines(): Promise<string[]> {
-    const files = cliAtLeast('2.1.0') ? [debugFile] : await fs.readdir(path.join(cli!.configDir, 'debug')).then((n) => n.filter((f) => f.endsWith('.txt')).map((f) => path.join(cli!.configDir, 'debug', f)), () => []);
+    const files = cliAtLeast('2.1.0')
+      ? [debugFile]
+      : await fs.readdir(path.join(cli!.configDir, 'debug')).then(
+          (n) => n.filter((f) => f.endsWith('.txt')).map((f) => path.join(cli!.configDir, 'debug', f)),
+          () => [],
+        );
     const text = (await Promise.all(files.map((f) => fs.readFile(f, 'utf8').catch(() => '')))).join('\n');
     return text.split('\n').filter((l) => /ide|IDE|Not connected|getDiagnostics|diagnostic|reconnect|WebSocket|ws/i.test(l));
   }
@@ -184,7 +197,11 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
     // Not /proc/<pid>/cmdline: 2.0 renames its process to `claude`.
     const argv = [claudeBinaryPath(), ...startArgs];
     await new Promise<void>((resolve, reject) =>
-      execFile('tmux', ['-L', cli!.socket, 'respawn-pane', '-k', '-t', `${cli!.socket}:0.0`, '--', '/usr/bin/env', '-i', ...environ, ...argv, '--continue'], (e) => (e ? reject(e) : resolve())),
+      execFile(
+        'tmux',
+        ['-L', cli!.socket, 'respawn-pane', '-k', '-t', `${cli!.socket}:0.0`, '--', '/usr/bin/env', '-i', ...environ, ...argv, '--continue'],
+        (e) => (e ? reject(e) : resolve()),
+      ),
     );
     await waitFor(() => server!.sessionConnections().some((c) => c.cliPid !== old), 30_000, 'the restarted claude to connect').catch(async (e: Error) => {
       throw new Error(`${e.message}; argv ${JSON.stringify(argv)}; screen:\n${await cli!.screen()}`);
@@ -209,7 +226,11 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
     // The user runs /ide (this window is the only one: claude says it is connected and changes nothing).
     await cli!.submit('/ide');
     // 2.0 first asks whether to connect to the IDE automatically from now on.
-    if (/Do you wish to enable auto-connect/.test(await cli!.waitForScreen(/Connected to Visual Studio Code|Select IDE|Do you wish to enable auto-connect/, 15_000))) {
+    if (
+      /Do you wish to enable auto-connect/.test(
+        await cli!.waitForScreen(/Connected to Visual Studio Code|Select IDE|Do you wish to enable auto-connect/, 15_000),
+      )
+    ) {
       await cli!.answer(/Do you wish to enable auto-connect/);
     }
     seen.ide = (await cli!.waitForScreen(/Connected to Visual Studio Code|Select IDE/, 15_000)).match(/Connected to Visual Studio Code|Select IDE/)?.[0];
@@ -223,7 +244,11 @@ describe(`real claude ${CLAUDE_VERSION}: its baselines after an automatic reconn
     seen.notConnected = debug.filter((l) => /getDiagnostics.*Not connected|Not connected.*getDiagnostics/.test(l)).length;
     // Exit claude and start it again with --continue in the same terminal: a new process, the same conversation.
     const pid = await restartWithContinue();
-    seen.afterContinue = { baselines: await edit('e'), newPid: pid !== cli!.pid, conversationKept: JSON.stringify(model.mainRequests.at(-1)?.messages ?? []).includes('edit d.txt') };
+    seen.afterContinue = {
+      baselines: await edit('e'),
+      newPid: pid !== cli!.pid,
+      conversationKept: JSON.stringify(model.mainRequests.at(-1)?.messages ?? []).includes('edit d.txt'),
+    };
     if (process.env.NC_RECONNECT_DEBUG) console.log(debug.join('\n'));
     console.log(JSON.stringify({ version: CLAUDE_VERSION, ...seen }, null, 1));
     expect(seen).toMatchObject({

@@ -153,7 +153,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     expect(offered.filter((t) => t.startsWith('mcp__ide__') && !/getDiagnostics|executeCode/.test(t))).toEqual([]);
   });
 
-  test('outside VS Code\'s terminal with only the port: 2.1 connects; before 2.1 it offers /ide and waits', async () => {
+  test("outside VS Code's terminal with only the port: 2.1 connects; before 2.1 it offers /ide and waits", async () => {
     const claude = await startConnectedCli(TOKEN, []);
     if (cliAtLeast('2.1.0')) {
       await waitFor(() => server.sessionConnections().length === 1, 30_000, 'ide_connected from the CLI');
@@ -173,7 +173,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     expect(server.connections()).toHaveLength(0);
   });
 
-  test('Edit → openDiff; the user edits the proposal and accepts: the CLI writes the user\'s version and tells the model', async () => {
+  test("Edit → openDiff; the user edits the proposal and accepts: the CLI writes the user's version and tells the model", async () => {
     const file = path.join(workspace, 'demo.py');
     await fs.writeFile(file, 'def f():\n    return 1\n');
     const claude = await startConnectedCli();
@@ -240,28 +240,33 @@ describe('real claude CLI ⇄ IDE server', () => {
   // Why the refusal's warning does not say "save, then answer Yes": the user saves while claude's prompt
   // waits, then answers Yes. An Edit is applied to the saved text; a Write replaces it (seen on 2.1.328).
   // So the warning says: Yes writes claude's version; to have it work on your edits, No, save, ask again.
-  test.each(['Edit', 'Write'])('%s of a file with unsaved edits, the user saves, then answers Yes in the terminal: an Edit keeps the saved text, a Write replaces it', async (tool) => {
-    const file = path.join(workspace, 'dirty-save.txt');
-    await fs.writeFile(file, 'saved\n');
-    documents.dirty.add(file);
-    const claude = await startConnectedCli();
-    await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
-    const input = tool === 'Edit' ? { file_path: file, old_string: 'saved', new_string: 'changed' } : { file_path: file, content: 'changed\n' };
-    changeFile(file, { toolUse: { name: tool, input } }, { text: 'after save' });
-    await claude.submit(`${tool} the file I am editing`);
-    await waitFor(() => log.some((l) => /openDiff answered.*\(error\)/.test(l)), 30_000, 'openDiff answered with an error');
-    await claude.waitForScreen(/Do you want to/, 30_000);
-    // The user saves the buffer (the file's mtime moves on).
-    await new Promise((r) => setTimeout(r, 1100));
-    await fs.writeFile(file, 'typed by the user\nsaved\n');
-    documents.dirty.delete(file);
-    await claude.answer(/Do you want to/);
-    await claude.waitForScreen('after save', 30_000);
-    const onDisk = await fs.readFile(file, 'utf8');
-    const toolResult = JSON.stringify(requestAfterChange().messages);
-    console.log(`claude ${CLAUDE_VERSION} ${tool}: after a save between the proposal and the answer, on disk: ${JSON.stringify(onDisk)}; tool result: ${/"tool_result"[^}]*"content":"([^"]{0,200})/.exec(toolResult)?.[1]}`);
-    expect(onDisk).toBe(tool === 'Edit' ? 'typed by the user\nchanged\n' : 'changed\n');
-  });
+  test.each(['Edit', 'Write'])(
+    '%s of a file with unsaved edits, the user saves, then answers Yes in the terminal: an Edit keeps the saved text, a Write replaces it',
+    async (tool) => {
+      const file = path.join(workspace, 'dirty-save.txt');
+      await fs.writeFile(file, 'saved\n');
+      documents.dirty.add(file);
+      const claude = await startConnectedCli();
+      await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
+      const input = tool === 'Edit' ? { file_path: file, old_string: 'saved', new_string: 'changed' } : { file_path: file, content: 'changed\n' };
+      changeFile(file, { toolUse: { name: tool, input } }, { text: 'after save' });
+      await claude.submit(`${tool} the file I am editing`);
+      await waitFor(() => log.some((l) => /openDiff answered.*\(error\)/.test(l)), 30_000, 'openDiff answered with an error');
+      await claude.waitForScreen(/Do you want to/, 30_000);
+      // The user saves the buffer (the file's mtime moves on).
+      await new Promise((r) => setTimeout(r, 1100));
+      await fs.writeFile(file, 'typed by the user\nsaved\n');
+      documents.dirty.delete(file);
+      await claude.answer(/Do you want to/);
+      await claude.waitForScreen('after save', 30_000);
+      const onDisk = await fs.readFile(file, 'utf8');
+      const toolResult = JSON.stringify(requestAfterChange().messages);
+      console.log(
+        `claude ${CLAUDE_VERSION} ${tool}: after a save between the proposal and the answer, on disk: ${JSON.stringify(onDisk)}; tool result: ${/"tool_result"[^}]*"content":"([^"]{0,200})/.exec(toolResult)?.[1]}`,
+      );
+      expect(onDisk).toBe(tool === 'Edit' ? 'typed by the user\nchanged\n' : 'changed\n');
+    },
+  );
 
   test('a rejection in the IDE leaves the file untouched and the CLI shows it', async () => {
     const file = path.join(workspace, 'keep.txt');
@@ -338,7 +343,7 @@ describe('real claude CLI ⇄ IDE server', () => {
     expect(JSON.stringify(requestAfterChange().messages)).toMatch(/new-diagnostics[\s\S]*Trailing comma/);
   });
 
-  test('the IDE server\'s MCP instructions reach the model', async () => {
+  test("the IDE server's MCP instructions reach the model", async () => {
     const claude = await startConnectedCli();
     await waitFor(() => server.sessionConnections().length === 1, 30_000, 'session');
     model.respond({ text: 'hello back' });
@@ -402,7 +407,9 @@ describe('real claude CLI ⇄ IDE server', () => {
       adopted();
       const [second] = await pendingReview(claude);
       const toolResult = JSON.stringify(model.mainRequests[1]?.messages ?? []);
-      console.log(`claude ${CLAUDE_VERSION}: tool result of an Edit accepted as merged with unsaved edits: ${/"tool_result"[^}]*?"content":"([^"]{0,400})/.exec(toolResult)?.[1] ?? toolResult.slice(-600)}`);
+      console.log(
+        `claude ${CLAUDE_VERSION}: tool result of an Edit accepted as merged with unsaved edits: ${/"tool_result"[^}]*?"content":"([^"]{0,400})/.exec(toolResult)?.[1] ?? toolResult.slice(-600)}`,
+      );
       // 2.1.328 tells the model only this (not the text it wrote): true, the user's typing is in it.
       expect(toolResult).toMatch(/has been updated successfully\.\s+The user modified your proposed changes before accepting them/);
       expect(second.extra).toMatchObject({ originalText: merged, proposedText: merged.replace('seven', 'SEVEN by claude') });
@@ -438,10 +445,16 @@ describe('real claude CLI ⇄ IDE server', () => {
       documents.unsaved.set(file, mine);
       const claude = await startConnectedCli();
       await sessionSettled();
-      changeFile(file, { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'six', new_string: 'six (claude)' } } }, { text: 'resolved and written' });
+      changeFile(
+        file,
+        { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'six', new_string: 'six (claude)' } } },
+        { text: 'resolved and written' },
+      );
       await claude.submit('change six');
       const [pending] = await pendingReview(claude);
-      expect(pending.extra.proposedText).toBe("one\ntwo\nthree\nfour\nfive\n<<<<<<< your unsaved edits\nsix (mine)\n=======\nsix (claude)\n>>>>>>> Claude's proposal\nseven\n");
+      expect(pending.extra.proposedText).toBe(
+        "one\ntwo\nthree\nfour\nfive\n<<<<<<< your unsaved edits\nsix (mine)\n=======\nsix (claude)\n>>>>>>> Claude's proposal\nseven\n",
+      );
       expect(pending.extra.merged).toEqual({ unsavedText: mine, conflicts: 1 });
       const resolved = 'one\ntwo\nthree\nfour\nfive\nsix (mine)\nsix (claude)\nseven\n';
       accept(pending, resolved);

@@ -42,14 +42,27 @@ describe('real claude CLI: the tools entry through --mcp-config', () => {
     await fs.writeFile(path.join(workspace, 'a.txt'), 'hello\n');
     model = await startFakeModel();
     const workspaceHost = { folders: () => [workspace], ripgrepPath: () => undefined };
-    const hosts = { review: new ScriptedReviewHost(), diagnostics: new StaticDiagnostics(), workspace: workspaceHost, documents: new DiskDocumentWriter(), approvalMode: () => 'write-only' as const, lock: new KeyedLock() };
+    const hosts = {
+      review: new ScriptedReviewHost(),
+      diagnostics: new StaticDiagnostics(),
+      workspace: workspaceHost,
+      documents: new DiskDocumentWriter(),
+      approvalMode: () => 'write-only' as const,
+      lock: new KeyedLock(),
+    };
     server = new IdeServer({
       token: TOKEN,
       log: memoryLogger(),
-      createSession: createSessionFactory({ toolsFor: (route) => (route === 'tools' ? workspaceTools(hosts) : []), serverInfo: { name: 'native-claude', version: 'test' }, log: memoryLogger() }),
+      createSession: createSessionFactory({
+        toolsFor: (route) => (route === 'tools' ? workspaceTools(hosts) : []),
+        serverInfo: { name: 'native-claude', version: 'test' },
+        log: memoryLogger(),
+      }),
     });
     await server.start();
-    expected = workspaceTools(hosts).map((t) => `mcp__${TOOLS_SERVER_NAME}__${t.name}`).sort();
+    expected = workspaceTools(hosts)
+      .map((t) => `mcp__${TOOLS_SERVER_NAME}__${t.name}`)
+      .sort();
   });
 
   afterEach(async () => {
@@ -72,7 +85,13 @@ describe('real claude CLI: the tools entry through --mcp-config', () => {
   });
 
   test('--mcp-config alone (nothing in ~/.claude.json): the workspace tools, one connection to /tools', async () => {
-    cli = await startClaude({ cwd: workspace, model, env: env(), args: ['--mcp-config', mcpConfigArg()], settings: { permissions: { allow: [`mcp__${TOOLS_SERVER_NAME}__*`] } } });
+    cli = await startClaude({
+      cwd: workspace,
+      model,
+      env: env(),
+      args: ['--mcp-config', mcpConfigArg()],
+      settings: { permissions: { allow: [`mcp__${TOOLS_SERVER_NAME}__*`] } },
+    });
     await waitFor(() => server.connections().some((c) => c.route === 'tools'), 30_000, 'the CLI to open /tools');
     model.respond({ toolUse: { name: `mcp__${TOOLS_SERVER_NAME}__read_file`, input: { path: 'a.txt' } } }, { text: 'read done' });
     await cli.submit('read a.txt');

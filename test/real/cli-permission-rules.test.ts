@@ -59,7 +59,11 @@ describe('real claude CLI ⇄ the permission rules offered at consent', () => {
     server = new IdeServer({
       token: TOKEN,
       log: memoryLogger(log),
-      createSession: createSessionFactory({ toolsFor: (route) => (route === 'tools' ? workspaceTools(hosts) : []), serverInfo: { name: 'native-claude', version: 'test' }, log: memoryLogger(log) }),
+      createSession: createSessionFactory({
+        toolsFor: (route) => (route === 'tools' ? workspaceTools(hosts) : []),
+        serverInfo: { name: 'native-claude', version: 'test' },
+        log: memoryLogger(log),
+      }),
     });
     await server.start();
   });

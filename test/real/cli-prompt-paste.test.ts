@@ -19,7 +19,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Writes bytes to claude's terminal as VS Code's `terminal.sendText(text, false)` does: `\n` becomes `\r`. */
 function sendText(cli: ClaudeCli, text: string): Promise<void> {
   const hex = [...Buffer.from(text.replace(/\r?\n/g, '\r'), 'utf8')].map((b) => b.toString(16).padStart(2, '0'));
-  return new Promise((resolve, reject) => execFile('tmux', ['-L', cli.socket, 'send-keys', '-t', `${cli.socket}:0.0`, '-H', ...hex], (error) => (error ? reject(error) : resolve())));
+  return new Promise((resolve, reject) =>
+    execFile('tmux', ['-L', cli.socket, 'send-keys', '-t', `${cli.socket}:0.0`, '-H', ...hex], (error) => (error ? reject(error) : resolve())),
+  );
 }
 
 describe('claude prompt: text typed into its terminal', () => {

@@ -116,8 +116,15 @@ describe('real claude CLI ⇄ the tools route', () => {
     const firstRequest = JSON.stringify(model.mainRequests[0]);
     for (const line of TOOLS_INSTRUCTIONS.split('\n')) expect(firstRequest).toContain(JSON.stringify(line).slice(1, -1));
 
-    const offered = model.toolNames(model.mainRequests[0]).filter((n) => n.startsWith(`mcp__${TOOLS_SERVER_NAME}__`)).sort();
-    expect(offered).toEqual(['apply_diff', 'execute_command', 'get_diagnostics', 'list_files', 'read_file', 'search_files', 'write_file'].map((t) => `mcp__${TOOLS_SERVER_NAME}__${t}`));
+    const offered = model
+      .toolNames(model.mainRequests[0])
+      .filter((n) => n.startsWith(`mcp__${TOOLS_SERVER_NAME}__`))
+      .sort();
+    expect(offered).toEqual(
+      ['apply_diff', 'execute_command', 'get_diagnostics', 'list_files', 'read_file', 'search_files', 'write_file'].map(
+        (t) => `mcp__${TOOLS_SERVER_NAME}__${t}`,
+      ),
+    );
 
     const results = model.sentToolUseIds.slice(0, calls.length).map((id) => model.toolResultText(id) ?? '');
     expect(results[0]).toMatch(/1\s*\|\s*export function greet/);

@@ -96,7 +96,11 @@ describe('the tools entry through the real claude CLI', () => {
 
   test('no usable claude: the file is edited with the lock protocol instead', async () => {
     const log: string[] = [];
-    const servers = new ClaudeMcpCommand(new ClaudeUserConfig(file), { executable: path.join(home, 'no-such-claude'), env: cliEnv(home), log: (m) => log.push(m) });
+    const servers = new ClaudeMcpCommand(new ClaudeUserConfig(file), {
+      executable: path.join(home, 'no-such-claude'),
+      env: cliEnv(home),
+      log: (m) => log.push(m),
+    });
     await expect(servers.setServer(TOOLS_SERVER_NAME, toolsRouteEntry())).resolves.toBe(true);
     expect(log.join('\n')).toMatch(/No usable ".*no-such-claude" \(ENOENT\); editing .* with claude's lock protocol instead/);
     expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual({ ...BASE, mcpServers: { vscode: toolsRouteEntry() } });
@@ -116,7 +120,12 @@ describe('the tools entry through the real claude CLI', () => {
     const cli = (async () => {
       const failures: string[] = [];
       for (let i = 0; i < rounds; i++) {
-        const result = await run(claudeBinaryPath(), ['mcp', 'add-json', `cli${i}`, '-', '-s', 'user'], env, JSON.stringify({ type: 'http', url: `http://127.0.0.1:1/${i}` }));
+        const result = await run(
+          claudeBinaryPath(),
+          ['mcp', 'add-json', `cli${i}`, '-', '-s', 'user'],
+          env,
+          JSON.stringify({ type: 'http', url: `http://127.0.0.1:1/${i}` }),
+        );
         if (result.code !== 0) failures.push(`cli${i}: ${result.stderr.trim()}`);
       }
       cliDone = true;
@@ -131,15 +140,17 @@ describe('the tools entry through the real claude CLI', () => {
     expect(await cli).toEqual([]);
     const final = JSON.parse(await fs.readFile(file, 'utf8'));
     const cliKeys = Object.keys(final.mcpServers).filter((k) => k.startsWith('cli'));
-     
-    console.log(`real CLI race: ${rounds} claude mcp add-json runs × ${toggles} locked edits of the vscode entry; ${cliKeys.length}/${rounds} CLI entries kept`);
+
+    console.log(
+      `real CLI race: ${rounds} claude mcp add-json runs × ${toggles} locked edits of the vscode entry; ${cliKeys.length}/${rounds} CLI entries kept`,
+    );
     expect(cliKeys.length).toBe(rounds);
     expect(final).toMatchObject(BASE);
     expect(toggles).toBeGreaterThan(rounds);
     expect((await fs.lstat(file)).isSymbolicLink()).toBe(true);
   });
 
-  test("claude 2.1.328: a user's own \"vscode\" server is never removed by `claude mcp remove` unasked; the tools go beside it as \"vscode-native\", or replace it on request", async () => {
+  test('claude 2.1.328: a user\'s own "vscode" server is never removed by `claude mcp remove` unasked; the tools go beside it as "vscode-native", or replace it on request', async () => {
     const theirs = { type: 'stdio', command: 'my-vscode-mcp', args: ['--stdio'], env: { API_TOKEN: 'secret-token' } };
     await fs.writeFile(file, JSON.stringify({ ...BASE, mcpServers: { vscode: theirs } }, null, 2));
     const log: string[] = [];

@@ -22,7 +22,17 @@ import { codeServerAvailable, findFiles, openWorkbench, saveScreenshot, startCod
 import { startFakeModel, type FakeModel, type MessagesRequest, type Reply, freshMessages, textOf } from './harness/fakeModel';
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
-import { clickPeekAction, editorErrors, editorTabLabels, notificationTexts, ourStatus, peekChooseProvider, reloadWindow, runCommand, until } from './harness/workbenchUi';
+import {
+  clickPeekAction,
+  editorErrors,
+  editorTabLabels,
+  notificationTexts,
+  ourStatus,
+  peekChooseProvider,
+  reloadWindow,
+  runCommand,
+  until,
+} from './harness/workbenchUi';
 import { screenOf, tmux, waitForScreenOf } from '../support/tmuxScreen';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -32,7 +42,9 @@ const waitForScreen = (socket: string, pattern: RegExp | string, timeoutMs: numb
 
 /** The Source Control view's rows: a group's row is its label, a file's row its name. */
 async function scmRows(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>(`Array.from(document.querySelectorAll('.scm-view .monaco-list-row')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`);
+  return page.evaluate<string[]>(
+    `Array.from(document.querySelectorAll('.scm-view .monaco-list-row')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`,
+  );
 }
 
 /** The file rows of the first group whose label matches `group`: those after it whose tooltip names it (`name`). */
@@ -52,14 +64,18 @@ function filesOf(rows: string[], group: RegExp, name = 'claude'): string[] {
  * default a.txt's before-image: a1 a2 a3…); fails at once on an editor error ("The editor could not be opened").
  */
 async function diffShown(page: Page, title: string, before = /a1\s*a2\s*a3\s*a4\s*a5\s*a6/, timeoutMs = 30_000): Promise<{ tabs: string[]; original: string }> {
-  return until(`the diff "${title}"`, async () => {
-    const errors = await editorErrors(page);
-    if (errors.length) throw new Error(`the editor shows an error instead of "${title}": ${errors.join(' | ')}`);
-    const active = await page.evaluate<string>(`(document.querySelector('.editor .tabs-container .tab.active')?.getAttribute('aria-label') || '')`);
-    if (!active.includes(title)) return undefined;
-    const original = (await page.locator('.editor-instance .monaco-diff-editor .editor.original .view-lines').first().textContent({ timeout: 2_000 })) ?? '';
-    return before.test(original) ? { tabs: await editorTabLabels(page), original } : undefined;
-  }, timeoutMs).catch(async (error: Error) => {
+  return until(
+    `the diff "${title}"`,
+    async () => {
+      const errors = await editorErrors(page);
+      if (errors.length) throw new Error(`the editor shows an error instead of "${title}": ${errors.join(' | ')}`);
+      const active = await page.evaluate<string>(`(document.querySelector('.editor .tabs-container .tab.active')?.getAttribute('aria-label') || '')`);
+      if (!active.includes(title)) return undefined;
+      const original = (await page.locator('.editor-instance .monaco-diff-editor .editor.original .view-lines').first().textContent({ timeout: 2_000 })) ?? '';
+      return before.test(original) ? { tabs: await editorTabLabels(page), original } : undefined;
+    },
+    timeoutMs,
+  ).catch(async (error: Error) => {
     // An error placeholder throws inside until() and is only its last value: say it plainly.
     const errors = await editorErrors(page);
     throw errors.length ? new Error(`the editor shows an error instead of "${title}": ${errors.join(' | ')}`) : error;
@@ -90,11 +106,27 @@ async function clickUntilDiff(page: Page, file: string, title: string, before?: 
 
 /** Opens the Source Control view (its activity bar entry, as a user clicks it). */
 async function showScm(page: Page): Promise<void> {
-  await until('the Source Control view', async () => {
-    if (await page.locator('.scm-view').first().isVisible().catch(() => false)) return true;
-    await page.locator('.activitybar .action-item a[aria-label^="Source Control"], .activitybar .action-item .action-label[aria-label^="Source Control"]').first().click({ timeout: 3_000 }).catch(() => page.keyboard.press('Control+Shift+KeyG'));
-    return false;
-  }, 30_000, 1000);
+  await until(
+    'the Source Control view',
+    async () => {
+      if (
+        await page
+          .locator('.scm-view')
+          .first()
+          .isVisible()
+          .catch(() => false)
+      )
+        return true;
+      await page
+        .locator('.activitybar .action-item a[aria-label^="Source Control"], .activitybar .action-item .action-label[aria-label^="Source Control"]')
+        .first()
+        .click({ timeout: 3_000 })
+        .catch(() => page.keyboard.press('Control+Shift+KeyG'));
+      return false;
+    },
+    30_000,
+    1000,
+  );
 }
 
 describe("vscode-changes-reload: Claude's changes across a window reload, claude still running", () => {
@@ -104,12 +136,32 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
   // `edit <x>.txt` → an Edit of that file in the folder the prompt names (a.txt: two Edits, lines 2 and 5), then "edited <x>".
   const router = (request: MessagesRequest): Reply => {
     const fresh = freshMessages(request);
-    const prompt = fresh.filter((m) => m.role === 'user').map(textOf).join('\n');
+    const prompt = fresh
+      .filter((m) => m.role === 'user')
+      .map(textOf)
+      .join('\n');
     const asked = /edit (\S+)\/([ab])\.txt/.exec(prompt);
-    if (asked) return { toolUse: { id: `toolu_nc_reload_${asked[2]}_${Date.now()}`, name: 'Edit', input: { file_path: path.join(asked[1], `${asked[2]}.txt`), old_string: `${asked[2]}2`, new_string: `${asked[2].toUpperCase()}2` } } };
-    const results = fresh.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id));
+    if (asked)
+      return {
+        toolUse: {
+          id: `toolu_nc_reload_${asked[2]}_${Date.now()}`,
+          name: 'Edit',
+          input: { file_path: path.join(asked[1], `${asked[2]}.txt`), old_string: `${asked[2]}2`, new_string: `${asked[2].toUpperCase()}2` },
+        },
+      };
+    const results = fresh
+      .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => String(b.tool_use_id));
     // a.txt's second Edit, once the first is done: two hunks, one of them undone from the gutter's peek.
-    if (results.some((id) => /^toolu_nc_reload_a_/.test(id))) return { toolUse: { id: `toolu_nc_reload_a5_${Date.now()}`, name: 'Edit', input: { file_path: path.join(folderOf.a, 'a.txt'), old_string: 'a5', new_string: 'A5' } } };
+    if (results.some((id) => /^toolu_nc_reload_a_/.test(id)))
+      return {
+        toolUse: {
+          id: `toolu_nc_reload_a5_${Date.now()}`,
+          name: 'Edit',
+          input: { file_path: path.join(folderOf.a, 'a.txt'), old_string: 'a5', new_string: 'A5' },
+        },
+      };
     const done = results.map((id) => /toolu_nc_reload_([ab])(5)?_/.exec(id)?.[1]).find(Boolean);
     return { text: done ? `edited ${done}` : 'ok' };
   };
@@ -146,21 +198,39 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
     let wb: Workbench | undefined;
     const seen: Record<string, unknown> = {};
     try {
-      server = await startCodeServer({ workspace: folder, vsixPaths: [vsix], env: ic.env, smokeTestDriver: false, userSettings: { 'files.autoSave': 'off', 'git.autoRepositoryDetection': true } });
+      server = await startCodeServer({
+        workspace: folder,
+        vsixPaths: [vsix],
+        env: ic.env,
+        smokeTestDriver: false,
+        userSettings: { 'files.autoSave': 'off', 'git.autoRepositoryDetection': true },
+      });
       wb = await openWorkbench(server, folder);
       const page = wb.page;
       try {
         await until('Native Claude to listen', async () => /^Claude :\d+$/.test((await ourStatus(page)) ?? ''), 90_000);
         await runCommand(page, 'Terminal: Create New Terminal');
         await page.locator('.terminal-wrapper.active .xterm-helper-textarea, .terminal .xterm-helper-textarea').first().waitFor({ timeout: 30_000 });
-        await until('claude to connect from the terminal', async () => {
-          if ((await ourStatus(page)) === 'Claude: 1 session') return true;
-          if (!(await screen(ic.tmuxSocket).then(() => true, () => false))) {
-            await page.keyboard.type(`export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L "$NC_TMUX_SOCKET" -f /dev/null new-session -d -s main -x 200 -y 50 claude`);
-            await page.keyboard.press('Enter');
-          }
-          return false;
-        }, 90_000, 1000);
+        await until(
+          'claude to connect from the terminal',
+          async () => {
+            if ((await ourStatus(page)) === 'Claude: 1 session') return true;
+            if (
+              !(await screen(ic.tmuxSocket).then(
+                () => true,
+                () => false,
+              ))
+            ) {
+              await page.keyboard.type(
+                `export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L "$NC_TMUX_SOCKET" -f /dev/null new-session -d -s main -x 200 -y 50 claude`,
+              );
+              await page.keyboard.press('Enter');
+            }
+            return false;
+          },
+          90_000,
+          1000,
+        );
         await waitForScreen(ic.tmuxSocket, /accept edits on/, 30_000);
         const pid = Number((await tmux(ic.tmuxSocket, 'display-message', '-p', '-t', 'main', '#{pane_pid}')).trim());
         seen.pid = pid;
@@ -179,10 +249,14 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
         await sleep(1500);
         await ask('a');
         await showScm(page);
-        seen.before = await until('a.txt listed in the group of claude (pid N)', async () => {
-          const rows = await scmRows(page);
-          return filesOf(rows, group).some((r) => /a\.txt/.test(r)) ? rows : undefined;
-        }, 20_000);
+        seen.before = await until(
+          'a.txt listed in the group of claude (pid N)',
+          async () => {
+            const rows = await scmRows(page);
+            return filesOf(rows, group).some((r) => /a\.txt/.test(r)) ? rows : undefined;
+          },
+          20_000,
+        );
         const name = (seen.before as string[]).find((r) => group.test(r))!;
         seen.name = name;
 
@@ -197,23 +271,48 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
         await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
         await page.keyboard.press('Control+Home');
         const peek = page.locator('.dirty-diff');
-        await until('the quick diff peek', async () => {
-          if (await peek.first().isVisible().catch(() => false)) return true;
-          await page.keyboard.press('Alt+F3');
-          return false;
-        }, 20_000, 1000);
+        await until(
+          'the quick diff peek',
+          async () => {
+            if (
+              await peek
+                .first()
+                .isVisible()
+                .catch(() => false)
+            )
+              return true;
+            await page.keyboard.press('Alt+F3');
+            return false;
+          },
+          20_000,
+          1000,
+        );
         seen.peekProviders = await peekChooseProvider(page, "Claude's changes");
         await sleep(500);
         // The peek is on Claude's first hunk (A2); the next is A5.
         await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-        await until("the peek on Claude's second change", async () => {
-          const title = (await page.locator('.dirty-diff .peekview-title').first().textContent().catch(() => '')) ?? '';
-          if (/2 of 2/.test(title)) return title;
-          await page.keyboard.press('Alt+F3');
-          return undefined;
-        }, 20_000, 1000);
+        await until(
+          "the peek on Claude's second change",
+          async () => {
+            const title =
+              (await page
+                .locator('.dirty-diff .peekview-title')
+                .first()
+                .textContent()
+                .catch(() => '')) ?? '';
+            if (/2 of 2/.test(title)) return title;
+            await page.keyboard.press('Alt+F3');
+            return undefined;
+          },
+          20_000,
+          1000,
+        );
         seen.peekClick = await clickPeekAction(page, 'Undo This Change');
-        await until('a.txt with its second hunk undone', async () => fs.readFileSync(path.join(folder, 'a.txt'), 'utf8') === 'a1\nA2\na3\na4\na5\na6\n', 15_000);
+        await until(
+          'a.txt with its second hunk undone',
+          async () => fs.readFileSync(path.join(folder, 'a.txt'), 'utf8') === 'a1\nA2\na3\na4\na5\na6\n',
+          15_000,
+        );
         await page.keyboard.press('Escape');
         // The user looks at the change (a click on its row) and leaves its diff open when reloading.
         seen.diffBefore = await clickUntilDiff(page, 'a.txt', 'a.txt (before Claude ↔ now)');
@@ -221,15 +320,30 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
         await reloadWindow(page);
         // The diff the reload restored is shown again (its before-image read back), not an error.
         seen.diffRestored = await diffShown(page, 'a.txt (before Claude ↔ now)');
-        seen.statusAfter = await until('the same claude to reconnect', async () => ((await ourStatus(page)) === 'Claude: 1 session' ? 'Claude: 1 session' : undefined), 90_000);
-        const logs = () => findFiles(path.join(server!.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+        seen.statusAfter = await until(
+          'the same claude to reconnect',
+          async () => ((await ourStatus(page)) === 'Claude: 1 session' ? 'Claude: 1 session' : undefined),
+          90_000,
+        );
+        const logs = () =>
+          findFiles(path.join(server!.userDataDir, 'logs'), /Native Claude\.log$/)
+            .map((f) => fs.readFileSync(f, 'utf8'))
+            .join('\n');
         // Verified as the same process (its pid holds the socket), in the reloaded window's log.
-        seen.verified = await until('the reconnected pid verified', async () => (logs().match(new RegExp(`CLI pid ${pid} verified`, 'g'))?.length ?? 0) >= 2, 30_000).then(() => true);
+        seen.verified = await until(
+          'the reconnected pid verified',
+          async () => (logs().match(new RegExp(`CLI pid ${pid} verified`, 'g'))?.length ?? 0) >= 2,
+          30_000,
+        ).then(() => true);
         await showScm(page);
-        seen.afterReload = await until('the group of claude (pid N) with a.txt after the reload', async () => {
-          const rows = await scmRows(page);
-          return filesOf(rows, group, name).some((r) => /a\.txt/.test(r)) ? rows : undefined;
-        }, 30_000);
+        seen.afterReload = await until(
+          'the group of claude (pid N) with a.txt after the reload',
+          async () => {
+            const rows = await scmRows(page);
+            return filesOf(rows, group, name).some((r) => /a\.txt/.test(r)) ? rows : undefined;
+          },
+          30_000,
+        );
         // A click on the listed file (its row in the focused Source Control view) opens before Claude ↔ now,
         // after the editor of a.txt is in front again.
         await page.keyboard.press('Control+KeyP');
@@ -241,16 +355,24 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
         seen.diffOpened = await clickUntilDiff(page, 'a.txt', 'a.txt (before Claude ↔ now)');
 
         await ask('b');
-        seen.afterEdit = await until('b.txt listed in the same group', async () => {
-          const rows = await scmRows(page);
-          return filesOf(rows, group, name).some((r) => /b\.txt/.test(r)) ? rows : undefined;
-        }, 30_000);
+        seen.afterEdit = await until(
+          'b.txt listed in the same group',
+          async () => {
+            const rows = await scmRows(page);
+            return filesOf(rows, group, name).some((r) => /b\.txt/.test(r)) ? rows : undefined;
+          },
+          30_000,
+        );
         // b.txt's change is not attributed with certainty: its diff's title says so (the row's tooltip is not shown in code-server).
         seen.diffUncertain = await clickUntilDiff(page, 'b.txt', 'b.txt (before Claude ↔ now · not attributed with certainty)', /b1\s*b2\s*b3/);
-        seen.notifications = await until('the notification about the reconnect', async () => {
-          const texts = await notificationTexts(page);
-          return texts.some((t) => /reconnected to this window/.test(t)) ? texts : undefined;
-        }, 15_000).catch(() => notificationTexts(page));
+        seen.notifications = await until(
+          'the notification about the reconnect',
+          async () => {
+            const texts = await notificationTexts(page);
+            return texts.some((t) => /reconnected to this window/.test(t)) ? texts : undefined;
+          },
+          15_000,
+        ).catch(() => notificationTexts(page));
         if (process.env.NC_RELOAD_DEBUG) console.log(JSON.stringify(seen, null, 1));
         const rows = seen.afterEdit as string[];
         // One group, the same claude's: both files in it; its label says what happened and what to do.
@@ -261,7 +383,8 @@ describe("vscode-changes-reload: Claude's changes across a window reload, claude
       } catch (error) {
         const shot = await saveScreenshot(page, 'changes-reload-failed');
         const logs = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8').slice(-3000));
-        (error as Error).message += `\nseen so far: ${JSON.stringify(seen, null, 1)}\nclaude: ${await screen(ic.tmuxSocket).catch(() => '')}\nscreenshot: ${shot}\nNative Claude's logs:\n${logs.join('\n---\n')}`;
+        (error as Error).message +=
+          `\nseen so far: ${JSON.stringify(seen, null, 1)}\nclaude: ${await screen(ic.tmuxSocket).catch(() => '')}\nscreenshot: ${shot}\nNative Claude's logs:\n${logs.join('\n---\n')}`;
         throw error;
       }
     } finally {

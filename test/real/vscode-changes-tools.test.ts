@@ -40,7 +40,10 @@ describe('vscode-changes-tools: tools-route writes of two real claudes, each in 
     model.respond(
       ...Array.from({ length: 40 }, () => (request: MessagesRequest): Reply => {
         const fresh = freshMessages(request);
-        const answered = fresh.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id);
+        const answered = fresh
+          .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+          .filter((b) => b.type === 'tool_result')
+          .map((b) => b.tool_use_id);
         for (const who of ['first', 'second'] as const) {
           if (answered.includes(`toolu_nc_tools_${who}`)) return { text: `done tools-${who}` };
           if (fresh.some((m) => m.role === 'user' && textOf(m).includes(`scenario:tools-${who}`))) {
@@ -61,18 +64,34 @@ describe('vscode-changes-tools: tools-route writes of two real claudes, each in 
       settings: { permissions: { allow: [`mcp__${TOOLS_SERVER_NAME}`] } },
     });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath }));
-    const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<InnerResult>({
+    const {
+      suite,
+      suiteError,
+      results: inner,
+      extensionLog,
+    } = await runClaudeInnerSuite<InnerResult>({
       ic,
       model,
-      server: { workspace, vsixPaths: [vsix], userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off', 'git.enabled': false, 'nativeClaude.approvalMode': 'never' } },
+      server: {
+        workspace,
+        vsixPaths: [vsix],
+        userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off', 'git.enabled': false, 'nativeClaude.approvalMode': 'never' },
+      },
       run: { files: ['changes-tools-route'], timeout: 180_000, timeoutMs: 300_000, name: 'changes-tools-route' },
       resultsPath,
     });
-    if (process.env.NC_CHANGES_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-8000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
+    if (process.env.NC_CHANGES_DEBUG)
+      console.log(
+        `--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-8000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`,
+      );
     try {
       const ownerLines = extensionLog.split('\n').filter((l) => /\(tools\)/.test(l));
       console.log(JSON.stringify({ sessions: inner?.data?.sessions, panes: inner?.data?.panes, cliPids: inner?.data?.cliPids, ownerLines }, null, 2));
-      expectInnerPassed('changes-tools-route', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-40), ownerLines }));
+      expectInnerPassed('changes-tools-route', inner, () => ({
+        suiteError: suiteError?.message.slice(0, 3000),
+        innerLogTail: suite?.log.slice(-40),
+        ownerLines,
+      }));
       // Edited by the user after claude; the scripted undo (ignored outside the tests) left it.
       expect(fs.readFileSync(abs('t1.txt'), 'utf8')).toBe('first, edited by the user afterwards\n');
       expect(extensionLog).toMatch(/a command was called with a scripted answer \("undo"\); it is ignored outside the extension's tests/);

@@ -47,7 +47,10 @@ describe("vscode-changes-undo: claude's write over the user's undo, and the edit
       ],
       write: [{ name: 'Write', input: { file_path: abs('u.txt'), content: 'rewritten by claude\n' } }],
     };
-    const toolResults = (request: MessagesRequest) => freshMessages(request).flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result');
+    const toolResults = (request: MessagesRequest) =>
+      freshMessages(request)
+        .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+        .filter((b) => b.type === 'tool_result');
     model.respond(
       ...Array.from({ length: 20 }, () => (request: MessagesRequest): Reply => {
         const fresh = freshMessages(request);
@@ -67,7 +70,12 @@ describe("vscode-changes-undo: claude's write over the user's undo, and the edit
     const resultsPath = `${specPath}.results.json`;
     const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_UNDOGUARD_SPEC: specPath } });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath }));
-    const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<Inner>({
+    const {
+      suite,
+      suiteError,
+      results: inner,
+      extensionLog,
+    } = await runClaudeInnerSuite<Inner>({
       ic,
       model,
       server: { workspace, vsixPaths: [vsix], userSettings: { 'json.schemaDownload.enable': false, 'files.autoSave': 'off' } },
@@ -81,10 +89,23 @@ describe("vscode-changes-undo: claude's write over the user's undo, and the edit
       },
       resultsPath,
     });
-    if (process.env.NC_CHANGES_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-6000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
+    if (process.env.NC_CHANGES_DEBUG)
+      console.log(
+        `--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-6000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`,
+      );
     try {
-      console.log(JSON.stringify({ editor: { dirtyAfterReload: inner?.data.dirtyAfterReload, undo: inner?.data.editorUndo, redo: inner?.data.editorRedo }, notification: inner?.data.notification, flagged: inner?.data.flagged }));
-      expect({ suiteError: suiteError?.message.slice(0, 2000), results: inner?.results, innerLogTail: inner?.state === 'passed' ? undefined : suite?.log.slice(-40) }).toEqual({ suiteError: undefined, results: { editorUndo: { state: 'passed' }, rewrite: { state: 'passed' } }, innerLogTail: undefined });
+      console.log(
+        JSON.stringify({
+          editor: { dirtyAfterReload: inner?.data.dirtyAfterReload, undo: inner?.data.editorUndo, redo: inner?.data.editorRedo },
+          notification: inner?.data.notification,
+          flagged: inner?.data.flagged,
+        }),
+      );
+      expect({
+        suiteError: suiteError?.message.slice(0, 2000),
+        results: inner?.results,
+        innerLogTail: inner?.state === 'passed' ? undefined : suite?.log.slice(-40),
+      }).toEqual({ suiteError: undefined, results: { editorUndo: { state: 'passed' }, rewrite: { state: 'passed' } }, innerLogTail: undefined });
       expect(inner?.data.notification).toEqual({ message: 'Claude wrote u.txt again after you undid its change.', buttons: ['Show Change', 'Undo Again'] });
       expect(fs.readFileSync(abs('u.txt')).toString('hex')).toBe(Buffer.from(ORIGINAL).toString('hex'));
     } finally {

@@ -76,18 +76,30 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
       ...Array.from({ length: 40 }, () => (request: MessagesRequest): Reply => {
         const fresh = freshMessages(request);
         if (fresh.some((m) => m.role === 'user' && textOf(m).includes('scenario:again'))) return { toolUse: { ...again[0], id: 'toolu_nc_again_0' } };
-        const answered = fresh.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id);
+        const answered = fresh
+          .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+          .filter((b) => b.type === 'tool_result')
+          .map((b) => b.tool_use_id);
         if (answered.includes('toolu_nc_again_0')) return { toolUse: { ...again[1], id: 'toolu_nc_again_1' } };
         if (answered.includes('toolu_nc_again_1')) return { text: 'done again' };
         // Two sessions at once: the first claude edits g.txt, the second f.txt.
-        for (const [who, file] of [['first', 'g.txt'], ['second', 'f.txt']] as const) {
+        for (const [who, file] of [
+          ['first', 'g.txt'],
+          ['second', 'f.txt'],
+        ] as const) {
           const line = file[0];
-          if (fresh.some((m) => m.role === 'user' && textOf(m).includes(`scenario:${who}`))) return { toolUse: { name: 'Read', input: { file_path: abs(file) }, id: `toolu_nc_${who}_0` } };
-          if (answered.includes(`toolu_nc_${who}_0`)) return { toolUse: { name: 'Edit', input: { file_path: abs(file), old_string: `${line}2`, new_string: `${line.toUpperCase()}2` }, id: `toolu_nc_${who}_1` } };
+          if (fresh.some((m) => m.role === 'user' && textOf(m).includes(`scenario:${who}`)))
+            return { toolUse: { name: 'Read', input: { file_path: abs(file) }, id: `toolu_nc_${who}_0` } };
+          if (answered.includes(`toolu_nc_${who}_0`))
+            return {
+              toolUse: { name: 'Edit', input: { file_path: abs(file), old_string: `${line}2`, new_string: `${line.toUpperCase()}2` }, id: `toolu_nc_${who}_1` },
+            };
           if (answered.includes(`toolu_nc_${who}_1`)) return { text: `done ${who}` };
         }
         if (fresh.some((m) => m.role === 'user' && textOf(m).includes('scenario:changes'))) return { toolUse: { ...steps[0], id: 'toolu_nc_changes_0' } };
-        const results = (request.messages ?? []).flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result').length;
+        const results = (request.messages ?? [])
+          .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+          .filter((b) => b.type === 'tool_result').length;
         if (results > 0 && results < steps.length) return { toolUse: { ...steps[results], id: `toolu_nc_changes_${results}` } };
         return { text: results >= steps.length ? 'done changes' : 'ok' };
       }),
@@ -101,7 +113,12 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
     const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_CHANGES_SPEC: specPath, NATIVE_CLAUDE_TEST_SCRIPTED_ANSWERS: '1' } });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, shots }));
     let reloadSuite: SuiteResult | undefined;
-    const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<InnerResult>({
+    const {
+      suite,
+      suiteError,
+      results: inner,
+      extensionLog,
+    } = await runClaudeInnerSuite<InnerResult>({
       ic,
       model,
       server: {
@@ -144,12 +161,25 @@ describe("vscode-changes: Claude's changes after the fact, with the real claude 
       },
     });
     const reloaded: InnerResult | undefined = fs.existsSync(`${resultsPath}.reload`) ? JSON.parse(fs.readFileSync(`${resultsPath}.reload`, 'utf8')) : undefined;
-    if (process.env.NC_CHANGES_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-6000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
+    if (process.env.NC_CHANGES_DEBUG)
+      console.log(
+        `--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-6000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`,
+      );
     try {
       expectInnerPassed('changes', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-40) }));
-      expectInnerPassed('changes after a reload', reloaded, () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: reloadSuite?.log.slice(-40) }));
+      expectInnerPassed('changes after a reload', reloaded, () => ({
+        suiteError: suiteError?.message.slice(0, 3000),
+        innerLogTail: reloadSuite?.log.slice(-40),
+      }));
       console.log(JSON.stringify({ reloaded: reloaded?.data?.reloaded, leftAfterReload: reloaded?.data?.left, reconnected: reloaded?.data?.reconnected }));
-      console.log(JSON.stringify({ sessions: inner?.data?.sessions, left: inner?.data?.left, peekProviders: inner?.data?.peekProviders, peekClick: inner?.data?.peekClick }));
+      console.log(
+        JSON.stringify({
+          sessions: inner?.data?.sessions,
+          left: inner?.data?.left,
+          peekProviders: inner?.data?.peekProviders,
+          peekClick: inner?.data?.peekClick,
+        }),
+      );
       const bytes = (rel: string) => fs.readFileSync(abs(rel)).toString('hex');
       expect(bytes('a.txt')).toBe(Buffer.from('line1\nLINE2 (mine)\nline3\nline4\nline5\nline6 (mine, uncommitted)\n').toString('hex'));
       // Kept, then edited again by the same claude after its reconnect (and still listed).

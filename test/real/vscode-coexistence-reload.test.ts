@@ -23,7 +23,17 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { codeServerAvailable, codeServerEnv, findFiles, installVsix, openWorkbench, saveScreenshot, startCodeServer, type CodeServer, type Workbench } from './harness/codeServer';
+import {
+  codeServerAvailable,
+  codeServerEnv,
+  findFiles,
+  installVsix,
+  openWorkbench,
+  saveScreenshot,
+  startCodeServer,
+  type CodeServer,
+  type Workbench,
+} from './harness/codeServer';
 import { startFakeModel, type FakeModel } from './harness/fakeModel';
 import { lockFiles, prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { anthropicVsix } from './harness/anthropicExtension';
@@ -39,9 +49,24 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  */
 async function answerQuestion(page: Page, answer: string): Promise<boolean> {
   const button = (where: string) =>
-    page.locator(`${where} .notification-list-item`, { hasText: QUESTION }).locator('.monaco-button', { hasText: new RegExp(`^${answer}$`) }).first();
-  const inToast = await until('the question', async () => (await notificationTexts(page)).some((t) => QUESTION.test(t)), 90_000).then(() => true, () => false);
-  if (inToast && (await button('.notification-toast').click({ timeout: 5_000 }).then(() => true, () => false))) return true;
+    page
+      .locator(`${where} .notification-list-item`, { hasText: QUESTION })
+      .locator('.monaco-button', { hasText: new RegExp(`^${answer}$`) })
+      .first();
+  const inToast = await until('the question', async () => (await notificationTexts(page)).some((t) => QUESTION.test(t)), 90_000).then(
+    () => true,
+    () => false,
+  );
+  if (
+    inToast &&
+    (await button('.notification-toast')
+      .click({ timeout: 5_000 })
+      .then(
+        () => true,
+        () => false,
+      ))
+  )
+    return true;
   await runCommand(page, 'Notifications: Show Notifications');
   await button('.notifications-center').click({ timeout: 10_000 });
   await runCommand(page, 'Notifications: Hide Notifications');
@@ -143,17 +168,24 @@ describe('vscode-coexistence-reload', () => {
         await sleep(2000);
         await installVsix(vsixes[0], server.userDataDir, server.extensionsDir, path.join(server.tempDir, 'config.yaml'), codeServerEnv(ic.env));
         // VS Code starts a newly installed extension by itself; if it has not within a minute, the user reloads.
-        const asked = await until('the question', async () => (await notificationTexts(page)).some((t) => QUESTION.test(t)), 60_000).then(() => true, () => false);
+        const asked = await until('the question', async () => (await notificationTexts(page)).some((t) => QUESTION.test(t)), 60_000).then(
+          () => true,
+          () => false,
+        );
         out.reloadedToStart = !asked;
         if (!asked) await reloadWindow(page);
       }
       const theirsBefore = await until("Anthropic's lock file", async () => locksFor(theirLockDir, folder)[0], 90_000);
       // The question, as a notification with the two answers as buttons.
       out.askedFirst = await answerQuestion(page, answer);
-      out.afterChoice = await until('what the extension says about the choice', async () => {
-        const texts = (await notificationTexts(page)).filter((t) => !QUESTION.test(t));
-        return texts.some((t) => /serves claude in this workspace/.test(t)) ? texts : undefined;
-      }, 30_000);
+      out.afterChoice = await until(
+        'what the extension says about the choice',
+        async () => {
+          const texts = (await notificationTexts(page)).filter((t) => !QUESTION.test(t));
+          return texts.some((t) => /serves claude in this workspace/.test(t)) ? texts : undefined;
+        },
+        30_000,
+      );
       out.ourStatusBefore = await ourStatus(page);
       debug('before reload', { ...out, theirsBefore });
       const shot = await saveScreenshot(page, `coexist-reload-${name}-before`);
@@ -162,11 +194,19 @@ describe('vscode-coexistence-reload', () => {
       await reloadWindow(page);
 
       // Both extensions have started again: ours shows its status, theirs has written a new lock file.
-      out.ourStatusAfter = await until('Native Claude active again', async () => {
-        const s = await ourStatus(page);
-        return s && (answer === 'Native Claude' ? /^Claude :\d+$/.test(s) : s === 'Claude: off') ? s : undefined;
-      }, 90_000);
-      await until("Anthropic's extension to start again (a new lock file)", async () => locksFor(theirLockDir, folder).some((l) => l.port !== theirsBefore.port), 60_000);
+      out.ourStatusAfter = await until(
+        'Native Claude active again',
+        async () => {
+          const s = await ourStatus(page);
+          return s && (answer === 'Native Claude' ? /^Claude :\d+$/.test(s) : s === 'Claude: off') ? s : undefined;
+        },
+        90_000,
+      );
+      await until(
+        "Anthropic's extension to start again (a new lock file)",
+        async () => locksFor(theirLockDir, folder).some((l) => l.port !== theirsBefore.port),
+        60_000,
+      );
       // The question would come right after activation; give it ample time on a loaded machine.
       await sleep(8000);
       await runCommand(page, 'Notifications: Show Notifications');
@@ -177,13 +217,18 @@ describe('vscode-coexistence-reload', () => {
       // A new terminal: what CLAUDE_CODE_SSE_PORT does its shell get?
       await runCommand(page, 'Terminal: Create New Terminal');
       await page.locator('.terminal-wrapper.active .xterm-helper-textarea, .terminal .xterm-helper-textarea').first().waitFor({ timeout: 30_000 });
-      await until('the new shell to write its CLAUDE_CODE_SSE_PORT', async () => {
-        if (fs.existsSync(portFile)) return true;
-        await page.keyboard.type(`printf '%s' "\${CLAUDE_CODE_SSE_PORT-unset}" > ${portFile}.tmp && mv ${portFile}.tmp ${portFile}`);
-        await page.keyboard.press('Enter');
-        await sleep(3000);
-        return fs.existsSync(portFile);
-      }, 60_000, 0);
+      await until(
+        'the new shell to write its CLAUDE_CODE_SSE_PORT',
+        async () => {
+          if (fs.existsSync(portFile)) return true;
+          await page.keyboard.type(`printf '%s' "\${CLAUDE_CODE_SSE_PORT-unset}" > ${portFile}.tmp && mv ${portFile}.tmp ${portFile}`);
+          await page.keyboard.press('Enter');
+          await sleep(3000);
+          return fs.existsSync(portFile);
+        },
+        60_000,
+        0,
+      );
       out.terminalPort = fs.readFileSync(portFile, 'utf8');
       out.ourLockPorts = lockFiles(ic.lockDir).map((f) => Number(path.basename(f, '.lock')));
       out.theirLockPorts = locksFor(theirLockDir, folder).map((l) => l.port);
@@ -193,10 +238,15 @@ describe('vscode-coexistence-reload', () => {
         // The real claude in that terminal connects to the server its CLAUDE_CODE_SSE_PORT names.
         await page.keyboard.type('export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; claude');
         await page.keyboard.press('Enter');
-        out.statusWithClaude = await until('claude in the new terminal to connect to Native Claude', async () => {
-          const s = await ourStatus(page);
-          return s && /^Claude: 1 session$/.test(s) ? s : undefined;
-        }, 90_000, 500);
+        out.statusWithClaude = await until(
+          'claude in the new terminal to connect to Native Claude',
+          async () => {
+            const s = await ourStatus(page);
+            return s && /^Claude: 1 session$/.test(s) ? s : undefined;
+          },
+          90_000,
+          500,
+        );
       }
       debug('after reload', out);
       const after = await saveScreenshot(page, `coexist-reload-${name}-after`);
@@ -218,7 +268,7 @@ describe('vscode-coexistence-reload', () => {
     }
   }
 
-  it('installed next to Anthropic\'s extension, chosen Native Claude, then Reload Window: not asked again; a new terminal carries its port and claude there connects to it', async () => {
+  it("installed next to Anthropic's extension, chosen Native Claude, then Reload Window: not asked again; a new terminal carries its port and claude there connects to it", async () => {
     const o = await answerAndReload('this', 'Native Claude', { withClaude: true, installedLater: true });
     const ourPort = /^Claude :(\d+)$/.exec(o.ourStatusAfter ?? '')?.[1];
     // Before the reload already, the choice took the terminal variable (no warning that it did not).

@@ -54,7 +54,12 @@ describe('vscode-details-page', () => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-details-')));
     const workspace = path.join(root, 'workspace');
     fs.mkdirSync(workspace);
-    server = await startCodeServer({ workspace, vsixPaths: [vsix], smokeTestDriver: false, userSettings: { 'workbench.startupEditor': 'none', 'git.enabled': false } });
+    server = await startCodeServer({
+      workspace,
+      vsixPaths: [vsix],
+      smokeTestDriver: false,
+      userSettings: { 'workbench.startupEditor': 'none', 'git.enabled': false },
+    });
     workbench = await openWorkbench(server, workspace);
     const { page } = workbench;
     await page.keyboard.press('Control+Shift+X');

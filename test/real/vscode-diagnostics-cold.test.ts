@@ -136,7 +136,11 @@ async function runCold(name: ScenarioName): Promise<ColdRun> {
     fs.writeFileSync(path.join(__dirname, '..', '..', '.test-runs', `cold-${name}-claude-debug.log`), run.debugLog);
     console.log(
       `--- ${name}: inner\n${JSON.stringify(run.inner, null, 2)}\n--- extension log\n${run.extensionLog.slice(-6000)}\n--- claude debug (diagnostics)\n` +
-        run.debugLog.split('\n').filter((l) => /diagnostic|getDiagnostics|\[ide|IDE/i.test(l) && !/git clone|marketplace/i.test(l)).slice(-60).join('\n') +
+        run.debugLog
+          .split('\n')
+          .filter((l) => /diagnostic|getDiagnostics|\[ide|IDE/i.test(l) && !/git clone|marketplace/i.test(l))
+          .slice(-60)
+          .join('\n') +
         (run.suite ? `\n--- inner log\n${run.suite.log.slice(-40).join('\n')}` : ''),
     );
   }
@@ -155,7 +159,11 @@ describe('vscode-diagnostics-cold: every problem reaches claude from a fresh win
 
   const check = async (name: ScenarioName) => {
     const run = await runCold(name);
-    const context = () => ({ suiteError: run.suiteError?.message.slice(0, 3000), log: diagnosticsLogLines(run.extensionLog), innerLogTail: run.suite?.log.slice(-30) });
+    const context = () => ({
+      suiteError: run.suiteError?.message.slice(0, 3000),
+      log: diagnosticsLogLines(run.extensionLog),
+      innerLogTail: run.suite?.log.slice(-30),
+    });
     const figures = {
       scenario: name,
       inner: run.inner?.data && { doneAfterMs: run.inner.data.doneAfterMs, cliScreen: run.inner.data.cliScreen },
@@ -182,7 +190,10 @@ describe('vscode-diagnostics-cold: every problem reaches claude from a fresh win
   // and the slow one is forced every run in vscode-diagnostics-dependents (held-back).
   it('ts-accept-edits: a new .ts file with a type error written by claude in accept-edits mode → the problem (or the note, then the problem) in <new-diagnostics>', async () => {
     const run = await check('ts-accept-edits');
-    const answering = (id: string) => run.requests.find((r) => freshMessages(r).some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result' && b.tool_use_id === id)));
+    const answering = (id: string) =>
+      run.requests.find((r) =>
+        freshMessages(r).some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result' && b.tool_use_id === id)),
+      );
     const afterWrite = JSON.stringify(freshMessages(answering('toolu_nc_cold_0')!));
     const problem = SCENARIOS['ts-accept-edits'].expected;
     const note = /<new-diagnostics>[\s\S]*broken\.ts[\s\S]*Not checked yet/;

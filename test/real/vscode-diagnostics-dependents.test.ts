@@ -82,7 +82,13 @@ function stepsOf(name: string, abs: (rel: string) => string): Array<{ name: stri
     case 'clean':
       return [
         { name: 'Read', input: { file_path: abs('src/clean/util.ts') } },
-        { name: 'Write', input: { file_path: abs('src/clean/util.ts'), content: FILES['src/clean/util.ts'] + "\nexport const excited = (name: string): string => greet(name) + '!';\n" } },
+        {
+          name: 'Write',
+          input: {
+            file_path: abs('src/clean/util.ts'),
+            content: FILES['src/clean/util.ts'] + "\nexport const excited = (name: string): string => greet(name) + '!';\n",
+          },
+        },
         ...getDiagnostics,
       ];
     case 'signature':
@@ -92,7 +98,11 @@ function stepsOf(name: string, abs: (rel: string) => string): Array<{ name: stri
         ...getDiagnostics,
       ];
     case 'rename':
-      return [{ name: 'Read', input: { file_path: abs('src/lib.ts') } }, { name: 'Write', input: { file_path: abs('src/lib.ts'), content: 'export const b = 1;\n' } }, ...getDiagnostics];
+      return [
+        { name: 'Read', input: { file_path: abs('src/lib.ts') } },
+        { name: 'Write', input: { file_path: abs('src/lib.ts'), content: 'export const b = 1;\n' } },
+        ...getDiagnostics,
+      ];
     case 'held-back':
       return [
         { name: 'Write', input: { file_path: abs('src/settings.ini'), content: 'name = demo\nbroken\n' } },
@@ -142,9 +152,7 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       'held-back',
       'apply-diff',
     ];
-    model.respond(
-      ...Array.from({ length: 600 }, () => scenarioModel('dep', (name) => stepsOf(name, abs))),
-    );
+    model.respond(...Array.from({ length: 600 }, () => scenarioModel('dep', (name) => stepsOf(name, abs))));
     const specPath = `${workspace}-spec.json`;
     const resultsPath = `${specPath}.results.json`;
     const ic = prepareIntegratedClaude({
@@ -157,7 +165,12 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
     const debugFile = path.join(ic.root, 'claude-debug.log');
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, debugFile, scenarios, heldBackMs: HELD_BACK_MS }));
     let debugLog = '';
-    const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<InnerResult>({
+    const {
+      suite,
+      suiteError,
+      results: inner,
+      extensionLog,
+    } = await runClaudeInnerSuite<InnerResult>({
       ic,
       model,
       server: { workspace, vsixPaths: [vsix], userSettings: { 'git.enabled': false, 'json.schemaDownload.enable': false, 'files.autoSave': 'off' } },
@@ -170,9 +183,16 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
     });
     const requests = [...model.mainRequests];
     const logLines = extensionLog.split('\n').filter((l) => /getDiagnostics|TypeScript answered/.test(l));
-    if (process.env.NC_DEPENDENTS_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-12000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
+    if (process.env.NC_DEPENDENTS_DEBUG)
+      console.log(
+        `--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-12000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`,
+      );
     try {
-      expectInnerPassed('diagnostics-dependents', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), log: logLines.slice(-30), innerLogTail: suite?.log.slice(-40) }));
+      expectInnerPassed('diagnostics-dependents', inner, () => ({
+        suiteError: suiteError?.message.slice(0, 3000),
+        log: logLines.slice(-30),
+        innerLogTail: suite?.log.slice(-40),
+      }));
       /** The request that carries the answer to one tool call, what it newly brings, and that answer's text. */
       const answerTo = (id: string) => {
         const request = requests.find((r) => contentBlocks(freshMessages(r)).some((b) => b.type === 'tool_result' && b.tool_use_id === id));
@@ -180,7 +200,9 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       };
       const figures: Record<string, unknown> = {};
       // The JSON flows: every run's error reached the model (the same path, deleted between runs, too).
-      const jsonMissed = scenarios.filter((n) => n.startsWith('json-') && !/<new-diagnostics>[\s\S]*\.json[\s\S]*Trailing comma/.test(answerTo(`toolu_nc_dep_${n}_0`).fresh));
+      const jsonMissed = scenarios.filter(
+        (n) => n.startsWith('json-') && !/<new-diagnostics>[\s\S]*\.json[\s\S]*Trailing comma/.test(answerTo(`toolu_nc_dep_${n}_0`).fresh),
+      );
       figures.jsonRuns = { runs: scenarios.filter((n) => n.startsWith('json-')).length, missed: jsonMissed };
       // The renamed file, asked about under its new name: its own error, not an empty or stale answer.
       const renamed = answerTo('toolu_nc_dep_json-rename-back_2').text;
@@ -194,15 +216,23 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       // The problem comes as new at claude's first {} after the server reported it: before the request
       // answering the model's {uri} (its wait outlasts the server's first check), or, on a machine so slow
       // that the ToolSearch's turn outlasted it, the one before; exactly once either way.
-      const problemOnceAfterNote = (name: string, problem: RegExp) => [1, 2].filter((n) => problem.test(answerTo(`toolu_nc_dep_${name}_${n}`).fresh)).length === 1;
+      const problemOnceAfterNote = (name: string, problem: RegExp) =>
+        [1, 2].filter((n) => problem.test(answerTo(`toolu_nc_dep_${name}_${n}`).fresh)).length === 1;
       const heldBack = { afterWrite: answerTo('toolu_nc_dep_held-back_0').fresh, modelUri: answerTo('toolu_nc_dep_held-back_2') };
-      figures.heldBack = { noteAfterWrite: /Not checked yet/.test(heldBack.afterWrite), modelUri: heldBack.modelUri.text, problemAfter: problemOnceAfterNote('held-back', /<new-diagnostics>[\s\S]*held-back: a key without a value/) };
+      figures.heldBack = {
+        noteAfterWrite: /Not checked yet/.test(heldBack.afterWrite),
+        modelUri: heldBack.modelUri.text,
+        problemAfter: problemOnceAfterNote('held-back', /<new-diagnostics>[\s\S]*held-back: a key without a value/),
+      };
       const applyDiff = answerTo(`toolu_nc_dep_apply-diff_1`).text;
       figures.applyDiff = applyDiff;
       figures.modelCalls = logLines.filter((l) => /from the model/.test(l));
       figures.claudesCalls = cliDiagnosticsCalls(debugLog);
       const answered = claudesCallsAnswered(extensionLog);
-      figures.claudesCallsSlowest = { baseline: Math.max(0, ...answered.filter((a) => a.call === '{uri}').map((a) => a.ms)), afterWrites: Math.max(0, ...answered.filter((a) => a.call === '{}').map((a) => a.ms)) };
+      figures.claudesCallsSlowest = {
+        baseline: Math.max(0, ...answered.filter((a) => a.call === '{uri}').map((a) => a.ms)),
+        afterWrites: Math.max(0, ...answered.filter((a) => a.call === '{}').map((a) => a.ms)),
+      };
       figures.inner = inner?.data;
       console.log(JSON.stringify(figures, null, 2));
 
@@ -212,13 +242,18 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       expect(modelAnswer('clean')).toBe('[]');
       const signature = entries(modelAnswer('signature'));
       // double(2) now returns a string where main.ts wants a number: two errors on its one line.
-      expect(signature.find((e) => e.uri === `file://${abs('src/main.ts')}`)?.diagnostics.map((d) => d.message).sort()).toEqual([
-        "Argument of type 'number' is not assignable to parameter of type 'string'.",
-        "Type 'string' is not assignable to type 'number'.",
-      ]);
+      expect(
+        signature
+          .find((e) => e.uri === `file://${abs('src/main.ts')}`)
+          ?.diagnostics.map((d) => d.message)
+          .sort(),
+      ).toEqual(["Argument of type 'number' is not assignable to parameter of type 'string'.", "Type 'string' is not assignable to type 'number'."]);
       const rename = entries(modelAnswer('rename'));
       for (const user of ['src/u1.ts', 'src/u2.ts', 'src/u3.ts']) {
-        expect({ user, messages: rename.find((e) => e.uri === `file://${abs(user)}`)?.diagnostics.map((d) => d.message) }).toEqual({ user, messages: [expect.stringMatching(/has no exported member.*'a'/)] });
+        expect({ user, messages: rename.find((e) => e.uri === `file://${abs(user)}`)?.diagnostics.map((d) => d.message) }).toEqual({
+          user,
+          messages: [expect.stringMatching(/has no exported member.*'a'/)],
+        });
       }
       expect(figures.heldBack).toMatchObject({ noteAfterWrite: true, problemAfter: true });
       expect(heldBack.modelUri.text).toMatch(/held-back: a key without a value/);
@@ -228,7 +263,9 @@ describe('vscode-diagnostics-dependents: the problems a change causes elsewhere 
       // TypeScript busy checking caller.ts, can come after the 2 s wait; the answer then says so.
       const { new_diagnostics: lines = [], ...rest } = JSON.parse(applyDiff) as { status: string; new_diagnostics?: string[] };
       expect(rest).toEqual({ status: 'accepted', path: 'src/api.ts', operation: 'modified' });
-      expect(lines[0]).toBe('[Error] src/caller.ts:2:29 — Expected 1 arguments, but got 2. (ts 2554) (in a file that uses it, not checked before this change: the problem may be older)');
+      expect(lines[0]).toBe(
+        '[Error] src/caller.ts:2:29 — Expected 1 arguments, but got 2. (ts 2554) (in a file that uses it, not checked before this change: the problem may be older)',
+      );
       expect(lines.slice(1).filter((l) => !/^Note: still being checked when this answer was sent \(.*\): src\/api\.ts$/.test(l))).toEqual([]);
       expectWithinClaudesBudgets({ debugLog, extensionLog });
     } finally {

@@ -43,7 +43,9 @@ const NOTEBOOK_JSON = {
 const STEPS: Array<{ name: string; input: Record<string, unknown> }> = [
   // 2.1 defers the IDE's tools behind ToolSearch; before 2.1 the model has the tool at once (and a
   // ToolSearch call would only be answered "no such tool"), so the first step is a harmless Read there.
-  cliAtLeast('2.1.0') ? { name: 'ToolSearch', input: { query: 'select:mcp__ide__executeCode', max_results: 1 } } : { name: 'Read', input: { file_path: 'data.csv' } },
+  cliAtLeast('2.1.0')
+    ? { name: 'ToolSearch', input: { query: 'select:mcp__ide__executeCode', max_results: 1 } }
+    : { name: 'Read', input: { file_path: 'data.csv' } },
   { name: 'mcp__ide__executeCode', input: { code: 'x = 6 * 7; print(x)' } },
   { name: 'mcp__ide__executeCode', input: { code: 'print(x + 1)' } },
   { name: 'mcp__ide__executeCode', input: { code: '1/0' } },
@@ -108,7 +110,11 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
         return { text: 'ok' };
       }),
     );
-    const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_TOOLS_RESULTS: resultsPath, NC_EXEC_NOTEBOOK: notebook, NC_EXEC_CLAUDE: workspace } });
+    const ic = prepareIntegratedClaude({
+      workspace,
+      modelUrl: model.url,
+      env: { NC_TOOLS_RESULTS: resultsPath, NC_EXEC_NOTEBOOK: notebook, NC_EXEC_CLAUDE: workspace },
+    });
     // claude's own permission prompt for the model's IDE tools is not what this test is about: allowed up front.
     const settingsPath = path.join(ic.configDir, 'settings.json');
     const settings = JSON.parse(fs.readFileSync(settingsPath, 'utf8')) as { permissions?: { allow?: string[] } };
@@ -144,7 +150,8 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
     });
     ({ suite: run, suiteError: runError, extensionLog } = inner);
     results = inner.results ?? {};
-    if (process.env.NC_EXEC_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, results }, null, 2), '\n', run?.log.slice(-80).join('\n'), '\n', extensionLog.slice(-5000));
+    if (process.env.NC_EXEC_DEBUG)
+      console.log(JSON.stringify({ exitCode: run?.exitCode, results }, null, 2), '\n', run?.log.slice(-80).join('\n'), '\n', extensionLog.slice(-5000));
   }, 600_000);
 
   afterAll(() => {
@@ -153,7 +160,9 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
 
   it('ran every inner test (none skipped or missing)', () => {
     expect({ exitCode: run?.exitCode, runError: runError?.message.slice(0, 3000) }).toMatchObject({ exitCode: expect.any(Number), runError: undefined });
-    expect(Object.keys(results).sort()).toEqual(['claude', 'nb-cancel', 'nb-closed', 'nb-died', 'nb-edit', 'nb-error', 'nb-image', 'nb-list', 'nb-nokernel', 'nb-none', 'nb-overhead', 'nb-state'].sort());
+    expect(Object.keys(results).sort()).toEqual(
+      ['claude', 'nb-cancel', 'nb-closed', 'nb-died', 'nb-edit', 'nb-error', 'nb-image', 'nb-list', 'nb-nokernel', 'nb-none', 'nb-overhead', 'nb-state'].sort(),
+    );
   });
 
   describe('direct calls over the IDE route', () => {
@@ -167,7 +176,9 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
     it('nb-overhead: p50/p90 of what the extension adds to a call (printed)', () => {
       const data = expectInnerPassed('nb-overhead') as { callMs: number[]; cells: number[] };
       const lines = data.cells.map((cell) =>
-        new RegExp(`executeCode in cell ${cell} of analysis\\.ipynb: finished; overhead (\\d+) ms from the call to the cell running \\((\\d+) ms to hand it over\\), (\\d+) ms from its end to the answer; the kernel ran it in (\\d+) ms`).exec(extensionLog),
+        new RegExp(
+          `executeCode in cell ${cell} of analysis\\.ipynb: finished; overhead (\\d+) ms from the call to the cell running \\((\\d+) ms to hand it over\\), (\\d+) ms from its end to the answer; the kernel ran it in (\\d+) ms`,
+        ).exec(extensionLog),
       );
       expect(lines.filter((l) => !l).length).toBe(0);
       const column = (i: number) => lines.map((l) => Number(l![i]));
@@ -187,7 +198,7 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
   });
 
   describe('with claude in the terminal', () => {
-    it('the inner scenario passed (Run clicked four times, Don\'t Run once, Run + Esc once)', () => {
+    it("the inner scenario passed (Run clicked four times, Don't Run once, Run + Esc once)", () => {
       const data = expectInnerPassed('claude') as { asked: Array<{ message: string; buttons: string[] }> };
       console.log(`claude: ${JSON.stringify(data)}`);
       expect(data.asked[0].message).toContain('x = 6 * 7; print(x)');
@@ -205,10 +216,14 @@ describe(`vscode-execute-code (claude ${CLAUDE_VERSION})`, () => {
     });
 
     it('the PNG is an image item in the next model request', () => {
-      const request = model.mainRequests.find((r) => freshMessages(r).some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result' && b.tool_use_id === id(4))));
+      const request = model.mainRequests.find((r) =>
+        freshMessages(r).some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result' && b.tool_use_id === id(4))),
+      );
       expect(request).toBeDefined();
-      const result = freshMessages(request!).flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).find((b) => b.tool_use_id === id(4))!;
-      const blocks = (Array.isArray(result.content) ? result.content : []);
+      const result = freshMessages(request!)
+        .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+        .find((b) => b.tool_use_id === id(4))!;
+      const blocks = Array.isArray(result.content) ? result.content : [];
       console.log(`image answer: ${JSON.stringify(blocks).slice(0, 300)}`);
       expect(blocks.find((b) => b.type === 'image')).toMatchObject({ source: { type: 'base64', media_type: 'image/png' } });
     });

@@ -59,14 +59,20 @@ describe('vscode-handoff', () => {
   ];
   const router = (request: MessagesRequest): Reply => {
     const fresh = freshMessages(request);
-    const text = fresh.filter((m) => m.role === 'user').map(textOf).join('\n');
+    const text = fresh
+      .filter((m) => m.role === 'user')
+      .map(textOf)
+      .join('\n');
     typed.push(text);
     requests.push(JSON.stringify(fresh));
     // claude reads change.txt (its Edit needs that) and edits it (accept-edits: no question), then says so.
-    const results = fresh.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id))));
+    const results = fresh.flatMap((m) =>
+      typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)),
+    );
     const changeTxt = path.join(workspace, 'change.txt');
     if (/edit:change/.test(text)) return { toolUse: { name: 'Read', input: { file_path: changeTxt }, id: 'toolu_nc_change_read' } };
-    if (results.includes('toolu_nc_change_read')) return { toolUse: { name: 'Edit', input: { file_path: changeTxt, old_string: 'beta', new_string: 'BETA 3a7e' }, id: 'toolu_nc_change_edit' } };
+    if (results.includes('toolu_nc_change_read'))
+      return { toolUse: { name: 'Edit', input: { file_path: changeTxt, old_string: 'beta', new_string: 'BETA 3a7e' }, id: 'toolu_nc_change_edit' } };
     if (results.includes('toolu_nc_change_edit')) return { text: 'done change' };
     return { text: ANSWERS.find(([re]) => re.test(text))?.[1] ?? 'ok' };
   };
@@ -112,13 +118,24 @@ describe('vscode-handoff', () => {
     fs.mkdirSync(shots, { recursive: true });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, logDir, shots }));
     let extensionLog: string;
-    ({ suite, suiteError, results: results = {}, extensionLog } = await runClaudeInnerSuite<Record<string, InnerResult>>({
+    ({
+      suite,
+      suiteError,
+      results: results = {},
+      extensionLog,
+    } = await runClaudeInnerSuite<Record<string, InnerResult>>({
       ic,
       model,
       server: {
         workspace,
         vsixPaths: [vsix],
-        userSettings: { 'git.enabled': true, 'git.autoRepositoryDetection': true, 'git.openRepositoryInParentFolders': 'never', 'files.autoSave': 'off', 'workbench.startupEditor': 'none' },
+        userSettings: {
+          'git.enabled': true,
+          'git.autoRepositoryDetection': true,
+          'git.openRepositoryInParentFolders': 'never',
+          'files.autoSave': 'off',
+          'workbench.startupEditor': 'none',
+        },
       },
       run: {
         extraDevelopmentPaths: [PYTHON_KERNEL_EXTENSION_PATH],
@@ -154,17 +171,19 @@ describe('vscode-handoff', () => {
     if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
   }, 60_000);
 
-  it('Fix with Claude: the reference and the message in claude\'s prompt, nothing sent until Enter, then the request holds both', () => {
+  it("Fix with Claude: the reference and the message in claude's prompt, nothing sent until Enter, then the request holds both", () => {
     const d = expectInnerPassed('quickfix');
     // The CLI may show the editor's selection first, as a chip: `❯ [⧉ In bad.ts] @bad.ts#L2 …`.
-    expect(d.prompt).toMatch(/^[❯>][ \u00a0](\[⧉[^\]]*\]\s+)?@bad\.ts#L2 Fix this error on line 2 \(ts 2322\): Type 'string' is not assignable to type[\s\S]*'number'\./);
+    expect(d.prompt).toMatch(
+      /^[❯>][ \u00a0](\[⧉[^\]]*\]\s+)?@bad\.ts#L2 Fix this error on line 2 \(ts 2322\): Type 'string' is not assignable to type[\s\S]*'number'\./,
+    );
     const { typed: text, request } = requestWith(/Fix this error on line 2/);
     expect(text).toContain("@bad.ts#L2 Fix this error on line 2 (ts 2322): Type 'string' is not assignable to type 'number'.");
     // The CLI attached line 2 of bad.ts for the reference.
     expect(request).toContain("const count: number = 'three';");
   });
 
-  it('Ask Claude About This Change from the gutter peek of a Claude\'s-changes hunk: @change.txt#L2 and the hunk\'s diff', () => {
+  it("Ask Claude About This Change from the gutter peek of a Claude's-changes hunk: @change.txt#L2 and the hunk's diff", () => {
     const d = expectInnerPassed('change');
     expect(d.peek).toMatchObject({ titles: expect.arrayContaining(['Ask Claude About This Change']) });
     const { typed: text } = requestWith(/About this change claude made in change\.txt/);
@@ -179,7 +198,7 @@ describe('vscode-handoff', () => {
     expect(text).toMatch(/@tracked\.txt#L2\s+(<pasted_content[^>]*>\n)?About this uncommitted change in tracked\.txt:\n```+diff\n-two\n\+TWO 7c2d\n```+/);
   });
 
-  it('Ask Claude About This Change from a changed file\'s context menu in Source Control: @tracked.txt and the file named', () => {
+  it("Ask Claude About This Change from a changed file's context menu in Source Control: @tracked.txt and the file named", () => {
     const d = expectInnerPassed('scm-file');
     // Only git lists the file (the user changed it before claude ran): one row, one such item.
     expect(d.menu).toMatchObject({ rows: 1, items: expect.arrayContaining(['Ask Claude About This Change']) });
@@ -219,7 +238,9 @@ describe('vscode-handoff', () => {
     expect(d.prompt).toMatch(/@nb\.ipynb/);
     const { typed: text } = requestWith(/Cell 1 of nb\.ipynb/);
     expect(text).toContain('@nb.ipynb');
-    expect(text).toMatch(/Cell 1 of nb\.ipynb \(python\) raised an error:\n```+python\nraise ValueError\("bad value 5d1f"\)\n```+\nError:\n```+\n[\s\S]*ValueError: bad value 5d1f/);
+    expect(text).toMatch(
+      /Cell 1 of nb\.ipynb \(python\) raised an error:\n```+python\nraise ValueError\("bad value 5d1f"\)\n```+\nError:\n```+\n[\s\S]*ValueError: bad value 5d1f/,
+    );
   });
 
   it('two claude: the last used terminal\'s claude gets it; with handOffTo "ask" the picked one', () => {

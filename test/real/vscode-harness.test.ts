@@ -92,7 +92,14 @@ describe('vscode-harness', () => {
   }, 240_000);
 
   it('an inner suite with a deliberately failing assertion gives a non-zero exit code', async () => {
-    const r = await runSuiteInVsCode({ server: server!, folder: SAMPLE, suite: INNER_SUITES.selftest, files: ['fail'], name: 'harness-fail', screenshotOnFailure: false });
+    const r = await runSuiteInVsCode({
+      server: server!,
+      folder: SAMPLE,
+      suite: INNER_SUITES.selftest,
+      files: ['fail'],
+      name: 'harness-fail',
+      screenshotOnFailure: false,
+    });
     // This is the harness's own test: the inner failure is the expected outcome.
     expect(r.exitCode).not.toBe(0);
     const log = r.log.join('\n');
@@ -102,7 +109,14 @@ describe('vscode-harness', () => {
   }, 240_000);
 
   it('grep selects inner tests by title (the failing file minus its failing test passes)', async () => {
-    const r = await runSuiteInVsCode({ server: server!, folder: SAMPLE, suite: INNER_SUITES.selftest, files: ['fail'], grep: 'passes before', name: 'harness-grep' });
+    const r = await runSuiteInVsCode({
+      server: server!,
+      folder: SAMPLE,
+      suite: INNER_SUITES.selftest,
+      files: ['fail'],
+      grep: 'passes before',
+      name: 'harness-grep',
+    });
     expect(summary(r)).toMatchObject({ exitCode: 0 });
     expect(r.log.join('\n')).toMatch(/\b1 passing\b/);
   }, 240_000);

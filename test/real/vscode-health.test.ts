@@ -92,7 +92,10 @@ describe('vscode-health', () => {
       afterStop: () => ic.cleanup(),
     });
     runs[role] = { suite: inner.suite, error: inner.suiteError, results: inner.results ?? {} };
-    if (process.env.NC_HEALTH_DEBUG) console.log(JSON.stringify({ role, exit: runs[role].suite?.exitCode, error: runs[role].error?.message.slice(0, 3000), results: runs[role].results }, null, 2));
+    if (process.env.NC_HEALTH_DEBUG)
+      console.log(
+        JSON.stringify({ role, exit: runs[role].suite?.exitCode, error: runs[role].error?.message.slice(0, 3000), results: runs[role].results }, null, 2),
+      );
   };
 
   const passed = (role: string, key: string) => {
@@ -121,14 +124,18 @@ describe('vscode-health', () => {
     expect(d.oldTerminalPort).toBeNull();
     const byId = Object.fromEntries((d.findings as Array<{ id: string; title: string; fixes?: unknown[] }>).map((f) => [f.id, f]));
     expect(byId['terminals.missingPort'].title).toBe('1 terminal opened before the IDE server started lacks CLAUDE_CODE_SSE_PORT');
-    expect(byId['terminals.missingPort'].fixes).toEqual([{ label: 'Relaunch these terminals', command: 'nativeClaude.relaunchTerminals', args: [['old shell']] }]);
+    expect(byId['terminals.missingPort'].fixes).toEqual([
+      { label: 'Relaunch these terminals', command: 'nativeClaude.relaunchTerminals', args: [['old shell']] },
+    ]);
     expect(byId['lockFiles.competing'].title).toBe('Another IDE lists this folder: another window of this VS Code (port 1)');
     expect(byId['cli.ok'].title).toBe('claude 2.1.328 (Claude Code)');
     expect(Object.keys(byId)).toEqual(expect.arrayContaining(['server.ok', 'lockFile.ok', 'tools.missing']));
     // The real CLI: two IDEs list the folder and the terminal names no port: it connects to neither.
     expect(d.oldSessions).toBe(0);
     expect(d.relaunched).toBe(1);
-    expect(d.newTerminalPort).toBe(String(runs.health.results['health-terminal'].data!.findings.find((f: { id: string }) => f.id === 'server.ok').title.match(/:(\d+)$/)[1]));
+    expect(d.newTerminalPort).toBe(
+      String(runs.health.results['health-terminal'].data!.findings.find((f: { id: string }) => f.id === 'server.ok').title.match(/:(\d+)$/)[1]),
+    );
     expect(d.afterIds).not.toContain('terminals.missingPort');
     expect(d.connected).toBe(true);
     expect(fs.existsSync(d.pageShot)).toBe(true);
@@ -150,11 +157,16 @@ describe('vscode-health', () => {
 
   it('a selection in .env is never shown by claude, and an @-mention of it is refused', () => {
     const d = passed('health', 'selection');
-    expect({ inSecret: d.inSecret, later: d.inSecretLater, mention: d.mention, prompt: d.promptLines }).toEqual({ inSecret: null, later: null, mention: null, prompt: [] });
+    expect({ inSecret: d.inSecret, later: d.inSecretLater, mention: d.mention, prompt: d.promptLines }).toEqual({
+      inSecret: null,
+      later: null,
+      mention: null,
+      prompt: [],
+    });
     expect(d.back).toBe('2 lines selected');
   });
 
-  it('a selection in a notebook cell is shown by claude (the .ipynb path, the cell\'s lines), never a cell URI', () => {
+  it("a selection in a notebook cell is shown by claude (the .ipynb path, the cell's lines), never a cell URI", () => {
     const d = passed('health', 'notebook');
     expect(d).toEqual({ cellScheme: 'vscode-notebook-cell', shown: '3 lines selected' });
   });
@@ -165,10 +177,12 @@ describe('vscode-health', () => {
     expect(d.terminalPort).not.toBe(String(d.ourPort));
     expect(d.terminalPort).toMatch(/^\d+$/);
     const titles = (d.findings as Array<{ id: string; title: string }>).map((f) => `${f.id}: ${f.title}`);
-    expect(titles).toEqual(expect.arrayContaining([
-      `coexistence.both: Anthropic's Claude Code extension ${ANTHROPIC_VERSION} is installed and running`,
-      `lockFiles.competing: Another IDE lists this folder: Anthropic's Claude Code extension in this VS Code (port ${d.terminalPort})`,
-    ]));
+    expect(titles).toEqual(
+      expect.arrayContaining([
+        `coexistence.both: Anthropic's Claude Code extension ${ANTHROPIC_VERSION} is installed and running`,
+        `lockFiles.competing: Another IDE lists this folder: Anthropic's Claude Code extension in this VS Code (port ${d.terminalPort})`,
+      ]),
+    );
     expect((d.notifications as string[]).some((n) => /Anthropic's Claude Code extension is also installed/.test(n))).toBe(true);
   });
 

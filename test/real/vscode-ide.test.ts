@@ -142,11 +142,19 @@ describe('vscode-ide', () => {
       JSON.stringify({
         workspace,
         results: resultsPath,
-        scenarios: Object.fromEntries(Object.entries(SCENARIOS).map(([k, s]) => [k, { file: s.file, original: s.original, proposed: s.proposed, user: s.user }])),
+        scenarios: Object.fromEntries(
+          Object.entries(SCENARIOS).map(([k, s]) => [k, { file: s.file, original: s.original, proposed: s.proposed, user: s.user }]),
+        ),
       }),
     );
     try {
-      ({ server, suite, suiteError, results: results = {}, stop } = await runClaudeInnerSuite<Record<string, InnerResult>>({
+      ({
+        server,
+        suite,
+        suiteError,
+        results: results = {},
+        stop,
+      } = await runClaudeInnerSuite<Record<string, InnerResult>>({
         ic,
         model,
         server: {
@@ -176,7 +184,13 @@ describe('vscode-ide', () => {
       }
     }
     if (process.env.NC_IDE_DEBUG) {
-      console.log(JSON.stringify({ exitCode: suite?.exitCode, results, calls: calls.map((c) => ({ scenario: c.scenario, phase: c.phase, fresh: c.fresh.slice(0, 3000) })) }, null, 2));
+      console.log(
+        JSON.stringify(
+          { exitCode: suite?.exitCode, results, calls: calls.map((c) => ({ scenario: c.scenario, phase: c.phase, fresh: c.fresh.slice(0, 3000) })) },
+          null,
+          2,
+        ),
+      );
       console.log(suite?.log.join('\n'));
     }
   }, 420_000);
@@ -290,7 +304,10 @@ describe('vscode-ide', () => {
     };
 
     // 1. The test window (runSuiteInVsCode closed it when the suite was done).
-    expect({ deleted: await goneWithin(lockPath!, (GRACE_SECONDS + 15) * 1000), serverAlive: serverAlive(), log: terminations() }).toMatchObject({ deleted: true, serverAlive: true });
+    expect({ deleted: await goneWithin(lockPath!, (GRACE_SECONDS + 15) * 1000), serverAlive: serverAlive(), log: terminations() }).toMatchObject({
+      deleted: true,
+      serverAlive: true,
+    });
 
     // 2. A plain window whose browser tab is closed: code-server ends its extension host after the
     //    reconnection grace time, and the extension must delete the lock file on the way out.
@@ -307,7 +324,8 @@ describe('vscode-ide', () => {
     }
     const closedAt = Date.now();
     const deleted = await goneWithin(lock, (GRACE_SECONDS + 20) * 1000);
-    if (process.env.NC_IDE_DEBUG) console.log(`window closed; lock file ${deleted ? `deleted after ${Date.now() - closedAt} ms` : 'left'}\n${terminations().join('\n')}`);
+    if (process.env.NC_IDE_DEBUG)
+      console.log(`window closed; lock file ${deleted ? `deleted after ${Date.now() - closedAt} ms` : 'left'}\n${terminations().join('\n')}`);
     const log = terminations();
     expect({ deleted, afterMs: deleted ? Date.now() - closedAt : undefined, serverAlive: serverAlive(), left: lockFiles(ic!.lockDir), log }).toMatchObject({
       deleted: true,

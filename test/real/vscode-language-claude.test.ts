@@ -46,7 +46,9 @@ const QUESTIONS: Record<string, { tool: string; input: Record<string, unknown>; 
     tool: 'find_definitions',
     input: { path: 'src/app.ts', line: 6, symbol: 'double' },
     expectAnswer: (text) =>
-      expect(text).toBe(`Definition of \`double\` at ${place('src/app.ts', 'const result', 'double')}:\n${place('src/math.ts', 'export function double', 'double')} — export function double(n: number): number {`),
+      expect(text).toBe(
+        `Definition of \`double\` at ${place('src/app.ts', 'const result', 'double')}:\n${place('src/math.ts', 'export function double', 'double')} — export function double(n: number): number {`,
+      ),
   },
   references: {
     tool: 'find_references',
@@ -68,7 +70,8 @@ const QUESTIONS: Record<string, { tool: string; input: Record<string, unknown>; 
   hover: {
     tool: 'describe_symbol',
     input: { path: 'src/app.ts', line: 6, symbol: 'result' },
-    expectAnswer: (text) => expect(text).toMatch(new RegExp(`^\`result\` at ${place('src/app.ts', 'const result', 'result')}:\n\`\`\`typescript\nconst result: number\n\`\`\`$`)),
+    expectAnswer: (text) =>
+      expect(text).toMatch(new RegExp(`^\`result\` at ${place('src/app.ts', 'const result', 'result')}:\n\`\`\`typescript\nconst result: number\n\`\`\`$`)),
   },
   outline: {
     tool: 'file_outline',
@@ -96,7 +99,9 @@ const QUESTIONS: Record<string, { tool: string; input: Record<string, unknown>; 
       expect(heading).toBe(`Callers of double (function, ${place('src/math.ts', 'export function double', 'double')}), depth 1: 2 found`);
       expect(callers.sort()).toEqual([
         expect.stringMatching(new RegExp(`^- add \\(method\\) ${place('src/math.ts', '  add(', 'add')} — calls at 9:\\d+ \\(in its file\\)$`)),
-        expect.stringMatching(new RegExp(`^- run \\(function\\) ${place('src/app.ts', 'export function run', 'run')} — calls at 6:\\d+, 7:\\d+ \\(in its file\\)$`)),
+        expect.stringMatching(
+          new RegExp(`^- run \\(function\\) ${place('src/app.ts', 'export function run', 'run')} — calls at 6:\\d+, 7:\\d+ \\(in its file\\)$`),
+        ),
       ]);
     },
   },
@@ -132,7 +137,8 @@ describe('vscode-language-claude: the language tools answer the real claude CLI,
     const scripted = scenarioModel('lang', stepsOf);
     const timed: ReplyFn = async (request) => {
       const now = Date.now();
-      for (const b of contentBlocks(freshMessages(request))) if (b.type === 'tool_result' && b.tool_use_id && !answeredAt.has(b.tool_use_id)) answeredAt.set(b.tool_use_id, now);
+      for (const b of contentBlocks(freshMessages(request)))
+        if (b.type === 'tool_result' && b.tool_use_id && !answeredAt.has(b.tool_use_id)) answeredAt.set(b.tool_use_id, now);
       const reply = await scripted(request);
       if ('toolUse' in reply && reply.toolUse?.id) sentAt.set(reply.toolUse.id, now);
       return reply;
@@ -150,7 +156,12 @@ describe('vscode-language-claude: the language tools answer the real claude CLI,
     const debugFile = path.join(ic.root, 'claude-debug.log');
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, debugFile, scenarios }));
     let debugLog = '';
-    const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<InnerResult>({
+    const {
+      suite,
+      suiteError,
+      results: inner,
+      extensionLog,
+    } = await runClaudeInnerSuite<InnerResult>({
       ic,
       model,
       server: { workspace, vsixPaths: [vsix], userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'workbench.startupEditor': 'none' } },
@@ -164,7 +175,9 @@ describe('vscode-language-claude: the language tools answer the real claude CLI,
       const tools = Object.values(QUESTIONS).map((q) => q.tool);
       if (process.env.NC_LANGUAGE_DEBUG) {
         const toolLines = debugLog.split('\n').filter((l) => tools.some((t) => l.includes(t)));
-        console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-12000)}\n--- claude debug (the tools)\n${toolLines.slice(-80).join('\n')}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
+        console.log(
+          `--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-12000)}\n--- claude debug (the tools)\n${toolLines.slice(-80).join('\n')}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`,
+        );
       }
       const cliCalls = Object.fromEntries(tools.map((t) => [t, cliMcpToolCalls(debugLog, TOOLS_SERVER_NAME, t)]));
       // What the model asked and got, for the record (one findable line per call).
@@ -172,15 +185,30 @@ describe('vscode-language-claude: the language tools answer the real claude CLI,
         const q = QUESTIONS[name.replace(/-\d+$/, '')];
         const id = questionId(name);
         const round = Number(/-(\d+)$/.exec(name)![1]);
-        const entry = { scenario: name, tool: q.tool, question: q.input, modelWaitedMs: (answeredAt.get(id) ?? NaN) - (sentAt.get(id) ?? NaN), cliMs: cliCalls[q.tool][round - 1]?.spanMs, answer: model.toolResultText(id) };
+        const entry = {
+          scenario: name,
+          tool: q.tool,
+          question: q.input,
+          modelWaitedMs: (answeredAt.get(id) ?? NaN) - (sentAt.get(id) ?? NaN),
+          cliMs: cliCalls[q.tool][round - 1]?.spanMs,
+          answer: model.toolResultText(id),
+        };
         console.log(`language-claude answer ${JSON.stringify(entry)}`);
         return entry;
       });
       console.log(`language-claude figures ${JSON.stringify({ inner: inner?.data, cliCalls })}`);
-      expectInnerPassed('language-claude', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-40), log: extensionLog.split('\n').slice(-30) }));
+      expectInnerPassed('language-claude', inner, () => ({
+        suiteError: suiteError?.message.slice(0, 3000),
+        innerLogTail: suite?.log.slice(-40),
+        log: extensionLog.split('\n').slice(-30),
+      }));
       for (const { scenario, answer } of heard) {
         const q = QUESTIONS[scenario.replace(/-\d+$/, '')];
-        expect({ scenario, answered: answer !== undefined, isError: model.toolResult(questionId(scenario))?.is_error === true }).toEqual({ scenario, answered: true, isError: false });
+        expect({ scenario, answered: answer !== undefined, isError: model.toolResult(questionId(scenario))?.is_error === true }).toEqual({
+          scenario,
+          answered: true,
+          isError: false,
+        });
         q.expectAnswer(answer!);
       }
       // claude's debug log: every call of each tool started and completed (one per round), none failed,

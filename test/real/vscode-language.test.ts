@@ -24,8 +24,20 @@ import { expectInnerPassed as expectInner, innerFailureContext, type InnerResult
 import { ensureVsix } from './harness/vsix';
 import { writeLanguageProject } from '../support/languageProject';
 
-
-const INNER_KEYS = ['lang-definition', 'lang-references', 'lang-hover', 'lang-outline', 'lang-symbols', 'lang-calls', 'lang-by-name', 'lang-no-support', 'lang-outside', 'lang-stuck', 'lang-overhead', 'lang-unsaved'];
+const INNER_KEYS = [
+  'lang-definition',
+  'lang-references',
+  'lang-hover',
+  'lang-outline',
+  'lang-symbols',
+  'lang-calls',
+  'lang-by-name',
+  'lang-no-support',
+  'lang-outside',
+  'lang-stuck',
+  'lang-overhead',
+  'lang-unsaved',
+];
 
 describe('vscode-language', () => {
   let root = '';
@@ -46,16 +58,24 @@ describe('vscode-language', () => {
     writeLanguageProject(workspace);
     const resultsPath = path.join(root, 'results.json');
     const inner = await runInnerSuite<Record<string, InnerResult>>({
-      server: { workspace, vsixPaths: [vsix], env: isolatedEnv({ HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_TOOLS_RESULTS: resultsPath }), userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } },
+      server: {
+        workspace,
+        vsixPaths: [vsix],
+        env: isolatedEnv({ HOME: home, CLAUDE_CONFIG_DIR: configDir, NC_TOOLS_RESULTS: resultsPath }),
+        userSettings: { 'git.enabled': false, 'files.autoSave': 'off' },
+      },
       run: { files: ['language-features'], timeout: 120_000, timeoutMs: 300_000, name: 'vscode-language' },
       resultsPath,
     });
     ({ suite: run, suiteError: runError } = inner);
     results = inner.results ?? {};
-    if (process.env.NC_LANGUAGE_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
+    if (process.env.NC_LANGUAGE_DEBUG)
+      console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
     const figures = Object.fromEntries(INNER_KEYS.map((k) => [k, results[k]?.ms]));
     console.log(`vscode-language figures (ms per inner test): ${JSON.stringify({ ...figures, firstQueryMs: results['lang-definition']?.data?.ms })}`);
-    console.log(`vscode-language overhead (p50 of 15, tool over the socket vs the provider command in the window): ${JSON.stringify(results['lang-overhead']?.data)}`);
+    console.log(
+      `vscode-language overhead (p50 of 15, tool over the socket vs the provider command in the window): ${JSON.stringify(results['lang-overhead']?.data)}`,
+    );
   }, 420_000);
 
   afterAll(() => {
@@ -70,7 +90,7 @@ describe('vscode-language', () => {
   it('a definition across files, asked first in the fresh window', () => {
     expectInnerPassed('lang-definition');
   });
-  it("the references of an exported function: exactly its real uses, the declaration marked", () => {
+  it('the references of an exported function: exactly its real uses, the declaration marked', () => {
     expectInnerPassed('lang-references');
   });
   it('the hover of an inferred variable: its type', () => {

@@ -56,7 +56,12 @@ describe('vscode-python-kernel', () => {
     let first: Record<string, InnerResult> | undefined;
     const inner = await runInnerSuite<Record<string, InnerResult>>({
       // A short grace after an interrupt, for [interrupt-stuck].
-      server: { workspace, env: isolatedEnv({ HOME: home, NC_TOOLS_RESULTS: resultsPath, NC_PROBE_DIR: probeDir, NC_TEST_KERNEL_INTERRUPT_GRACE_MS: '2000' }), vsixPaths: [kernelVsix], userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } },
+      server: {
+        workspace,
+        env: isolatedEnv({ HOME: home, NC_TOOLS_RESULTS: resultsPath, NC_PROBE_DIR: probeDir, NC_TEST_KERNEL_INTERRUPT_GRACE_MS: '2000' }),
+        vsixPaths: [kernelVsix],
+        userSettings: { 'git.enabled': false, 'files.autoSave': 'off' },
+      },
       run: {
         files: ['python-kernel'],
         extraDevelopmentPaths: [PYTHON_KERNEL_EXTENSION_PATH],
@@ -73,7 +78,13 @@ describe('vscode-python-kernel', () => {
         first = results;
         fs.rmSync(resultsPath, { force: true });
         try {
-          installedRun = await runWindow({ files: ['python-kernel'], grep: '\\[persist\\]', timeout: 60_000, timeoutMs: 120_000, name: 'vscode-python-kernel-installed' });
+          installedRun = await runWindow({
+            files: ['python-kernel'],
+            grep: '\\[persist\\]',
+            timeout: 60_000,
+            timeoutMs: 120_000,
+            name: 'vscode-python-kernel-installed',
+          });
         } catch (e) {
           installedError = e as Error;
         } finally {
@@ -84,7 +95,8 @@ describe('vscode-python-kernel', () => {
     ({ suite: run, suiteError: runError } = inner);
     // The results file holds the installed window's results once `after` ran.
     results = (inner.suite ? first : inner.results) ?? {};
-    if (process.env.NC_KERNEL_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
+    if (process.env.NC_KERNEL_DEBUG)
+      console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
   }, 360_000);
 
   afterAll(() => {
@@ -100,7 +112,11 @@ describe('vscode-python-kernel', () => {
   });
 
   it('installed from its .vsix (a window without the development path), the kernel runs cells with persistent state', () => {
-    expect({ exitCode: installedRun?.exitCode, error: installedError?.message.slice(0, 3000), keys: Object.keys(installedResults) }).toEqual({ exitCode: 0, error: undefined, keys: ['persist'] });
+    expect({ exitCode: installedRun?.exitCode, error: installedError?.message.slice(0, 3000), keys: Object.keys(installedResults) }).toEqual({
+      exitCode: 0,
+      error: undefined,
+      keys: ['persist'],
+    });
     expectInner('persist', installedResults.persist, () => ({ log: installedRun?.log.slice(-40) }));
     expect(installedResults.persist.data?.kernelPath).toMatch(/extensions[/\\]native-claude-test\.native-claude-test-python-kernel-0\.0\.1/);
     expect(results.persist?.data?.kernelPath).toBe(PYTHON_KERNEL_EXTENSION_PATH);

@@ -54,7 +54,9 @@ function project(round: number) {
       after: "import * as math from './math';\nimport { twice as dbl } from './math';\n\nexport const all = [math.twice(3), dbl(4)];\n",
     },
   ];
-  const untouched = [{ rel: `${dir}/other/double.ts`, text: "export function double(s: string): string {\n  return s + s;\n}\nexport const twice2 = double('x');\n" }];
+  const untouched = [
+    { rel: `${dir}/other/double.ts`, text: "export function double(s: string): string {\n  return s + s;\n}\nexport const twice2 = double('x');\n" },
+  ];
   return { renamed, untouched };
 }
 
@@ -68,7 +70,10 @@ describe('vscode-rename: claude renames an exported function used in three files
     const model = await startFakeModel();
     const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nc-rename-')));
     const rounds = Array.from({ length: ROUNDS }, (_, i) => project(i + 1));
-    fs.writeFileSync(path.join(workspace, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'commonjs', noEmit: true }, include: ['src'] }, null, 2) + '\n');
+    fs.writeFileSync(
+      path.join(workspace, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'commonjs', noEmit: true }, include: ['src'] }, null, 2) + '\n',
+    );
     for (const r of rounds) {
       for (const f of [...r.renamed.map((x) => ({ rel: x.rel, text: x.before })), ...r.untouched]) {
         fs.mkdirSync(path.dirname(path.join(workspace, f.rel)), { recursive: true });
@@ -95,8 +100,16 @@ describe('vscode-rename: claude renames an exported function used in three files
       globalConfig: { mcpServers: { [TOOLS_SERVER_NAME]: toolsRouteEntry() } },
       settings: { permissions: { allow: [`mcp__${TOOLS_SERVER_NAME}`] } },
     });
-    fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, rounds: ROUNDS, files: rounds.map((r) => r.renamed), untouched: rounds.map((r) => r.untouched) }));
-    const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<InnerResult>({
+    fs.writeFileSync(
+      specPath,
+      JSON.stringify({ workspace, results: resultsPath, rounds: ROUNDS, files: rounds.map((r) => r.renamed), untouched: rounds.map((r) => r.untouched) }),
+    );
+    const {
+      suite,
+      suiteError,
+      results: inner,
+      extensionLog,
+    } = await runClaudeInnerSuite<InnerResult>({
       ic,
       model,
       server: { workspace, vsixPaths: [vsix], userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'workbench.startupEditor': 'none' } },
@@ -104,10 +117,21 @@ describe('vscode-rename: claude renames an exported function used in three files
       resultsPath,
     });
     try {
-      if (process.env.NC_RENAME_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-12000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
-      expectInnerPassed('rename-claude', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), log: extensionLog.split('\n').slice(-40), innerLogTail: suite?.log.slice(-40) }));
+      if (process.env.NC_RENAME_DEBUG)
+        console.log(
+          `--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-12000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`,
+        );
+      expectInnerPassed('rename-claude', inner, () => ({
+        suiteError: suiteError?.message.slice(0, 3000),
+        log: extensionLog.split('\n').slice(-40),
+        innerLogTail: suite?.log.slice(-40),
+      }));
       const heard = (scenario: string) => JSON.parse(model.toolResultText(`toolu_nc_rename_${scenario}_1`) ?? '{}') as Record<string, unknown>;
-      const answers = Array.from({ length: ROUNDS }, (_, i) => ({ reject: heard(`reject-${i + 1}`), accept: heard(`accept-${i + 1}`), unsaved: heard(`unsaved-${i + 1}`) }));
+      const answers = Array.from({ length: ROUNDS }, (_, i) => ({
+        reject: heard(`reject-${i + 1}`),
+        accept: heard(`accept-${i + 1}`),
+        unsaved: heard(`unsaved-${i + 1}`),
+      }));
       console.log(JSON.stringify({ inner: inner?.data, answers: answers[0] }, null, 2));
       for (const [i, r] of rounds.entries()) {
         const files = r.renamed.map((f) => f.rel);
@@ -118,25 +142,38 @@ describe('vscode-rename: claude renames an exported function used in three files
         // No problem is new; TypeScript may still be checking the renamed files when the answer is sent (a
         // 2 s wait), which one note says.
         const { new_diagnostics: notes, ...accept } = answers[i].accept;
-        expect({ round: i + 1, notes: notes ?? [] }).toEqual({ round: i + 1, notes: (notes as unknown[] | undefined)?.length ? [expect.stringMatching(/^Note: still being checked when this answer was sent .*: src\/r\d\/[a-z]+\.ts/)] : [] });
+        expect({ round: i + 1, notes: notes ?? [] }).toEqual({
+          round: i + 1,
+          notes: (notes as unknown[] | undefined)?.length
+            ? [expect.stringMatching(/^Note: still being checked when this answer was sent .*: src\/r\d\/[a-z]+\.ts/)]
+            : [],
+        });
         expect({ round: i + 1, answer: accept }).toEqual({
           round: i + 1,
-          answer: { status: 'accepted', renamed: '`double` → `twice`', files: [
-            { path: files[0], operation: 'modified', replacements: 2 },
-            { path: files[1], operation: 'modified', replacements: 2 },
-            { path: files[2], operation: 'modified', replacements: 3 },
-            { path: files[3], operation: 'modified', replacements: 2 },
-          ] },
+          answer: {
+            status: 'accepted',
+            renamed: '`double` → `twice`',
+            files: [
+              { path: files[0], operation: 'modified', replacements: 2 },
+              { path: files[1], operation: 'modified', replacements: 2 },
+              { path: files[2], operation: 'modified', replacements: 3 },
+              { path: files[3], operation: 'modified', replacements: 2 },
+            ],
+          },
         });
         const { new_diagnostics: _notes, ...unsaved } = answers[i].unsaved;
         expect({ round: i + 1, answer: unsaved }).toEqual({
           round: i + 1,
-          answer: { status: 'accepted', renamed: '`twice` → `thrice`', files: [
-            { path: files[0], operation: 'modified', merged_with_unsaved_edits: true, replacements: 2 },
-            { path: files[1], operation: 'modified', replacements: 2 },
-            { path: files[2], operation: 'modified', replacements: 3 },
-            { path: files[3], operation: 'modified', replacements: 2 },
-          ] },
+          answer: {
+            status: 'accepted',
+            renamed: '`twice` → `thrice`',
+            files: [
+              { path: files[0], operation: 'modified', merged_with_unsaved_edits: true, replacements: 2 },
+              { path: files[1], operation: 'modified', replacements: 2 },
+              { path: files[2], operation: 'modified', replacements: 3 },
+              { path: files[3], operation: 'modified', replacements: 2 },
+            ],
+          },
         });
       }
     } finally {

@@ -106,28 +106,52 @@ describe('vscode-review-merge: claude proposes, the user has unsaved edits, the 
       settings: { permissions: { allow: [`mcp__${TOOLS_SERVER_NAME}`] } },
     });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, rounds: ROUNDS, texts: TEXTS }));
-    const { suite, suiteError, results: inner, extensionLog } = await runClaudeInnerSuite<InnerResult>({
+    const {
+      suite,
+      suiteError,
+      results: inner,
+      extensionLog,
+    } = await runClaudeInnerSuite<InnerResult>({
       ic,
       model,
-      server: { workspace, vsixPaths: [vsix], userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'workbench.startupEditor': 'none', '[ini]': { 'files.encoding': 'iso88591' } } },
+      server: {
+        workspace,
+        vsixPaths: [vsix],
+        userSettings: { 'git.enabled': false, 'files.autoSave': 'off', 'workbench.startupEditor': 'none', '[ini]': { 'files.encoding': 'iso88591' } },
+      },
       run: { files: ['review-merge-claude'], timeout: 900_000, timeoutMs: 1_000_000, name: 'review-merge-claude' },
       resultsPath,
     });
     try {
-      if (process.env.NC_MERGE_DEBUG) console.log(`--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-12000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`);
-      expectInnerPassed('review-merge-claude', inner, () => ({ suiteError: suiteError?.message.slice(0, 3000), log: extensionLog.split('\n').slice(-40), innerLogTail: suite?.log.slice(-40) }));
+      if (process.env.NC_MERGE_DEBUG)
+        console.log(
+          `--- inner\n${JSON.stringify(inner, null, 2)}\n--- extension log\n${extensionLog.slice(-12000)}\n--- inner log\n${suite?.log.slice(-60).join('\n')}`,
+        );
+      expectInnerPassed('review-merge-claude', inner, () => ({
+        suiteError: suiteError?.message.slice(0, 3000),
+        log: extensionLog.split('\n').slice(-40),
+        innerLogTail: suite?.log.slice(-40),
+      }));
       // What the model heard after each accepted merge: its change went through, modified by the user (an
       // Edit's wording and a Write's differ).
       const heard = (name: string, round: number) => model.toolResultText(`toolu_nc_merge_${name}-${round}_1`);
-      const accepted = ['disjoint', 'conflict', 'write', 'crlf'].flatMap((name) => Array.from({ length: ROUNDS }, (_, i) => ({ name: `${name}-${i + 1}`, heard: heard(name, i + 1) })));
+      const accepted = ['disjoint', 'conflict', 'write', 'crlf'].flatMap((name) =>
+        Array.from({ length: ROUNDS }, (_, i) => ({ name: `${name}-${i + 1}`, heard: heard(name, i + 1) })),
+      );
       console.log(JSON.stringify({ inner: inner?.data, heard: accepted.filter((a) => a.name.endsWith('-1')) }, null, 2));
       // apply_diff's own answer: accepted, the user's unsaved edits merged in.
       for (let round = 1; round <= ROUNDS; round++) {
         const answer = JSON.parse(heard('latin1', round) ?? '{}') as Record<string, unknown>;
-        expect({ round, answer }).toEqual({ round, answer: expect.objectContaining({ status: 'accepted', path: 'latin1.ini', merged_with_unsaved_edits: true }) });
+        expect({ round, answer }).toEqual({
+          round,
+          answer: expect.objectContaining({ status: 'accepted', path: 'latin1.ini', merged_with_unsaved_edits: true }),
+        });
       }
       for (const a of accepted) {
-        expect(a).toEqual({ name: a.name, heard: expect.stringMatching(/has been updated successfully\.[\s\S]*The user modified your proposed (changes|content) before accepting (them|it)/) });
+        expect(a).toEqual({
+          name: a.name,
+          heard: expect.stringMatching(/has been updated successfully\.[\s\S]*The user modified your proposed (changes|content) before accepting (them|it)/),
+        });
       }
     } finally {
       for (const p of [specPath, resultsPath]) fs.rmSync(p, { force: true });

@@ -24,7 +24,16 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { codeServerAvailable, findFiles, openWorkbench, processTree, saveScreenshot, startCodeServer, type CodeServer, type Workbench } from './harness/codeServer';
+import {
+  codeServerAvailable,
+  findFiles,
+  openWorkbench,
+  processTree,
+  saveScreenshot,
+  startCodeServer,
+  type CodeServer,
+  type Workbench,
+} from './harness/codeServer';
 import { startFakeModel, type FakeModel, type MessagesRequest, type Reply, freshMessages, textOf } from './harness/fakeModel';
 import { prepareIntegratedClaude, type IntegratedClaude } from './harness/integratedClaude';
 import { ensureVsix } from './harness/vsix';
@@ -60,7 +69,10 @@ interface Seen {
 }
 
 const TYPED_LINE = '// typed, not saved';
-const dirtyTabs = (page: Page) => page.evaluate<string[]>(`Array.from(document.querySelectorAll('.editor .tabs-container .tab.dirty')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`);
+const dirtyTabs = (page: Page) =>
+  page.evaluate<string[]>(
+    `Array.from(document.querySelectorAll('.editor .tabs-container .tab.dirty')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`,
+  );
 
 describe('vscode-review-window-life', () => {
   let model: FakeModel;
@@ -70,7 +82,10 @@ describe('vscode-review-window-life', () => {
   // Any prompt gets the Edit of hello.js in the folder the prompt names; its tool result gets "done".
   const router = (request: MessagesRequest): Reply => {
     const fresh = freshMessages(request);
-    const prompt = fresh.filter((m) => m.role === 'user').map(textOf).join('\n');
+    const prompt = fresh
+      .filter((m) => m.role === 'user')
+      .map(textOf)
+      .join('\n');
     const folder = /edit (\S+)\/hello\.js/.exec(prompt)?.[1];
     if (!folder) return { text: 'done' };
     const id = `toolu_nc_life_${toolUseIds.length}`;
@@ -112,7 +127,12 @@ describe('vscode-review-window-life', () => {
    * A fresh window with claude in its terminal and claude's review of hello.js open; `interrupt` happens to
    * the window; then claude is answered in its terminal with `answer`.
    */
-  async function reviewInterrupted(name: string, interrupt: (page: Page) => Promise<void>, answer: 'Enter' | 'Escape', opts: { typed?: boolean } = {}): Promise<Seen> {
+  async function reviewInterrupted(
+    name: string,
+    interrupt: (page: Page) => Promise<void>,
+    answer: 'Enter' | 'Escape',
+    opts: { typed?: boolean } = {},
+  ): Promise<Seen> {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `nc-review-life-${name}-`)));
     const folder = path.join(root, 'ws');
     fs.mkdirSync(folder);
@@ -123,7 +143,13 @@ describe('vscode-review-window-life', () => {
     const seen: Seen = {};
     const debug = (what: string) => process.env.NC_LIFE_DEBUG && console.log(`[${name}] ${what}: ${JSON.stringify(seen, null, 1)}`);
     try {
-      server = await startCodeServer({ workspace: folder, vsixPaths: [vsix], env: ic.env, smokeTestDriver: false, userSettings: { 'git.enabled': false, 'files.autoSave': 'off' } });
+      server = await startCodeServer({
+        workspace: folder,
+        vsixPaths: [vsix],
+        env: ic.env,
+        smokeTestDriver: false,
+        userSettings: { 'git.enabled': false, 'files.autoSave': 'off' },
+      });
       wb = await openWorkbench(server, folder);
       const page = wb.page;
       try {
@@ -132,16 +158,26 @@ describe('vscode-review-window-life', () => {
         // environment (the port from the extension), and the terminal survives the reload as VS Code's do.
         await runCommand(page, 'Terminal: Create New Terminal');
         await page.locator('.terminal-wrapper.active .xterm-helper-textarea, .terminal .xterm-helper-textarea').first().waitFor({ timeout: 30_000 });
-        await until('claude to connect from the terminal', async () => {
-          if ((await ourStatus(page)) === 'Claude: 1 session') return true;
-          if (!(await screen(ic.tmuxSocket).then(() => true, () => false))) {
-            await page.keyboard.type(
-              `export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L "$NC_TMUX_SOCKET" -f /dev/null new-session -d -s main -x 200 -y 50 claude`,
-            );
-            await page.keyboard.press('Enter');
-          }
-          return false;
-        }, 90_000, 1000);
+        await until(
+          'claude to connect from the terminal',
+          async () => {
+            if ((await ourStatus(page)) === 'Claude: 1 session') return true;
+            if (
+              !(await screen(ic.tmuxSocket).then(
+                () => true,
+                () => false,
+              ))
+            ) {
+              await page.keyboard.type(
+                `export PATH="$NC_CLAUDE_BIN_DIR:$PATH"; tmux -L "$NC_TMUX_SOCKET" -f /dev/null new-session -d -s main -x 200 -y 50 claude`,
+              );
+              await page.keyboard.press('Enter');
+            }
+            return false;
+          },
+          90_000,
+          1000,
+        );
         await waitForScreen(ic.tmuxSocket, /❯/, 30_000);
         // The CLI registers its handlers shortly after connecting.
         await sleep(1500);
@@ -152,20 +188,28 @@ describe('vscode-review-window-life', () => {
           await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
           await page.keyboard.press('Control+End');
           await page.keyboard.type(TYPED_LINE);
-          seen.dirtyBefore = await until('hello.js dirty', async () => {
-            const dirty = await dirtyTabs(page);
-            return dirty.some((t) => /hello\.js/.test(t)) ? dirty : undefined;
-          }, 10_000);
+          seen.dirtyBefore = await until(
+            'hello.js dirty',
+            async () => {
+              const dirty = await dirtyTabs(page);
+              return dirty.some((t) => /hello\.js/.test(t)) ? dirty : undefined;
+            },
+            10_000,
+          );
         }
         const prompt = `edit ${folder}/hello.js`;
         await tmux(ic.tmuxSocket, 'send-keys', '-t', 'main', '-l', '--', prompt);
         await waitForScreen(ic.tmuxSocket, new RegExp(prompt.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')), 5_000);
         await sleep(200);
         await tmux(ic.tmuxSocket, 'send-keys', '-t', 'main', 'Enter');
-        seen.tabsBefore = await until(opts.typed ? 'the review tab (of the merge)' : 'the review tab', async () => {
-          const tabs = await editorTabLabels(page);
-          return tabs.some((t) => REVIEW_TAB.test(t)) ? tabs : undefined;
-        }, 60_000);
+        seen.tabsBefore = await until(
+          opts.typed ? 'the review tab (of the merge)' : 'the review tab',
+          async () => {
+            const tabs = await editorTabLabels(page);
+            return tabs.some((t) => REVIEW_TAB.test(t)) ? tabs : undefined;
+          },
+          60_000,
+        );
         seen.cliBefore = await waitForScreen(ic.tmuxSocket, CLI_PROMPT, 15_000);
         // The diff has settled (as a user would look at it before anything happens to the window).
         await sleep(1000);
@@ -173,14 +217,22 @@ describe('vscode-review-window-life', () => {
         await interrupt(page);
 
         // The extension is back and claude has reconnected to it (same port and token).
-        seen.statusAfter = await until('claude to reconnect', async () => {
-          const s = await ourStatus(page);
-          return s === 'Claude: 1 session' ? s : undefined;
-        }, 90_000);
-        seen.notificationsAfter = await until('a notification about the interrupted review', async () => {
-          const texts = await notificationTexts(page);
-          return texts.some((t) => /hello\.js/.test(t)) ? texts : undefined;
-        }, 30_000).catch(() => notificationTexts(page));
+        seen.statusAfter = await until(
+          'claude to reconnect',
+          async () => {
+            const s = await ourStatus(page);
+            return s === 'Claude: 1 session' ? s : undefined;
+          },
+          90_000,
+        );
+        seen.notificationsAfter = await until(
+          'a notification about the interrupted review',
+          async () => {
+            const texts = await notificationTexts(page);
+            return texts.some((t) => /hello\.js/.test(t)) ? texts : undefined;
+          },
+          30_000,
+        ).catch(() => notificationTexts(page));
         // Time for a restored tab to be resolved (and show its error) by the workbench.
         await sleep(2000);
         seen.tabsAfter = await editorTabLabels(page);
@@ -188,24 +240,37 @@ describe('vscode-review-window-life', () => {
         seen.cliAfter = await screen(ic.tmuxSocket);
         if (opts.typed) {
           // VS Code's hot exit gives the typing back: the tab dirty, the line in the editor.
-          seen.dirtyAfter = await until('hello.js restored dirty', async () => {
-            const dirty = await dirtyTabs(page);
-            return dirty.some((t) => /hello\.js/.test(t)) ? dirty : undefined;
-          }, 30_000).catch(() => dirtyTabs(page));
-          seen.editorAfter = await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText().catch((e: Error) => e.message);
+          seen.dirtyAfter = await until(
+            'hello.js restored dirty',
+            async () => {
+              const dirty = await dirtyTabs(page);
+              return dirty.some((t) => /hello\.js/.test(t)) ? dirty : undefined;
+            },
+            30_000,
+          ).catch(() => dirtyTabs(page));
+          seen.editorAfter = await page
+            .locator('.editor-instance .monaco-editor .view-lines')
+            .first()
+            .innerText()
+            .catch((e: Error) => e.message);
         }
         debug('after the interruption');
 
         // claude's own prompt still answers.
         await tmux(ic.tmuxSocket, 'send-keys', '-t', 'main', answer);
-        seen.cliAnswered = await until('claude to take the answer', async () => {
-          const s = await screen(ic.tmuxSocket);
-          if (CLI_PROMPT.test(s)) {
-            await tmux(ic.tmuxSocket, 'send-keys', '-t', 'main', answer);
-            return undefined;
-          }
-          return answer === 'Enter' ? (/done/.test(s) ? s : undefined) : s;
-        }, 30_000, 1500);
+        seen.cliAnswered = await until(
+          'claude to take the answer',
+          async () => {
+            const s = await screen(ic.tmuxSocket);
+            if (CLI_PROMPT.test(s)) {
+              await tmux(ic.tmuxSocket, 'send-keys', '-t', 'main', answer);
+              return undefined;
+            }
+            return answer === 'Enter' ? (/done/.test(s) ? s : undefined) : s;
+          },
+          30_000,
+          1500,
+        );
         if (answer === 'Escape') await sleep(1000);
         seen.file = fs.readFileSync(file, 'utf8');
         debug('answered');
@@ -238,7 +303,7 @@ describe('vscode-review-window-life', () => {
     expect(seen.cliAfter).toMatch(CLI_PROMPT);
   };
 
-  it('Reload Window while claude waits on a review: the restored review tab is closed with a word on where to answer; Yes in claude\'s terminal writes the file', async () => {
+  it("Reload Window while claude waits on a review: the restored review tab is closed with a word on where to answer; Yes in claude's terminal writes the file", async () => {
     const seen = await reviewInterrupted('reload', reloadWindow, 'Enter');
     noBrokenReviewTab(seen);
     expect(seen.file).toBe(PROPOSED);

@@ -45,7 +45,10 @@ describe('vscode-sessions', () => {
 
   const router = (request: MessagesRequest): Reply => {
     const fresh = freshMessages(request);
-    const typed = fresh.filter((m) => m.role === 'user').map(textOf).join('\n');
+    const typed = fresh
+      .filter((m) => m.role === 'user')
+      .map(textOf)
+      .join('\n');
     const afterTool = fresh.some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result'));
     const sel = /prompt ((?:sel|mention)-\w+)/.exec(typed);
     if (sel) {
@@ -80,7 +83,12 @@ describe('vscode-sessions', () => {
     const ic = prepareIntegratedClaude({ workspace, modelUrl: model.url, env: { NC_SESSIONS_SPEC: specPath } });
     fs.writeFileSync(specPath, JSON.stringify({ workspace, results: resultsPath, logDir }));
     let extensionLog: string;
-    ({ suite, suiteError, results: results = {}, extensionLog } = await runClaudeInnerSuite<Record<string, InnerResult>>({
+    ({
+      suite,
+      suiteError,
+      results: results = {},
+      extensionLog,
+    } = await runClaudeInnerSuite<Record<string, InnerResult>>({
       ic,
       model,
       server: {
@@ -111,7 +119,8 @@ describe('vscode-sessions', () => {
           // A key pressed in the text editor, as the user's keyboard would: first waits until the editor has
           // the keyboard (showTextDocument moves it there; the page may lag behind the extension host).
           pressInEditor: async (page, key) => {
-            const where = () => page.evaluate<{ inEditor: boolean }>(`(() => {
+            const where = () =>
+              page.evaluate<{ inEditor: boolean }>(`(() => {
               const el = document.activeElement;
               return { tag: el && el.tagName, inEditor: !!(el && el.closest('.monaco-editor')), inTerminal: !!(el && el.closest('.terminal-wrapper, .xterm')) };
             })()`);
@@ -137,7 +146,9 @@ describe('vscode-sessions', () => {
       resultsPath,
     }));
     if (process.env.NC_SESSIONS_DEBUG) {
-      console.log(JSON.stringify({ exitCode: suite?.exitCode, results, prompts: prompts.map((p) => ({ ...p, fresh: p.fresh.slice(0, 2000) })), screenshots }, null, 2));
+      console.log(
+        JSON.stringify({ exitCode: suite?.exitCode, results, prompts: prompts.map((p) => ({ ...p, fresh: p.fresh.slice(0, 2000) })), screenshots }, null, 2),
+      );
       console.log(`--- Native Claude.log\n${extensionLog.slice(-15000)}`);
     }
     fs.rmSync(root, { recursive: true, force: true });

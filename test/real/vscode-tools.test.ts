@@ -28,11 +28,18 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { stateAfter } from '../support/stateAfter';
 import { HeaderWebSocketClientTransport } from '../support/wsClientTransport';
 import { isolatedEnv } from './harness/claudeCli';
-import { codeServerAvailable, compileInnerSuites, openWorkbench, screenshotOnFailure, type CodeServer, type Probes, type SuiteResult } from './harness/codeServer';
+import {
+  codeServerAvailable,
+  compileInnerSuites,
+  openWorkbench,
+  screenshotOnFailure,
+  type CodeServer,
+  type Probes,
+  type SuiteResult,
+} from './harness/codeServer';
 import { runInnerSuite } from './harness/innerSuite';
 import { ensureVsix } from './harness/vsix';
 import { expectInnerPassed as expectInner, innerFailureContext, type InnerResult } from './harness/innerResults';
-
 
 /**
  * Waits for the workbench's modal dialog, reads it, clicks the button named `click`, waits for it to go.
@@ -41,10 +48,20 @@ import { expectInnerPassed as expectInner, innerFailureContext, type InnerResult
 async function answerDialog(page: Page, click: string): Promise<{ message: string; detail: string; buttons: string[] }> {
   const box = page.locator('.monaco-dialog-box');
   await box.waitFor({ state: 'visible', timeout: 15_000 });
-  const text = async (selector: string) => ((await box.locator(selector).first().textContent({ timeout: 2_000 }).catch(() => '')) ?? '').trim();
+  const text = async (selector: string) =>
+    (
+      (await box
+        .locator(selector)
+        .first()
+        .textContent({ timeout: 2_000 })
+        .catch(() => '')) ?? ''
+    ).trim();
   const buttons = (await box.locator('.dialog-buttons .monaco-button').allTextContents()).map((b) => b.trim());
   const info = { message: await text('.dialog-message-text'), detail: await text('.dialog-message-detail'), buttons };
-  await box.locator('.dialog-buttons .monaco-button', { hasText: new RegExp(`^${click}$`) }).first().click({ timeout: 5_000 });
+  await box
+    .locator('.dialog-buttons .monaco-button', { hasText: new RegExp(`^${click}$`) })
+    .first()
+    .click({ timeout: 5_000 });
   await box.waitFor({ state: 'hidden', timeout: 10_000 });
   return info;
 }
@@ -57,12 +74,18 @@ const PROBES: Probes = {
     const toast = page.locator('.notification-list-item', { hasText: containing }).first();
     await toast.waitFor({ state: 'visible', timeout: 10_000 });
     const messages = (await page.locator('.notification-list-item-message').allTextContents()).map((s) => s.trim());
-    const links = await page.locator('.notification-list-item-message a').evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', href: e.getAttribute('href') ?? e.getAttribute('data-href') })));
+    const links = await page
+      .locator('.notification-list-item-message a')
+      .evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', href: e.getAttribute('href') ?? e.getAttribute('data-href') })));
     return { messages, links };
   },
   /** Whether the panel shows a terminal (an xterm) right now. */
   terminalPanel: async (page) => {
-    await page.locator('.part.panel .xterm').first().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
+    await page
+      .locator('.part.panel .xterm')
+      .first()
+      .waitFor({ state: 'visible', timeout: 5_000 })
+      .catch(() => undefined);
     return {
       panelTerminalVisible: await page.locator('.part.panel .xterm').first().isVisible(),
       tabs: (await page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').allTextContents()).map((s) => s.trim()),
@@ -101,7 +124,13 @@ describe('vscode-tools', () => {
     // scripted argument (a window running extension tests refuses every dialog). SCRIPTED_ANSWERS_VARIABLE
     // in src/vscode/changes/claudeChanges.ts.
     env.NATIVE_CLAUDE_TEST_SCRIPTED_ANSWERS = '1';
-    ({ server, suite: run, suiteError: runError, results: results = {}, stop } = await runInnerSuite<Record<string, InnerResult>>({
+    ({
+      server,
+      suite: run,
+      suiteError: runError,
+      results: results = {},
+      stop,
+    } = await runInnerSuite<Record<string, InnerResult>>({
       server: {
         workspace,
         vsixPaths: [vsix],
@@ -130,7 +159,8 @@ describe('vscode-tools', () => {
       resultsPath,
       keepServer: true,
     }));
-    if (process.env.NC_TOOLS_DEBUG) console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
+    if (process.env.NC_TOOLS_DEBUG)
+      console.log(JSON.stringify({ exitCode: run?.exitCode, durationMs: run?.durationMs, results }, null, 2), '\n', run?.log.join('\n'));
   }, 420_000);
 
   afterAll(async () => {
@@ -226,7 +256,7 @@ describe('vscode-tools', () => {
     });
   });
 
-  describe('diagnostics that reflect the disk (VS Code\'s TypeScript server)', () => {
+  describe("diagnostics that reflect the disk (VS Code's TypeScript server)", () => {
     const figures: Record<string, unknown> = {};
     afterAll(() => console.log(`diagnostics wait figures: ${JSON.stringify(figures, null, 2)}`));
 
@@ -237,7 +267,13 @@ describe('vscode-tools', () => {
 
     it("the CLI's flow: baseline (uri) answers under 500 ms, the call after a write on disk answers under 2 s with the new problem", () => {
       const d = expectInnerPassed('diag-ide-budget');
-      figures.ideRoute = { baselineMs: d.baselineMs, afterWriteMs: d.afterMs, problemsRightAfterWrite: d.problemsRightAfterWrite, fixedMs: d.fixedMs, cleanEditMs: d.cleanEditMs };
+      figures.ideRoute = {
+        baselineMs: d.baselineMs,
+        afterWriteMs: d.afterMs,
+        problemsRightAfterWrite: d.problemsRightAfterWrite,
+        fixedMs: d.fixedMs,
+        cleanEditMs: d.cleanEditMs,
+      };
       expect(d.problemsRightAfterWrite).toBe(0); // without the wait the CLI would have seen nothing
     });
 
@@ -286,7 +322,11 @@ describe('vscode-tools', () => {
 
     it('apply_diff with one ambiguous block: partial, failed_blocks says why, the other block is applied', () => {
       const d = expectInnerPassed('partial');
-      expect(d.answer).toMatchObject({ status: 'accepted', partial: true, failed_blocks: [expect.objectContaining({ reason: expect.stringContaining('ambiguous (2 matches found)') })] });
+      expect(d.answer).toMatchObject({
+        status: 'accepted',
+        partial: true,
+        failed_blocks: [expect.objectContaining({ reason: expect.stringContaining('ambiguous (2 matches found)') })],
+      });
       expect(fs.readFileSync(abs('partial.txt'), 'utf8')).toBe('ALPHA\ndup\nbeta\ndup\ngamma\n');
     });
 
@@ -364,7 +404,9 @@ describe('vscode-tools', () => {
     it('Shift JIS (files.encoding for the bat language): read_file shows the Japanese; apply_diff of the last line changes no other byte; € is refused', () => {
       const d = expectInnerPassed('encoding-shiftjis');
       expect(d.documentEncoding).toBe('shiftjis');
-      expect(fs.readFileSync(abs('legacy.bat')).toString('hex')).toBe('6563686f2082b182f182c982bf82cd0d0a72656d2093fa967b8cea20955c8ea60d0a65786974202f6220310d0a');
+      expect(fs.readFileSync(abs('legacy.bat')).toString('hex')).toBe(
+        '6563686f2082b182f182c982bf82cd0d0a72656d2093fa967b8cea20955c8ea60d0a65786974202f6220310d0a',
+      );
     });
 
     it('files.autoGuessEncoding: a Shift JIS file VS Code guesses is read and edited in Shift JIS', () => {
@@ -495,7 +537,11 @@ describe('vscode-tools', () => {
           expect(await stateAfter(running, 1500)).toBe('pending');
           expect(fs.existsSync(approved)).toBe(false);
           const dialog = await answerDialog(wb.page, 'Run');
-          expect(dialog).toEqual({ message: 'Claude wants to run a command in the terminal', detail: expect.stringContaining('echo approved-run'), buttons: expect.arrayContaining(['Run', 'Reject']) });
+          expect(dialog).toEqual({
+            message: 'Claude wants to run a command in the terminal',
+            detail: expect.stringContaining('echo approved-run'),
+            buttons: expect.arrayContaining(['Run', 'Reject']),
+          });
           const ran = await running;
           expect(ran).toMatchObject({ isError: false, json: { exit_code: 0, output_captured: true } });
           expect(String(ran.json.output).trim()).toBe('approved-run');

@@ -42,7 +42,10 @@ describe('vscode-walkthrough', () => {
     fs.writeFileSync(fakeClaude, '#!/bin/sh\necho "stand-in for the walkthrough test"\n', { mode: 0o755 });
     const resultsPath = path.join(root, 'results.json');
     // No `claude` on PATH, so the first step starts unchecked whatever this machine has installed.
-    const pathWithoutClaude = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'claude'))).join(path.delimiter);
+    const pathWithoutClaude = (process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter((d) => d && !fs.existsSync(path.join(d, 'claude')))
+      .join(path.delimiter);
     const run = await runInnerSuite<Record<string, InnerResult>>({
       server: {
         workspace,
@@ -84,7 +87,8 @@ describe('vscode-walkthrough', () => {
     expect(page.steps.map((s) => s.id.split('#').pop())).toEqual(['findClaude', 'runClaude', 'seeConnection', 'tryReview', 'enableTools']);
   });
 
-  it('"Install or find claude" completes when the claude command (~/.local/bin/claude) is found, and Check Setup finds the same claude', () => expectInnerPassed('findClaude'));
+  it('"Install or find claude" completes when the claude command (~/.local/bin/claude) is found, and Check Setup finds the same claude', () =>
+    expectInnerPassed('findClaude'));
   it('"Run claude" and "See the connection" complete when a claude session connects', () => expectInnerPassed('connected'));
   it('"Try a review" completes when a review diff opens', () => expectInnerPassed('tryReview'));
   it('"Enable the tools" completes when the tools entry is written', () => expectInnerPassed('enableTools'));

@@ -67,7 +67,8 @@ describe('vscode-windows', () => {
 
   let logs: Array<{ file: string; text: string }> = [];
   /** The extension logs of the extension host(s) that served `port`, oldest first. */
-  const logsOfPort = (port: number) => logs.filter((l) => new RegExp(`listening on 127\\.0\\.0\\.1:${port}(?!\\d)`).test(l.text)).sort((x, y) => x.file.localeCompare(y.file));
+  const logsOfPort = (port: number) =>
+    logs.filter((l) => new RegExp(`listening on 127\\.0\\.0\\.1:${port}(?!\\d)`).test(l.text)).sort((x, y) => x.file.localeCompare(y.file));
   /** The CLI pids the extension saw announce themselves (`ide_connected`) in one log. */
   const announcedPids = (text: string) => [...text.matchAll(/is a Claude Code session \(CLI pid (\d+)\)/g)].map((m) => Number(m[1]));
 
@@ -137,7 +138,10 @@ describe('vscode-windows', () => {
         await run('restart', folders.restart, 'extension-host restart');
         for (const f of ['a', 'b', 'restart-1', 'restart-2']) results[f] = readResults(f);
         // The extension's own log of every extension host (one file per window and extension host).
-        logs = findFiles(path.join(srv.userDataDir, 'logs'), /^Native Claude\.log$/).map((f) => ({ file: path.relative(srv.userDataDir, f), text: fs.readFileSync(f, 'utf8') }));
+        logs = findFiles(path.join(srv.userDataDir, 'logs'), /^Native Claude\.log$/).map((f) => ({
+          file: path.relative(srv.userDataDir, f),
+          text: fs.readFileSync(f, 'utf8'),
+        }));
       },
       beforeStop: async () => {
         for (const tag of TMUX_TAGS) await killTmuxServer(`${ic.tmuxSocket}-${tag}`);
@@ -145,7 +149,18 @@ describe('vscode-windows', () => {
     });
     if (suiteError) throw suiteError;
     if (process.env.NC_WIN_DEBUG) {
-      console.log(JSON.stringify({ runs: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, { exitCode: v.suite?.exitCode, error: v.error?.message.slice(0, 2000), ms: v.suite?.durationMs }])), results }, null, 2));
+      console.log(
+        JSON.stringify(
+          {
+            runs: Object.fromEntries(
+              Object.entries(runs).map(([k, v]) => [k, { exitCode: v.suite?.exitCode, error: v.error?.message.slice(0, 2000), ms: v.suite?.durationMs }]),
+            ),
+            results,
+          },
+          null,
+          2,
+        ),
+      );
     }
   }, 600_000);
 
@@ -196,6 +211,9 @@ describe('vscode-windows', () => {
     // Two extension hosts served the port, and each saw the same claude announce itself (a new ide_connected).
     const served = logsOfPort(one.status.port);
     expect(served.map((l) => announcedPids(l.text))).toEqual([[one.cliPid], [one.cliPid]]);
-    if (process.env.NC_WIN_DEBUG) console.log(`restart timing: server up ${two.serverRunningAfterMs} ms, claude back ${two.reconnectedAfterMs} ms, selection ${two.selectionShownAfterMs} ms after the restart command`);
+    if (process.env.NC_WIN_DEBUG)
+      console.log(
+        `restart timing: server up ${two.serverRunningAfterMs} ms, claude back ${two.reconnectedAfterMs} ms, selection ${two.selectionShownAfterMs} ms after the restart command`,
+      );
   });
 });

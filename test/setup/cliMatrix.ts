@@ -66,7 +66,11 @@ interface Outcome {
 
 function runVersion(version: string, files: string[], outDir: string): Outcome {
   const outcome: Outcome = { version, results: new Map(), failures: new Map() };
-  const install = spawnSync('bash', [path.join(ROOT, 'test/setup/install-claude-cli.sh'), version], { env: cleanEnv(), stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+  const install = spawnSync('bash', [path.join(ROOT, 'test/setup/install-claude-cli.sh'), version], {
+    env: cleanEnv(),
+    stdio: ['ignore', 'inherit', 'pipe'],
+    encoding: 'utf8',
+  });
   if (install.status !== 0) {
     outcome.installError = (install.stderr || `exit ${install.status}`).trim().split('\n').slice(-3).join(' ');
     process.stderr.write(install.stderr ?? '');
@@ -108,7 +112,6 @@ function runVersion(version: string, files: string[], outDir: string): Outcome {
 }
 
 function firstLine(text: string): string {
-   
   const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
   return (plain.split('\n').find((l) => l.trim() !== '') ?? '').trim().slice(0, 200);
 }
@@ -167,7 +170,9 @@ function main(): number {
   }
   const tests = outcomes.reduce((n, o) => n + o.results.size, 0);
   const passed = outcomes.reduce((n, o) => n + [...o.results.values()].filter((c) => c === 'pass').length, 0);
-  process.stdout.write(`\nTotal: ${passed}/${tests} passed across ${versions.length} CLI version(s) in ${Math.round((Date.now() - started) / 1000)} s. Reports: ${outDir}\n`);
+  process.stdout.write(
+    `\nTotal: ${passed}/${tests} passed across ${versions.length} CLI version(s) in ${Math.round((Date.now() - started) / 1000)} s. Reports: ${outDir}\n`,
+  );
   return failed ? 1 : 0;
 }
 

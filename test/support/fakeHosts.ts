@@ -2,7 +2,18 @@ import { promises as fs } from 'fs';
 import type { CellOutput, CodeApprover, NotebookKernelHost, NotebookRunOutcome, NotebookTarget } from '../../src/host/notebookKernel';
 import { writeWithoutFollowing } from '../../src/workspace/noFollowWrite';
 import type { DiagnosticItem, DiagnosticsSource, FileDiagnostics, Position } from '../../src/host/diagnostics';
-import { RenameRefusedError, type CallItem, type CallStep, type FoundSymbol, type LanguageFeatures, type OpenDocumentLines, type OpenedForLanguage, type OutlineSymbol, type RenameEdit, type SourceLocation } from '../../src/host/languageFeatures';
+import {
+  RenameRefusedError,
+  type CallItem,
+  type CallStep,
+  type FoundSymbol,
+  type LanguageFeatures,
+  type OpenDocumentLines,
+  type OpenedForLanguage,
+  type OutlineSymbol,
+  type RenameEdit,
+  type SourceLocation,
+} from '../../src/host/languageFeatures';
 import type { DocumentWriter } from '../../src/host/documents';
 import type { ReviewDecision, ReviewHost, ReviewRequest } from '../../src/host/review';
 import { ReviewRegistry } from '../../src/review/reviewRegistry';
@@ -162,7 +173,9 @@ export class ScriptedNotebook implements NotebookKernelHost {
   readonly asked: Array<{ code: string; notebook: string }> = [];
   /** Run / Don't Run (undefined: never answers, like a notification left alone). */
   answer: boolean | undefined = true;
-  constructor(private readonly kernel: (code: string) => { outputs: CellOutput[]; success?: boolean; hang?: boolean; end?: NotebookRunOutcome['end']; delayMs?: number }) {}
+  constructor(
+    private readonly kernel: (code: string) => { outputs: CellOutput[]; success?: boolean; hang?: boolean; end?: NotebookRunOutcome['end']; delayMs?: number },
+  ) {}
 
   readonly approver: CodeApprover = {
     approve: (request, signal) => {
@@ -189,7 +202,12 @@ export class ScriptedNotebook implements NotebookKernelHost {
             clearTimeout(timer);
             resolve({ ...outcome, timing: { requested, ended: performance.now() } });
           };
-          const timer = script.hang ? setTimeout(() => done({ end: 'timed-out', outputs: script.outputs, cellIndex: 3, success: false }), options.timeoutMs) : setTimeout(() => done({ end: script.end ?? 'finished', outputs: script.outputs, success: script.success ?? true, cellIndex: 3 }), script.delayMs ?? 0);
+          const timer = script.hang
+            ? setTimeout(() => done({ end: 'timed-out', outputs: script.outputs, cellIndex: 3, success: false }), options.timeoutMs)
+            : setTimeout(
+                () => done({ end: script.end ?? 'finished', outputs: script.outputs, success: script.success ?? true, cellIndex: 3 }),
+                script.delayMs ?? 0,
+              );
           options.signal.addEventListener(
             'abort',
             () => {
@@ -205,7 +223,8 @@ export class ScriptedNotebook implements NotebookKernelHost {
 }
 
 /** Which of ScriptedLanguageFeatures' methods never answer (another extension's stuck provider). */
-export type LanguageMethod = 'open' | 'definitions' | 'references' | 'hover' | 'outline' | 'workspaceSymbols' | 'prepareCallHierarchy' | 'incomingCalls' | 'outgoingCalls' | 'rename';
+export type LanguageMethod =
+  'open' | 'definitions' | 'references' | 'hover' | 'outline' | 'workspaceSymbols' | 'prepareCallHierarchy' | 'incomingCalls' | 'outgoingCalls' | 'rename';
 
 /**
  * VS Code's language features as the test scripts them: answers keyed by `path:line:character`
@@ -261,7 +280,11 @@ export class ScriptedLanguageFeatures implements LanguageFeatures {
     return this.answer('outline', file, this.outlines.get(file) ?? []);
   }
   workspaceSymbols(query: string): Promise<FoundSymbol[]> {
-    return this.answer('workspaceSymbols', query, this.symbols.filter((s) => s.name.includes(query)));
+    return this.answer(
+      'workspaceSymbols',
+      query,
+      this.symbols.filter((s) => s.name.includes(query)),
+    );
   }
   prepareCallHierarchy(file: string, position: Position): Promise<CallItem[]> {
     const key = ScriptedLanguageFeatures.key(file, position);

@@ -11,7 +11,12 @@ export function locateRipgrep(): string {
     return fromEnv;
   }
   const cache = process.env.NATIVE_CLAUDE_CACHE ?? path.join(os.homedir(), '.cache', 'native-claude');
-  const builds = existsSync(cache) ? readdirSync(cache).filter((n) => n.startsWith('code-server-')).sort().reverse() : [];
+  const builds = existsSync(cache)
+    ? readdirSync(cache)
+        .filter((n) => n.startsWith('code-server-'))
+        .sort()
+        .reverse()
+    : [];
   for (const build of builds) {
     // Exercises the same lookup the extension uses, on a real VS Code layout.
     const rg = findRipgrep(path.join(cache, build, 'node_modules', 'code-server', 'lib', 'vscode'));
@@ -19,7 +24,6 @@ export function locateRipgrep(): string {
   }
   throw new Error(
     `No ripgrep for the tools integration tests: none found in a code-server build under ${cache}. ` +
-      'Run test/setup/install-real-clients.sh (it builds code-server, which ships VS Code\'s rg), or set NATIVE_CLAUDE_RG to an rg binary.',
+      "Run test/setup/install-real-clients.sh (it builds code-server, which ships VS Code's rg), or set NATIVE_CLAUDE_RG to an rg binary.",
   );
 }
-

@@ -7,7 +7,13 @@ import { TEST_TOKEN } from './serverFixture';
  * `url`, the auth header, the test token, then `more`. Each line it prints goes to `onLine`, also after the
  * promise settled; the promise fails if the process cannot start or exits before `onLine` resolved it.
  */
-export function spawnScriptClient<T>(what: string, script: string, url: string, more: string[], onLine: (line: string, child: ChildProcess, resolve: (value: T) => void, reject: (error: Error) => void) => void): Promise<T> {
+export function spawnScriptClient<T>(
+  what: string,
+  script: string,
+  url: string,
+  more: string[],
+  onLine: (line: string, child: ChildProcess, resolve: (value: T) => void, reject: (error: Error) => void) => void,
+): Promise<T> {
   const child = spawn(process.execPath, ['-e', script, url, AUTH_HEADER, TEST_TOKEN, ...more], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);

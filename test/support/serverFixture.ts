@@ -49,5 +49,8 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 3000, what =
 /** Waits until the server has `count` connections on `route`; answers the newest. */
 export async function newestConnection(server: IdeServer, route: 'ide' | 'tools', count: number): Promise<Connection> {
   await waitFor(() => server.connections().filter((c) => c.route === route).length === count, 10_000, `${count} ${route} connection(s)`);
-  return server.connections().filter((c) => c.route === route).at(-1)!;
+  return server
+    .connections()
+    .filter((c) => c.route === route)
+    .at(-1)!;
 }

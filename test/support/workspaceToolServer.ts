@@ -19,7 +19,10 @@ import { connectClient, TEST_TOKEN } from './serverFixture';
 
 export type ToolCallResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
-export async function startWorkspaceToolServer(folders: () => string[], options: { approval?: ApprovalMode; language?: LanguageFeatures; languageBudgets?: LanguageBudgets; changes?: ChangeCapture } = {}) {
+export async function startWorkspaceToolServer(
+  folders: () => string[],
+  options: { approval?: ApprovalMode; language?: LanguageFeatures; languageBudgets?: LanguageBudgets; changes?: ChangeCapture } = {},
+) {
   const review = new ScriptedReviewHost();
   const documents = new DiskDocumentWriter();
   const diagnostics = new StaticDiagnostics();

@@ -9,8 +9,22 @@ describe('cli matrix', () => {
 
   test('the table has a row per test, a column per version and the totals', () => {
     const table = renderTable([
-      { version: '2.1.328', results: new Map([['cli-ide › a', 'pass'], ['cli-ide › b', 'pass']] as const), failures: new Map() },
-      { version: '1.0.128', results: new Map([['cli-ide › a', 'fail'], ['cli-ide › b', 'pass']] as const), failures: new Map() },
+      {
+        version: '2.1.328',
+        results: new Map([
+          ['cli-ide › a', 'pass'],
+          ['cli-ide › b', 'pass'],
+        ] as const),
+        failures: new Map(),
+      },
+      {
+        version: '1.0.128',
+        results: new Map([
+          ['cli-ide › a', 'fail'],
+          ['cli-ide › b', 'pass'],
+        ] as const),
+        failures: new Map(),
+      },
       { version: '0.9.0', installError: 'no such version', results: new Map(), failures: new Map() },
     ]);
     const lines = table.split('\n');

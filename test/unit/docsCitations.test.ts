@@ -10,8 +10,15 @@ const SELF = path.relative(ROOT, __filename);
 const TEXT = /\.(ts|js|mjs|cjs|md|json|sh)$/;
 /** Where citations are checked: folders walked for text files, and the text files at the top (configs, README, CHANGELOG; not package-lock.json). */
 const SCANNED = [
-  'src', 'docs', 'bench', 'scripts', 'test',
-  ...fs.readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isFile() && TEXT.test(d.name) && d.name !== 'package-lock.json').map((d) => d.name),
+  'src',
+  'docs',
+  'bench',
+  'scripts',
+  'test',
+  ...fs
+    .readdirSync(ROOT, { withFileTypes: true })
+    .filter((d) => d.isFile() && TEXT.test(d.name) && d.name !== 'package-lock.json')
+    .map((d) => d.name),
 ];
 const SKIPPED = new Set(['node_modules', 'fixtures']);
 
@@ -102,7 +109,11 @@ describe('citations stay inside the repository', () => {
   it('every "trap N" cited is an entry of docs/vscode-traps.md', () => {
     const defined = definedTraps(read(trapsDoc));
     expect(defined.size).toBeGreaterThan(20);
-    const undefinedTraps = files.flatMap((f) => citedTraps(read(f)).filter((n) => !defined.has(n)).map((n) => `${f}: trap ${n}`));
+    const undefinedTraps = files.flatMap((f) =>
+      citedTraps(read(f))
+        .filter((n) => !defined.has(n))
+        .map((n) => `${f}: trap ${n}`),
+    );
     expect(undefinedTraps).toEqual([]);
   });
 
@@ -149,7 +160,9 @@ describe('the checks themselves', () => {
   });
 
   it('make anchors as GitHub does', () => {
-    const anchors = headingAnchors('# A title\n## MCP handshake and ide_connected\n### 5. Unsaved edits, in `the` file\n```\n# not a heading\n```\n## A title\n');
+    const anchors = headingAnchors(
+      '# A title\n## MCP handshake and ide_connected\n### 5. Unsaved edits, in `the` file\n```\n# not a heading\n```\n## A title\n',
+    );
     expect([...anchors]).toEqual(['a-title', 'mcp-handshake-and-ide_connected', '5-unsaved-edits-in-the-file', 'a-title-1']);
   });
 

@@ -46,7 +46,10 @@ const importRe = /(?:from\s+|import\s*\(\s*(?:\/\*[^*]*\*\/\s*)?|require\s*\(\s*
 
 /** The .ts files of a room, its sub-rooms' included (src/vscode's rooms). */
 function filesOf(folder: string): string[] {
-  return fs.readdirSync(path.join(SRC, folder), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join(SRC, folder, f));
+  return fs
+    .readdirSync(path.join(SRC, folder), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(SRC, folder, f));
 }
 
 /** Every `room → room` import under src/ (type-only imports included), as sorted "from → to" strings. */
@@ -121,7 +124,10 @@ function readRoomsPicture(markdown: string): DrawnRooms {
 
 describe('src/ layering', () => {
   it('every folder under src/ is a known room', () => {
-    const folders = fs.readdirSync(SRC, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const folders = fs
+      .readdirSync(SRC, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
     expect(folders.filter((f) => !(f in MAY_IMPORT))).toEqual([]);
   });
 
@@ -160,7 +166,8 @@ describe('src/ layering', () => {
       const readme = fs.readFileSync(path.join(SRC, room, 'README.md'), 'utf8');
       const may = /May import:\s*([^.]*)\./.exec(readme);
       const said = /Imports nothing from src\//.test(readme) ? [] : may && /everything under src/.test(may[1]) ? ['*'] : may ? roomList(may[1]) : undefined;
-      if (JSON.stringify(said?.sort()) !== JSON.stringify([...allowed].sort())) differs.push(`${room}: README says ${JSON.stringify(said)}, the test allows ${JSON.stringify(allowed)}`);
+      if (JSON.stringify(said?.sort()) !== JSON.stringify([...allowed].sort()))
+        differs.push(`${room}: README says ${JSON.stringify(said)}, the test allows ${JSON.stringify(allowed)}`);
     }
     expect(differs).toEqual([]);
   });
@@ -174,9 +181,17 @@ describe('src/vscode in rooms', () => {
   };
 
   it('every folder under src/vscode is a known room, and holds no folder of its own', () => {
-    const folders = fs.readdirSync(VSCODE, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const folders = fs
+      .readdirSync(VSCODE, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
     expect(folders.sort()).toEqual(Object.keys(VSCODE_MAY_IMPORT).sort());
-    const nested = folders.flatMap((f) => fs.readdirSync(path.join(VSCODE, f), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => `${f}/${d.name}`));
+    const nested = folders.flatMap((f) =>
+      fs
+        .readdirSync(path.join(VSCODE, f), { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => `${f}/${d.name}`),
+    );
     expect(nested).toEqual([]);
   });
 
@@ -215,7 +230,8 @@ describe('src/vscode in rooms', () => {
       const may = /Rooms of src\/vscode it may import:\s*([^.]*)\./.exec(readme);
       const said = may ? (may[1].trim() === 'none' ? [] : roomList(may[1])) : undefined;
       if (!/^Owns /m.test(readme)) differs.push(`${room}: README does not say what it owns`);
-      if (JSON.stringify(said?.sort()) !== JSON.stringify([...allowed].sort())) differs.push(`${room}: README says ${JSON.stringify(said)}, the test allows ${JSON.stringify(allowed)}`);
+      if (JSON.stringify(said?.sort()) !== JSON.stringify([...allowed].sort()))
+        differs.push(`${room}: README says ${JSON.stringify(said)}, the test allows ${JSON.stringify(allowed)}`);
     }
     expect(differs).toEqual([]);
   });
@@ -232,7 +248,10 @@ describe('docs/architecture.md draws the imports there are', () => {
 
   it('every arrow drawn is an import, and every import between rooms (but into util, and from vscode) is drawn', () => {
     const expected = actual.filter((a) => !a.startsWith('vscode →') && !a.endsWith('→ util'));
-    expect({ drawnButNotImported: drawn.arrows.filter((a) => !expected.includes(a)), importedButNotDrawn: expected.filter((a) => !drawn.arrows.includes(a)) }).toEqual({
+    expect({
+      drawnButNotImported: drawn.arrows.filter((a) => !expected.includes(a)),
+      importedButNotDrawn: expected.filter((a) => !drawn.arrows.includes(a)),
+    }).toEqual({
       drawnButNotImported: [],
       importedButNotDrawn: [],
     });

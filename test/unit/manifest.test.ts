@@ -47,9 +47,10 @@ describe('package.json', () => {
     expect(pkg.homepage).toBe(`${base}#readme`);
   });
 
-  it('the placeholder check finds what the manifest used to carry, and passes over apply_diff\'s REPLACE blocks', () => {
+  it("the placeholder check finds what the manifest used to carry, and passes over apply_diff's REPLACE blocks", () => {
     expect(findPlaceholders('"url": "https://github.com/REPLACE-WITH-OWNER/native-claude.git"')).toHaveLength(1);
-    for (const t of ['https://example.com/x', 'TODO: write', 'FIXME', 'https://github.com/<owner>/native-claude', 'your-org/native-claude']) expect([t, findPlaceholders(t).length]).toEqual([t, 1]);
+    for (const t of ['https://example.com/x', 'TODO: write', 'FIXME', 'https://github.com/<owner>/native-claude', 'your-org/native-claude'])
+      expect([t, findPlaceholders(t).length]).toEqual([t, 1]);
     expect(findPlaceholders('`<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` blocks; replace terminals that lack it')).toEqual([]);
   });
 
@@ -70,8 +71,10 @@ describe('package.json', () => {
     const problems: string[] = [];
     for (const [key, p] of Object.entries(properties)) {
       if (typeof p.markdownDescription !== 'string' || p.markdownDescription.length < 20) problems.push(`${key}: no markdownDescription`);
-      if (!['window', 'resource', 'machine-overridable', 'language-overridable', 'application', 'machine'].includes(p.scope as string)) problems.push(`${key}: no scope`);
-      if (Array.isArray(p.enum) && (!Array.isArray(p.enumDescriptions) || p.enumDescriptions.length !== p.enum.length)) problems.push(`${key}: enumDescriptions do not match enum`);
+      if (!['window', 'resource', 'machine-overridable', 'language-overridable', 'application', 'machine'].includes(p.scope as string))
+        problems.push(`${key}: no scope`);
+      if (Array.isArray(p.enum) && (!Array.isArray(p.enumDescriptions) || p.enumDescriptions.length !== p.enum.length))
+        problems.push(`${key}: enumDescriptions do not match enum`);
     }
     expect(problems).toEqual([]);
   });
@@ -83,7 +86,10 @@ describe('package.json', () => {
 
   it('validates .claude/settings.json with the Claude Code settings schema published on SchemaStore', () => {
     expect(pkg.contributes.jsonValidation).toEqual([
-      { fileMatch: expect.arrayContaining(['**/.claude/settings.json', '**/.claude/settings.local.json']), url: 'https://json.schemastore.org/claude-code-settings.json' },
+      {
+        fileMatch: expect.arrayContaining(['**/.claude/settings.json', '**/.claude/settings.local.json']),
+        url: 'https://json.schemastore.org/claude-code-settings.json',
+      },
     ]);
   });
 

@@ -13,7 +13,18 @@ import { findPlaceholders, MAX_VSIX_BYTES, readVsix, type VsixContents } from '.
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const VSIX = path.join(ROOT, 'dist', 'native-claude.vsix');
-const INPUTS = ['src', 'media', 'package.json', '.vscodeignore', 'README.md', 'CHANGELOG.md', 'LICENSE', 'webpack.config.js', 'tsconfig.build.json', 'scripts/packaged-readme.ts'];
+const INPUTS = [
+  'src',
+  'media',
+  'package.json',
+  '.vscodeignore',
+  'README.md',
+  'CHANGELOG.md',
+  'LICENSE',
+  'webpack.config.js',
+  'tsconfig.build.json',
+  'scripts/packaged-readme.ts',
+];
 
 function newestInput(p: string): number {
   const full = path.join(ROOT, p);
@@ -87,7 +98,14 @@ describe('the packaged .vsix', () => {
   it('holds only the bundle, package.json, README, CHANGELOG, LICENSE, the icon and the walkthrough pages', () => {
     const paths = vsix.entries.map((e) => e.path);
     expect(paths.filter((p) => !ALLOWED.some((re) => re.test(p)))).toEqual([]);
-    for (const needed of ['extension/dist/extension.js', 'extension/package.json', 'extension/readme.md', 'extension/changelog.md', 'extension/LICENSE.txt', 'extension/media/icon.png']) {
+    for (const needed of [
+      'extension/dist/extension.js',
+      'extension/package.json',
+      'extension/readme.md',
+      'extension/changelog.md',
+      'extension/LICENSE.txt',
+      'extension/media/icon.png',
+    ]) {
       expect(paths).toContain(needed);
     }
   });
@@ -162,12 +180,17 @@ describe('the packaged .vsix', () => {
 
   it('`npm run package` prints the file list and the size (its last step, scripts/package-report.ts)', async () => {
     const printed = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['-r', 'ts-node/register/transpile-only', 'scripts/package-report.ts'], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+      execFile(
+        process.execPath,
+        ['-r', 'ts-node/register/transpile-only', 'scripts/package-report.ts'],
+        { cwd: ROOT, timeout: 60_000 },
+        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve(stdout)),
       ),
     );
     for (const e of vsix.entries) expect(printed).toContain(e.path);
     expect(printed).toContain(`size: ${vsix.bytes} bytes`);
-    expect(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).toMatch(/"package": "[^"]*vsce package[^"]*&& node -r ts-node\/register\/transpile-only scripts\/package-report\.ts"/);
+    expect(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).toMatch(
+      /"package": "[^"]*vsce package[^"]*&& node -r ts-node\/register\/transpile-only scripts\/package-report\.ts"/,
+    );
   }, 60_000);
 });

@@ -23,7 +23,10 @@ interface LockEntry {
 }
 
 const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { lockfileVersion: number; packages: Record<string, LockEntry> };
-const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+};
 
 /** Where Node (and npm) finds `name` from the package at `from`: the nearest node_modules up the tree. */
 function resolveInLock(from: string, name: string): string | undefined {
@@ -56,7 +59,7 @@ function missingFromLock(): string[] {
 }
 
 describe('package-lock.json', () => {
-  it('is a lockfile v3 whose root lists exactly package.json\'s dependencies', () => {
+  it("is a lockfile v3 whose root lists exactly package.json's dependencies", () => {
     expect(lock.lockfileVersion).toBe(3);
     expect(lock.packages[''].dependencies ?? {}).toEqual(pkg.dependencies ?? {});
     expect(lock.packages[''].devDependencies ?? {}).toEqual(pkg.devDependencies ?? {});

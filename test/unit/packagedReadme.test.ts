@@ -9,7 +9,22 @@ import { packagedReadme } from '../../scripts/packaged-readme';
 
 describe('packagedReadme', () => {
   it('leaves out pictures on lines of their own with the blank line each leaves, in lists too', () => {
-    const md = ['# T', '', 'Intro.', '', '![a diff](docs/images/review.png)', '', '## Next', '', '1. Step one.', '', '   ![status](docs/images/status-bar.png)', '', '2. Step two.', ''].join('\n');
+    const md = [
+      '# T',
+      '',
+      'Intro.',
+      '',
+      '![a diff](docs/images/review.png)',
+      '',
+      '## Next',
+      '',
+      '1. Step one.',
+      '',
+      '   ![status](docs/images/status-bar.png)',
+      '',
+      '2. Step two.',
+      '',
+    ].join('\n');
     expect(packagedReadme(md)).toBe(['# T', '', 'Intro.', '', '## Next', '', '1. Step one.', '', '2. Step two.', ''].join('\n'));
   });
 
@@ -24,7 +39,7 @@ describe('packagedReadme', () => {
     expect(() => packagedReadme('a ![d](data:image/png;base64,AAAA) b\n')).toThrow(/data:image/);
   });
 
-  it('on this repository\'s README: every picture left out, every other line kept in order', () => {
+  it("on this repository's README: every picture left out, every other line kept in order", () => {
     const readme = fs.readFileSync(path.resolve(__dirname, '..', '..', 'README.md'), 'utf8');
     const out = packagedReadme(readme);
     const pictures = readme.split('\n').filter((l) => /^\s*!\[/.test(l));

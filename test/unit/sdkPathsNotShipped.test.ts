@@ -8,7 +8,8 @@ describe('the SDK paths left out of the bundle', () => {
     ['zod-to-json-schema', () => zodToJsonSchema()],
     ['Ajv validator', () => new AjvJsonSchemaValidator()],
   ])('%s throws an error naming the file and the way out', (_name, reach) => {
-    expect(reach).toThrow(/left out of native-claude's bundle \(src\/server\/sdkPathsNotShipped\.ts\): use zod 4 schemas, or remove the entry from webpack\.config\.js/);
+    expect(reach).toThrow(
+      /left out of native-claude's bundle \(src\/server\/sdkPathsNotShipped\.ts\): use zod 4 schemas, or remove the entry from webpack\.config\.js/,
+    );
   });
-
 });

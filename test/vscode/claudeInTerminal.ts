@@ -80,7 +80,8 @@ export async function answer(question: RegExp, keys: string[] = ['Enter'], timeo
       if (!question.test(await screen())) return;
       await sleep(100);
     }
-    if (Date.now() >= deadline) throw new Error(`claude's dialog ${String(question)} did not close after ${keys.join(' ')} for ${timeoutMs} ms. Screen:\n${await screen()}`);
+    if (Date.now() >= deadline)
+      throw new Error(`claude's dialog ${String(question)} did not close after ${keys.join(' ')} for ${timeoutMs} ms. Screen:\n${await screen()}`);
   }
 }
 

@@ -73,8 +73,11 @@ const ended = (s: vscode.NotebookCellExecutionSummary | undefined) => !!s && (s.
  * (success set, or an end time).
  */
 export function cellEnded(cell: vscode.NotebookCell, timeoutMs = 30_000): Promise<vscode.NotebookCellExecutionSummary> {
-  return nextEvent(vscode.workspace.onDidChangeNotebookDocument, `cell ${cell.index} of ${cell.notebook.uri.path} to end its run`, timeoutMs, (e) =>
-    e.notebook === cell.notebook && e.cellChanges.some((c) => c.cell === cell && ended(c.executionSummary)),
+  return nextEvent(
+    vscode.workspace.onDidChangeNotebookDocument,
+    `cell ${cell.index} of ${cell.notebook.uri.path} to end its run`,
+    timeoutMs,
+    (e) => e.notebook === cell.notebook && e.cellChanges.some((c) => c.cell === cell && ended(c.executionSummary)),
   ).then(() => cell.executionSummary!);
 }
 

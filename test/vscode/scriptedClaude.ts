@@ -22,7 +22,10 @@ function plain(raw: string): string {
 export class ScriptedClaude {
   terminal!: vscode.Terminal;
   /** `logDir`: where `script` writes this claude's screen output (read when the log is first needed). */
-  constructor(readonly tag: string, private readonly logDir: () => string) {}
+  constructor(
+    readonly tag: string,
+    private readonly logDir: () => string,
+  ) {}
 
   get log(): string {
     return path.join(this.logDir(), `${this.tag}.log`);
@@ -41,15 +44,20 @@ export class ScriptedClaude {
 
   async waitFor(pattern: RegExp | string, timeoutMs = 30_000, since = 0): Promise<string> {
     const test = (s: string) => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s));
-    return waitFor(`claude-${this.tag} to show ${String(pattern)}`, async () => {
-      const out = this.output().slice(since);
-      if (test(out)) return out;
-      // The CLI redraws only changed cells, so a text can be split in the stripped log: look at the
-      // screen as a terminal renders it too (the texts waited for this way are new to the screen).
-      if (typeof pattern !== 'string' || since === 0) return undefined;
-      const screen = await renderTerminalOutput(fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8') : '');
-      return screen.includes(pattern) ? screen : undefined;
-    }, timeoutMs, 100);
+    return waitFor(
+      `claude-${this.tag} to show ${String(pattern)}`,
+      async () => {
+        const out = this.output().slice(since);
+        if (test(out)) return out;
+        // The CLI redraws only changed cells, so a text can be split in the stripped log: look at the
+        // screen as a terminal renders it too (the texts waited for this way are new to the screen).
+        if (typeof pattern !== 'string' || since === 0) return undefined;
+        const screen = await renderTerminalOutput(fs.existsSync(this.log) ? fs.readFileSync(this.log, 'utf8') : '');
+        return screen.includes(pattern) ? screen : undefined;
+      },
+      timeoutMs,
+      100,
+    );
   }
 
   /** The whole output as a terminal emulator renders it (the CLI redraws only the cells that changed). */

@@ -92,11 +92,15 @@ function connect(route: '/' | '/tools'): Promise<ToolsConnection> {
     const locks = fs
       .readdirSync(lockDir)
       .filter((f) => /^\d+\.lock$/.test(f))
-      .map((f) => ({ file: path.join(lockDir, f), port: Number(f.slice(0, -'.lock'.length)), content: JSON.parse(fs.readFileSync(path.join(lockDir, f), 'utf8')) as { workspaceFolders: string[]; authToken: string } }))
+      .map((f) => ({
+        file: path.join(lockDir, f),
+        port: Number(f.slice(0, -'.lock'.length)),
+        content: JSON.parse(fs.readFileSync(path.join(lockDir, f), 'utf8')) as { workspaceFolders: string[]; authToken: string },
+      }))
       .filter((l) => l.content.workspaceFolders.includes(workspace));
     assert.strictEqual(locks.length, 1, `exactly one lock file names ${workspace}: ${JSON.stringify(locks.map((l) => l.file))}`);
     const [lock] = locks;
-    assert.strictEqual(lock.port, api.status().port, 'the lock file is the running server\'s');
+    assert.strictEqual(lock.port, api.status().port, "the lock file is the running server's");
     const transport = new HeaderWebSocketClientTransport(`ws://127.0.0.1:${lock.port}${route}`, { [AUTH_HEADER]: lock.content.authToken });
     const client = new Client({ name: 'native-claude-tools-test', version: '0.0.0' });
     await client.connect(transport);
@@ -105,7 +109,8 @@ function connect(route: '/' | '/tools'): Promise<ToolsConnection> {
       port: lock.port,
       lockPath: lock.file,
       api,
-      call: async (name, args, timeoutMs = 120_000) => answerOf((await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs })) as CallToolResult),
+      call: async (name, args, timeoutMs = 120_000) =>
+        answerOf((await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs })) as CallToolResult),
     };
   })();
   connections.set(route, connection);
@@ -132,7 +137,11 @@ export function proposalTabs(): ProposalTab[] {
  * editor (the `vscode.diff` command has finished), plus a human moment before anyone decides.
  */
 export async function openedReview(base: string, timeoutMs = 20_000): Promise<ProposalTab & { document: vscode.TextDocument }> {
-  const found = await waitFor(`a review diff tab for ${base}`, () => proposalTabs().find((t) => path.posix.basename(t.input.modified.path) === base), timeoutMs);
+  const found = await waitFor(
+    `a review diff tab for ${base}`,
+    () => proposalTabs().find((t) => path.posix.basename(t.input.modified.path) === base),
+    timeoutMs,
+  );
   const uri = found.input.modified.toString();
   await waitFor(`the review of ${base} to be the active editor`, () => vscode.window.activeTextEditor?.document.uri.toString() === uri, 10_000);
   await sleep(300);
@@ -190,5 +199,9 @@ export function toolsSuite(setup: (t: ToolsConnection, ws: string) => void | Pro
 /** Sets a user setting and waits until the configuration reports it. */
 export async function setUserSetting(section: string, key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration(section).update(key, value, vscode.ConfigurationTarget.Global);
-  await waitFor(`${section}.${key} = ${JSON.stringify(value)}`, () => JSON.stringify(vscode.workspace.getConfiguration(section).get(key)) === JSON.stringify(value), 5_000);
+  await waitFor(
+    `${section}.${key} = ${JSON.stringify(value)}`,
+    () => JSON.stringify(vscode.workspace.getConfiguration(section).get(key)) === JSON.stringify(value),
+    5_000,
+  );
 }

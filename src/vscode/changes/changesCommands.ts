@@ -93,7 +93,8 @@ export class ChangesCommands {
       run(COMMANDS.changesUndoAll, async (group?: { id: string } | string, scripted?: ScriptedAnswer) => {
         const id = typeof group === 'string' ? group : group?.id;
         const undone: boolean[] = [];
-        for (const f of [...(this.tracker.list().find((s) => s.id === id)?.files ?? [])]) undone.push(await this.undoWhole({ sessionId: id!, filePath: f.path }, this.confirmer(scripted)));
+        for (const f of [...(this.tracker.list().find((s) => s.id === id)?.files ?? [])])
+          undone.push(await this.undoWhole({ sessionId: id!, filePath: f.path }, this.confirmer(scripted)));
         return undone;
       }),
       run(COMMANDS.changesUndoHunk, async (uri: vscode.Uri, changes: LineChange[], index: number, scripted?: ScriptedAnswer) => {
@@ -134,7 +135,10 @@ export class ChangesCommands {
   /** The question "undo anyway?" as a modal dialog; a scripted answer only where {@link scriptedAnswersAllowed}. */
   private confirmer(scripted?: ScriptedAnswer): Confirm {
     if (scripted?.answer && this.acceptScriptedAnswers) return async () => scripted.answer === 'undo';
-    if (scripted?.answer) this.log.warn(`Claude's changes: a command was called with a scripted answer ("${String(scripted.answer).slice(0, 20)}"); it is ignored outside the extension's tests, and the user is asked.`);
+    if (scripted?.answer)
+      this.log.warn(
+        `Claude's changes: a command was called with a scripted answer ("${String(scripted.answer).slice(0, 20)}"); it is ignored outside the extension's tests, and the user is asked.`,
+      );
     return async (question) => (await vscode.window.showWarningMessage(question, { modal: true }, 'Undo Anyway')) === 'Undo Anyway';
   }
 
@@ -158,7 +162,10 @@ export class ChangesCommands {
   }
 
   private find(target: FileTarget): FileChange {
-    const change = this.tracker.list().find((s) => s.id === target.sessionId)?.files.find((f) => f.path === target.filePath);
+    const change = this.tracker
+      .list()
+      .find((s) => s.id === target.sessionId)
+      ?.files.find((f) => f.path === target.filePath);
     if (!change) throw new Error(`${target.filePath} is no longer in the list.`);
     return change;
   }
@@ -171,5 +178,8 @@ function isScripted(value: unknown): value is ScriptedAnswer {
 /** Resource states from the view (one, or the selection as an array), or {sessionId, filePath} objects. */
 function fileTargets(args: unknown[]): FileTarget[] {
   const flat: unknown[] = args.flat();
-  return flat.filter((a): a is FileTarget => typeof a === 'object' && a !== null && typeof (a as FileTarget).sessionId === 'string' && typeof (a as FileTarget).filePath === 'string');
+  return flat.filter(
+    (a): a is FileTarget =>
+      typeof a === 'object' && a !== null && typeof (a as FileTarget).sessionId === 'string' && typeof (a as FileTarget).filePath === 'string',
+  );
 }

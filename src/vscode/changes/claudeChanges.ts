@@ -191,7 +191,10 @@ export class ClaudeChanges implements vscode.Disposable {
       for (const file of files) {
         if (++count > 200) break;
         // A regular file (not a link: it could lead to /proc or a device) of at most 1 MiB, or none.
-        const kind = await fs.lstat(file).then((st) => (st.isFile() && st.size <= 1024 * 1024 ? 'read' : 'skip'), () => 'absent');
+        const kind = await fs.lstat(file).then(
+          (st) => (st.isFile() && st.size <= 1024 * 1024 ? 'read' : 'skip'),
+          () => 'absent',
+        );
         if (kind !== 'skip') await this.tracker.noteSeen(file).catch(() => undefined);
       }
     }
@@ -239,9 +242,18 @@ export class ClaudeChanges implements vscode.Disposable {
       .flatMap((g) => g.tabs)
       .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.original.scheme === BEFORE_SCHEME && !listed.has(t.input.original.toString()));
     if (!stale.length) return;
-    const names = stale.map((t) => vscode.workspace.asRelativePath((t.input as vscode.TabInputTextDiff).modified.scheme === 'file' ? (t.input as vscode.TabInputTextDiff).modified.fsPath : (t.input as vscode.TabInputTextDiff).original.path, false));
+    const names = stale.map((t) =>
+      vscode.workspace.asRelativePath(
+        (t.input as vscode.TabInputTextDiff).modified.scheme === 'file'
+          ? (t.input as vscode.TabInputTextDiff).modified.fsPath
+          : (t.input as vscode.TabInputTextDiff).original.path,
+        false,
+      ),
+    );
     await vscode.window.tabGroups.close(stale, true);
-    void notify.info(`Claude's changes: closed the diff of ${[...new Set(names)].join(', ')}: that change is no longer listed (kept, undone, or changed since). Open it again from the Source Control view if it is still there.`);
+    void notify.info(
+      `Claude's changes: closed the diff of ${[...new Set(names)].join(', ')}: that change is no longer listed (kept, undone, or changed since). Open it again from the Source Control view if it is still there.`,
+    );
   }
 
   private scheduleRefresh(): void {
@@ -289,8 +301,8 @@ export class ClaudeChanges implements vscode.Disposable {
       change.attribution !== 'certain' && session.unannouncedSince !== undefined && change.changedAt >= session.unannouncedSince
         ? `Not attributed with certainty: ${session.label} reconnected at ${new Date(session.unannouncedSince).toLocaleTimeString()}, and since then claude no longer names the files it is about to edit; "before" is ${SOURCE_TEXT[change.source]}. ${RESTART_HINT}`
         : change.attribution === 'certain'
-        ? `${session.label} changed this file (the content before it was taken when claude named the file: ${SOURCE_TEXT[change.source]}).`
-        : `Not attributed with certainty: the file changed while ${session.label} was working, with no call naming it (claude's Bash, a formatter, or another program); "before" is ${SOURCE_TEXT[change.source]}.`;
+          ? `${session.label} changed this file (the content before it was taken when claude named the file: ${SOURCE_TEXT[change.source]}).`
+          : `Not attributed with certainty: the file changed while ${session.label} was working, with no call naming it (claude's Bash, a formatter, or another program); "before" is ${SOURCE_TEXT[change.source]}.`;
     const what = created ? 'Created' : deleted ? 'Deleted' : 'Modified';
     const again = change.rewroteUndo ? `${REWROTE_TEXT} ` : '';
     return {
@@ -298,7 +310,12 @@ export class ClaudeChanges implements vscode.Disposable {
       filePath: change.path,
       resourceUri,
       contextValue: change.rewroteUndo ? `${change.attribution} rewroteUndo` : change.attribution,
-      decorations: { tooltip: `${again}${what}. ${how}`, faded: change.attribution !== 'certain', strikeThrough: deleted, ...(change.rewroteUndo && { iconPath: new vscode.ThemeIcon('warning') }) },
+      decorations: {
+        tooltip: `${again}${what}. ${how}`,
+        faded: change.attribution !== 'certain',
+        strikeThrough: deleted,
+        ...(change.rewroteUndo && { iconPath: new vscode.ThemeIcon('warning') }),
+      },
       command: { command: COMMANDS.changesOpen, title: 'Open Change', arguments: [{ sessionId: session.id, filePath: change.path }] },
     };
   }

@@ -38,7 +38,14 @@ export async function gitIgnored(paths: readonly string[], log: Logger): Promise
     else byRoot.set(root, [...(byRoot.get(root) ?? []), filePath]);
   }
   // A repository whose check failed leaves its paths unanswered (WatchFilter asks again).
-  await Promise.all([...byRoot].map(([root, list]) => gitCheckIgnore(api!.git.path, root, list).then((got) => got.forEach((v, k) => answers.set(k, v)), (error: Error) => log.debug(`Claude's changes: git check-ignore in ${root}: ${error.message}`))));
+  await Promise.all(
+    [...byRoot].map(([root, list]) =>
+      gitCheckIgnore(api!.git.path, root, list).then(
+        (got) => got.forEach((v, k) => answers.set(k, v)),
+        (error: Error) => log.debug(`Claude's changes: git check-ignore in ${root}: ${error.message}`),
+      ),
+    ),
+  );
   return answers;
 }
 

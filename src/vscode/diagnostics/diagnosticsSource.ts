@@ -7,7 +7,16 @@
 
 import { existsSync, promises as fs } from 'node:fs';
 import type * as vscode from 'vscode';
-import type { CheckedDocuments, DiagnosticItem, DiagnosticsSource, Disposable, FileDiagnostics, LoadOutcome, Position, SeverityName } from '../../host/diagnostics';
+import type {
+  CheckedDocuments,
+  DiagnosticItem,
+  DiagnosticsSource,
+  Disposable,
+  FileDiagnostics,
+  LoadOutcome,
+  Position,
+  SeverityName,
+} from '../../host/diagnostics';
 import { readBytesIfExists, readTextIfExists } from '../../workspace/readTextIfExists';
 import { stripBom } from '../../workspace/textFormat';
 
@@ -20,7 +29,10 @@ export interface DiagnosticsApi {
 
 /** The parts of `vscode.workspace` and `vscode.window` used to load and watch documents. */
 export interface DocumentsApi {
-  workspace: Pick<typeof vscode.workspace, 'textDocuments' | 'openTextDocument' | 'onDidOpenTextDocument' | 'onDidChangeTextDocument' | 'createFileSystemWatcher'>;
+  workspace: Pick<
+    typeof vscode.workspace,
+    'textDocuments' | 'openTextDocument' | 'onDidOpenTextDocument' | 'onDidChangeTextDocument' | 'createFileSystemWatcher'
+  >;
   window: Pick<typeof vscode.window, 'tabGroups' | 'onDidChangeTextEditorSelection'>;
   /**
    * Asks the language servers of the document a question that needs its project loaded (a hover at a
@@ -91,7 +103,9 @@ function tabUri(tab: vscode.Tab): string | undefined {
  * ready it is, so the question is asked at the name after them (`export function compute` → `compute`).
  */
 const LEADING_KEYWORDS = new Set(
-  'abstract as async await class const declare default enum export extends from function implements import interface let module namespace new private protected public readonly return static type var'.split(' '),
+  'abstract as async await class const declare default enum export extends from function implements import interface let module namespace new private protected public readonly return static type var'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -303,7 +317,14 @@ class VsCodeCheckedDocuments implements CheckedDocuments, Disposable {
       const stat = await fs.stat(absolutePath).catch(() => undefined);
       if (!stat?.isFile() || stat.size > LOAD_MAX_BYTES) return 'skipped';
       // Size 0 with content is a kernel pseudo-file (`/proc/self/pagemap` reads without end): never opened.
-      if (stat.size === 0 && (await readBytesIfExists(absolutePath, { maxBytes: LOAD_MAX_BYTES }).then(() => false, () => true))) return 'skipped';
+      if (
+        stat.size === 0 &&
+        (await readBytesIfExists(absolutePath, { maxBytes: LOAD_MAX_BYTES }).then(
+          () => false,
+          () => true,
+        ))
+      )
+        return 'skipped';
       try {
         document = await this.api.workspace.openTextDocument(absolutePath);
       } catch {

@@ -24,10 +24,11 @@ function evidence(found: Found, file: string): DependentEvidence {
 /** References in other files to the top-level declarations of `file`, as its language server knows them. */
 async function referencesTo(file: string, found: Found, stopped: () => boolean): Promise<void> {
   const uri = vscode.Uri.file(file);
-  const symbols = await vscode.commands.executeCommand<Array<vscode.DocumentSymbol | vscode.SymbolInformation> | undefined>('vscode.executeDocumentSymbolProvider', uri);
-  const positions = (symbols ?? [])
-    .slice(0, SYMBOLS_MAX)
-    .map((s) => ('selectionRange' in s ? s.selectionRange.start : s.location.range.start));
+  const symbols = await vscode.commands.executeCommand<Array<vscode.DocumentSymbol | vscode.SymbolInformation> | undefined>(
+    'vscode.executeDocumentSymbolProvider',
+    uri,
+  );
+  const positions = (symbols ?? []).slice(0, SYMBOLS_MAX).map((s) => ('selectionRange' in s ? s.selectionRange.start : s.location.range.start));
   for (const position of positions) {
     if (stopped()) return;
     const locations = await vscode.commands.executeCommand<vscode.Location[] | undefined>('vscode.executeReferenceProvider', uri, position);

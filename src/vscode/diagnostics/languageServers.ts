@@ -29,7 +29,9 @@ function saysStillLoading(hover: vscode.Hover): boolean {
  */
 export async function askLanguageServers(document: vscode.TextDocument, position: vscode.Position): Promise<number> {
   const event = `onLanguage:${document.languageId}`;
-  const activating = vscode.extensions.all.filter((e) => !e.isActive && ((e.packageJSON as { activationEvents?: string[] }).activationEvents ?? []).includes(event));
+  const activating = vscode.extensions.all.filter(
+    (e) => !e.isActive && ((e.packageJSON as { activationEvents?: string[] }).activationEvents ?? []).includes(event),
+  );
   await Promise.all(activating.map((e) => Promise.resolve(e.activate()).catch(() => undefined)));
   const hovers = await vscode.commands.executeCommand<vscode.Hover[] | undefined>('vscode.executeHoverProvider', document.uri, position);
   const answers = hovers ?? [];
@@ -59,13 +61,22 @@ export function typeScriptWarmUp(documents: CheckedDocuments, log: Logger): (rea
       if (!source || source.scheme !== 'file') return;
       if ((await documents.load(source.fsPath, { show: false })) === 'skipped') return;
       await documents.checkerAnswered(source.fsPath);
-      log.info(`TypeScript answered about ${vscode.workspace.asRelativePath(source, false)} ${Date.now() - began} ms after it was started (${reason}), ahead of claude's first edit`);
+      log.info(
+        `TypeScript answered about ${vscode.workspace.asRelativePath(source, false)} ${Date.now() - began} ms after it was started (${reason}), ahead of claude's first edit`,
+      );
     })().catch((error: unknown) => log.warn(`starting TypeScript ahead of claude's edits failed: ${error instanceof Error ? error.message : String(error)}`));
   };
 }
 
 /** Whether a workspace folder is a TypeScript/JavaScript project: a tsconfig.json or jsconfig.json at its root. */
 export async function isTypeScriptProject(folder: string): Promise<boolean> {
-  const found = await Promise.all(['tsconfig.json', 'jsconfig.json'].map((f) => fs.stat(path.join(folder, f)).then((s) => s.isFile(), () => false)));
+  const found = await Promise.all(
+    ['tsconfig.json', 'jsconfig.json'].map((f) =>
+      fs.stat(path.join(folder, f)).then(
+        (s) => s.isFile(),
+        () => false,
+      ),
+    ),
+  );
   return found.includes(true);
 }

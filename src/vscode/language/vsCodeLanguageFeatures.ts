@@ -5,7 +5,17 @@
 
 import * as vscode from 'vscode';
 import type { CheckedDocuments, Position } from '../../host/diagnostics';
-import type { CallItem, CallStep, FoundSymbol, LanguageFeatures, OpenDocumentLines, OpenedForLanguage, OutlineSymbol, SourceLocation, SourceRange } from '../../host/languageFeatures';
+import type {
+  CallItem,
+  CallStep,
+  FoundSymbol,
+  LanguageFeatures,
+  OpenDocumentLines,
+  OpenedForLanguage,
+  OutlineSymbol,
+  SourceLocation,
+  SourceRange,
+} from '../../host/languageFeatures';
 // rename_symbol's (a line of its own, so the six tools' imports above stay as they were).
 import { RenameRefusedError, type RenameEdit } from '../../host/languageFeatures';
 
@@ -38,7 +48,14 @@ function markdownOf(part: vscode.MarkdownString | vscode.MarkedString): string {
 
 function outlineOf(symbol: vscode.DocumentSymbol | vscode.SymbolInformation): OutlineSymbol {
   if ('children' in symbol) {
-    return { name: symbol.name, kind: kindName(symbol.kind), detail: symbol.detail || undefined, range: rangeOf(symbol.range), selectionRange: rangeOf(symbol.selectionRange), children: symbol.children.map(outlineOf) };
+    return {
+      name: symbol.name,
+      kind: kindName(symbol.kind),
+      detail: symbol.detail || undefined,
+      range: rangeOf(symbol.range),
+      selectionRange: rangeOf(symbol.selectionRange),
+      children: symbol.children.map(outlineOf),
+    };
   }
   const range = rangeOf(symbol.location.range);
   return { name: symbol.name, kind: kindName(symbol.kind), detail: symbol.containerName || undefined, range, selectionRange: range, children: [] };
@@ -95,13 +112,21 @@ export class VsCodeLanguageFeatures implements LanguageFeatures {
   }
 
   async outline(absolutePath: string): Promise<OutlineSymbol[]> {
-    const symbols = await this.run<Array<vscode.DocumentSymbol | vscode.SymbolInformation>>('vscode.executeDocumentSymbolProvider', vscode.Uri.file(absolutePath));
+    const symbols = await this.run<Array<vscode.DocumentSymbol | vscode.SymbolInformation>>(
+      'vscode.executeDocumentSymbolProvider',
+      vscode.Uri.file(absolutePath),
+    );
     return (symbols ?? []).map(outlineOf);
   }
 
   async workspaceSymbols(query: string): Promise<FoundSymbol[]> {
     const symbols = await this.run<vscode.SymbolInformation[]>('vscode.executeWorkspaceSymbolProvider', query);
-    return (symbols ?? []).map((s) => ({ name: s.name, kind: kindName(s.kind), container: s.containerName || undefined, location: locationOf(s.location.uri, s.location.range) }));
+    return (symbols ?? []).map((s) => ({
+      name: s.name,
+      kind: kindName(s.kind),
+      container: s.containerName || undefined,
+      location: locationOf(s.location.uri, s.location.range),
+    }));
   }
 
   async prepareCallHierarchy(absolutePath: string, position: Position): Promise<CallItem[]> {
@@ -129,7 +154,12 @@ export class VsCodeLanguageFeatures implements LanguageFeatures {
     }
     // entries() lists the text edits only: a provider's file operations (create, rename, delete) are not
     // applied, and no file is created (the tool writes only files that exist).
-    return { files: (edit?.entries() ?? []).map(([uri, edits]) => ({ location: { uri: uri.toString(), path: uri.scheme === 'file' ? uri.fsPath : undefined }, replacements: edits.map((e) => ({ range: rangeOf(e.range), newText: e.newText })) })) };
+    return {
+      files: (edit?.entries() ?? []).map(([uri, edits]) => ({
+        location: { uri: uri.toString(), path: uri.scheme === 'file' ? uri.fsPath : undefined },
+        replacements: edits.map((e) => ({ range: rangeOf(e.range), newText: e.newText })),
+      })),
+    };
   }
 
   openDocumentLines(absolutePath: string): OpenDocumentLines | undefined {

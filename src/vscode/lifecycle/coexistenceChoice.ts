@@ -24,7 +24,13 @@ export class Coexistence {
   /** Whether this window gives new terminals `CLAUDE_CODE_SSE_PORT` = `port` now (Linux: reads a hidden terminal's environment; else undefined). */
   async newTerminalsGetPort(port: number): Promise<boolean | undefined> {
     if (process.platform !== 'linux') return undefined;
-    const probe = vscode.window.createTerminal({ name: 'Native Claude: environment check', hideFromUser: true, shellPath: '/bin/sh', shellArgs: ['-c', 'sleep 10'], isTransient: true });
+    const probe = vscode.window.createTerminal({
+      name: 'Native Claude: environment check',
+      hideFromUser: true,
+      shellPath: '/bin/sh',
+      shellArgs: ['-c', 'sleep 10'],
+      isTransient: true,
+    });
     try {
       const value = await terminalSsePort(probe);
       return value === undefined ? undefined : value === String(port);

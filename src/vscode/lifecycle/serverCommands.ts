@@ -43,32 +43,42 @@ async function launchClaudeInTerminal(options: LaunchOptions, log: vscode.LogOut
   return terminal;
 }
 
-export function registerServerCommands(bridge: IdeBridge, controls: ServerControls, log: vscode.LogOutputChannel, launch: LaunchOptions, sessionPlaces: () => string[] = () => []): vscode.Disposable[] {
+export function registerServerCommands(
+  bridge: IdeBridge,
+  controls: ServerControls,
+  log: vscode.LogOutputChannel,
+  launch: LaunchOptions,
+  sessionPlaces: () => string[] = () => [],
+): vscode.Disposable[] {
   return [
     registerCommand(COMMANDS.startServer, () => controls.start(), 'Claude Code IDE server: could not start'),
     registerCommand(COMMANDS.stopServer, () => controls.stop(), 'Claude Code IDE server: could not stop'),
     registerCommand(COMMANDS.restartServer, () => controls.restart(), 'Claude Code IDE server: could not restart'),
     registerCommand(COMMANDS.launchClaude, () => launchClaudeInTerminal(launch, log), 'Could not launch claude'),
     registerCommand(COMMANDS.showLog, () => log.show(), 'Could not show the log'),
-    registerCommand(COMMANDS.showStatus, async () => {
-      const status = bridge.status();
-      const { long } = describeStatus(status, sessionPlaces());
-      const actions: Array<vscode.QuickPickItem & { command?: string }> = [
-        ...long.split('\n').map((line) => ({ label: line, kind: vscode.QuickPickItemKind.Separator })),
-        status.running
-          ? { label: '$(debug-restart) Restart server', command: COMMANDS.restartServer }
-          : { label: '$(play) Start server', command: COMMANDS.startServer },
-        ...(status.running ? [{ label: '$(debug-stop) Stop server', command: COMMANDS.stopServer }] : []),
-        { label: '$(terminal) Launch claude in a terminal', command: COMMANDS.launchClaude },
-        { label: '$(checklist) Check setup', command: COMMANDS.checkSetup },
-        setting('shareSelection')
-          ? { label: '$(eye-closed) Stop sharing the selection', command: COMMANDS.toggleSelectionSharing }
-          : { label: '$(eye) Share the selection again', command: COMMANDS.toggleSelectionSharing },
-        { label: '$(output) Show log', command: COMMANDS.showLog },
-      ];
-      const picked = await vscode.window.showQuickPick(actions, { title: 'Claude Code IDE', placeHolder: long.split('\n')[0] });
-      if (picked?.command) await vscode.commands.executeCommand(picked.command);
-      return status;
-    }, 'Could not show the status'),
+    registerCommand(
+      COMMANDS.showStatus,
+      async () => {
+        const status = bridge.status();
+        const { long } = describeStatus(status, sessionPlaces());
+        const actions: Array<vscode.QuickPickItem & { command?: string }> = [
+          ...long.split('\n').map((line) => ({ label: line, kind: vscode.QuickPickItemKind.Separator })),
+          status.running
+            ? { label: '$(debug-restart) Restart server', command: COMMANDS.restartServer }
+            : { label: '$(play) Start server', command: COMMANDS.startServer },
+          ...(status.running ? [{ label: '$(debug-stop) Stop server', command: COMMANDS.stopServer }] : []),
+          { label: '$(terminal) Launch claude in a terminal', command: COMMANDS.launchClaude },
+          { label: '$(checklist) Check setup', command: COMMANDS.checkSetup },
+          setting('shareSelection')
+            ? { label: '$(eye-closed) Stop sharing the selection', command: COMMANDS.toggleSelectionSharing }
+            : { label: '$(eye) Share the selection again', command: COMMANDS.toggleSelectionSharing },
+          { label: '$(output) Show log', command: COMMANDS.showLog },
+        ];
+        const picked = await vscode.window.showQuickPick(actions, { title: 'Claude Code IDE', placeHolder: long.split('\n')[0] });
+        if (picked?.command) await vscode.commands.executeCommand(picked.command);
+        return status;
+      },
+      'Could not show the status',
+    ),
   ];
 }

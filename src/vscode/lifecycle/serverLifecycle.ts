@@ -91,7 +91,9 @@ export class ServerLifecycle implements ServerControls {
       this.startError = undefined;
       this.applyTerminalEnv(port, token);
       // After the lock file, so claude finds the window first.
-      void Promise.all(workspaceFolderPaths().map(isTypeScriptProject)).then((projects) => projects.includes(true) && warmUpTypeScript('the window opened on a TypeScript project'));
+      void Promise.all(workspaceFolderPaths().map(isTypeScriptProject)).then(
+        (projects) => projects.includes(true) && warmUpTypeScript('the window opened on a TypeScript project'),
+      );
     } catch (error) {
       this.startError = (error as Error).message;
       throw error;
@@ -131,12 +133,15 @@ export class ServerLifecycle implements ServerControls {
     } else if (setting('autoStart')) {
       const setUp = performance.now();
       await this.start().then(
-        () => log.info(`Listening, lock file written ${Math.round(performance.now() - activated)} ms after activation began (${Math.round(setUp - activated)} ms of it setting up)`),
+        () =>
+          log.info(
+            `Listening, lock file written ${Math.round(performance.now() - activated)} ms after activation began (${Math.round(setUp - activated)} ms of it setting up)`,
+          ),
         (error: Error) => {
           log.error(`Could not start the Claude Code IDE server: ${error.message}`);
-          void notify.error(`Claude Code IDE server did not start: ${error.message}`, 'Check Setup', 'Show Log').then((c) =>
-            c === 'Show Log' ? log.show() : c && vscode.commands.executeCommand(COMMANDS.checkSetup),
-          );
+          void notify
+            .error(`Claude Code IDE server did not start: ${error.message}`, 'Check Setup', 'Show Log')
+            .then((c) => (c === 'Show Log' ? log.show() : c && vscode.commands.executeCommand(COMMANDS.checkSetup)));
         },
       );
     }

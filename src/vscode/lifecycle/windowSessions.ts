@@ -22,7 +22,13 @@ export class WindowSessions implements vscode.Disposable {
   }
 
   labels(): SessionLabel[] {
-    return this.sessionTerminals.sessionPlaces().map((p) => ({ id: p.session.id, cliPid: p.session.cliPid, claimedPid: p.session.claimedPid, terminalName: p.terminalName, cliVersion: p.session.cliVersion }));
+    return this.sessionTerminals.sessionPlaces().map((p) => ({
+      id: p.session.id,
+      cliPid: p.session.cliPid,
+      claimedPid: p.session.claimedPid,
+      terminalName: p.terminalName,
+      cliVersion: p.session.cliVersion,
+    }));
   }
 
   /** The claude a connection belongs to (its own IDE session, or a tools-route connection's owner): src/server/sessionSource.ts. */

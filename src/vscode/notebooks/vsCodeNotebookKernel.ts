@@ -53,7 +53,13 @@ export class VsCodeNotebookKernelHost implements NotebookKernelHost {
     // a single visible notebook is unambiguous.
     const visible = vscode.window.visibleNotebookEditors;
     const editor = vscode.window.activeNotebookEditor ?? (visible.length === 1 ? visible[0] : undefined);
-    if (!editor) return { error: visible.length > 1 ? `${NO_NOTEBOOK.split(':')[0]} in front: several notebooks are visible and none is active. Ask the user to click into the notebook whose kernel should run the code, then call executeCode again.` : NO_NOTEBOOK };
+    if (!editor)
+      return {
+        error:
+          visible.length > 1
+            ? `${NO_NOTEBOOK.split(':')[0]} in front: several notebooks are visible and none is active. Ask the user to click into the notebook whose kernel should run the code, then call executeCode again.`
+            : NO_NOTEBOOK,
+      };
     const notebook = editor.notebook;
     const language = notebookLanguage(notebook);
     const label = labelOf(notebook);
@@ -68,7 +74,8 @@ async function runInNotebook(notebook: vscode.NotebookDocument, language: string
   const index = notebook.cellCount;
   const edit = new vscode.WorkspaceEdit();
   edit.set(notebook.uri, [vscode.NotebookEdit.insertCells(index, [new vscode.NotebookCellData(vscode.NotebookCellKind.Code, code, language)])]);
-  if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code did not add the cell to ${labelOf(notebook)} (the notebook may be read-only). Nothing was run.`);
+  if (!(await vscode.workspace.applyEdit(edit)))
+    throw new Error(`VS Code did not add the cell to ${labelOf(notebook)} (the notebook may be read-only). Nothing was run.`);
   const cell = notebook.cellAt(index);
   if (cell.document.getText() !== code) throw new Error(`The notebook changed while the cell was being added; nothing was run. Call executeCode again.`);
   const editor = vscode.window.visibleNotebookEditors.find((e) => e.notebook === notebook);
@@ -111,7 +118,11 @@ async function runInNotebook(notebook: vscode.NotebookDocument, language: string
         timing: {
           requested: requestedAt,
           ended: performance.now(),
-          ...(kernel && { toKernelStartMs: kernel.startTime - requestedEpoch, kernelMs: kernel.endTime - kernel.startTime, endSeenAfterMs: endedEpoch - kernel.endTime }),
+          ...(kernel && {
+            toKernelStartMs: kernel.startTime - requestedEpoch,
+            kernelMs: kernel.endTime - kernel.startTime,
+            endSeenAfterMs: endedEpoch - kernel.endTime,
+          }),
         },
         ...extra,
       });

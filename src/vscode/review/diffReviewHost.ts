@@ -26,7 +26,6 @@ interface ReviewSides {
 /** Context key set while the active editor is one of our review diffs (for keybindings and buttons). */
 const ACTIVE_CONTEXT_KEY = 'nativeClaude.reviewActive';
 
-
 /** A pending review as the status bar and its quick pick show it. */
 export interface PendingReviewInfo {
   id: string;
@@ -92,7 +91,10 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
     );
     // Review tabs of an earlier extension host: VS Code restores them after a reload or when the window
     // reopens, and keeps them through an extension-host restart, but their text lived in its memory.
-    this.closeOrphans(vscode.window.tabGroups.all.flatMap((group) => group.tabs), 'interrupted');
+    this.closeOrphans(
+      vscode.window.tabGroups.all.flatMap((group) => group.tabs),
+      'interrupted',
+    );
   }
 
   async review(request: ReviewRequest): Promise<ReviewDecision> {
@@ -140,7 +142,9 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
 
   /** The reviews waiting for a decision, oldest first. */
   pendingReviews(): PendingReviewInfo[] {
-    return this.registry.all().map((r) => ({ id: r.id, filePath: r.extra.request.filePath, title: r.title, connectionId: r.connectionId, shown: r.extra.shown }));
+    return this.registry
+      .all()
+      .map((r) => ({ id: r.id, filePath: r.extra.request.filePath, title: r.title, connectionId: r.connectionId, shown: r.extra.shown }));
   }
 
   /** Brings a pending review's diff to the front (opening it if it was in the background), with focus. */
@@ -322,7 +326,12 @@ export class DiffReviewHost implements ReviewHost, vscode.Disposable {
    */
   private async revealWhenWritten(filePath: string): Promise<void> {
     for (let waited = 0; waited < 5000; waited += 100) {
-      if (await fs.stat(filePath).then(() => true, () => false)) {
+      if (
+        await fs.stat(filePath).then(
+          () => true,
+          () => false,
+        )
+      ) {
         const preview = !(this.options.keepAcceptedFileOpen?.() ?? false);
         await vscode.window.showTextDocument(vscode.Uri.file(filePath), { preview, preserveFocus: true }).then(
           () => this.options.onRevealed?.(filePath),

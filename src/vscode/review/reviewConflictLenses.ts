@@ -4,7 +4,6 @@ import { PROPOSAL_SCHEME } from './proposalFileSystem';
 import { COMMANDS } from '../../host/commandIds';
 import { registerCommand } from '../commandTable';
 
-
 type Keep = 'ours' | 'theirs' | 'both';
 const LENSES: Array<[Keep, string]> = [
   ['ours', 'Keep Your Edits'],
@@ -24,7 +23,9 @@ export function registerReviewConflictLenses(log: vscode.LogOutputChannel): vsco
     provideCodeLenses(document) {
       return conflictRegions(document.getText()).flatMap((region) => {
         const range = new vscode.Range(region.start, 0, region.start, 0);
-        return LENSES.map(([keep, title]) => new vscode.CodeLens(range, { title, command: COMMANDS.keepConflictSide, arguments: [document.uri, region.start, keep] }));
+        return LENSES.map(
+          ([keep, title]) => new vscode.CodeLens(range, { title, command: COMMANDS.keepConflictSide, arguments: [document.uri, region.start, keep] }),
+        );
       });
     },
   };

@@ -20,9 +20,7 @@ import { registerCommand } from '../commandTable';
  * selection. Each builds what a careful user would type (src/selection/promptText.ts) and puts it into
  * the right claude's prompt without pressing Enter. Each command returns what it did (for the tests).
  */
-export type HandoffOutcome =
-  | { sent: true; terminalName: string; sessionId: number; text: string; mention?: AtMentionParams }
-  | { sent: false; reason: string };
+export type HandoffOutcome = { sent: true; terminalName: string; sessionId: number; text: string; mention?: AtMentionParams } | { sent: false; reason: string };
 
 /** The `claude-before:` original of a file claude changed (src/vscode/changes/claudeChanges.ts's quick diff). */
 /** Claude's changes' record of a file: its content before claude, and whether claude certainly changed it. */
@@ -55,10 +53,15 @@ export function registerHandoffCommands(
     try {
       const place = await pickPlace(sessions, recency);
       if ('reason' in place) return { sent: false, reason: place.reason };
-      await deliverHandoff(place, handoff, { type: (terminal, bytes) => terminal.sendText(bytes, false), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+      await deliverHandoff(place, handoff, {
+        type: (terminal, bytes) => terminal.sendText(bytes, false),
+        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      });
       recency.touch(place.terminal);
       if (setting('handOffFocusesClaude')) place.terminal.show(false);
-      log.info(`Hand-off to claude in "${place.terminal.name}" (#${place.session.id}): ${handoff.text.length} characters${handoff.mention ? ' after an @-reference' : ''}`);
+      log.info(
+        `Hand-off to claude in "${place.terminal.name}" (#${place.session.id}): ${handoff.text.length} characters${handoff.mention ? ' after an @-reference' : ''}`,
+      );
       return { sent: true, terminalName: place.terminal.name, sessionId: place.session.id, text: handoff.text, mention: handoff.mention };
     } catch (error) {
       const message = `Could not hand this to claude: ${(error as Error).message}`;
@@ -68,38 +71,53 @@ export function registerHandoffCommands(
     }
   };
 
-  const problems = (action: 'fix' | 'explain') => async (uri?: vscode.Uri, diagnostics?: readonly vscode.Diagnostic[]): Promise<HandoffOutcome> => {
-    const editor = vscode.window.activeTextEditor;
-    const document = uri ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : editor?.document;
-    if (!document) return refuse('Open the file with the problem first.');
-    const list = diagnostics?.length ? diagnostics : problemsAtCursor(document, editor);
-    if (list.length === 0) return refuse('No problem here to hand to Claude: put the cursor on a squiggle.');
-    const filePath = diskPathOf(document);
-    if (!filePath) return refuse('Save this file first: Claude can only be pointed at files on disk.');
-    const inNotebook = document.uri.scheme !== 'file';
-    return send({ mention: inNotebook ? buildAtMention(filePath) : linesOf(filePath, list.map((d) => d.range)), text: problemPrompt(action, list.map(problemInfo)) }, filePath);
-  };
+  const problems =
+    (action: 'fix' | 'explain') =>
+    async (uri?: vscode.Uri, diagnostics?: readonly vscode.Diagnostic[]): Promise<HandoffOutcome> => {
+      const editor = vscode.window.activeTextEditor;
+      const document = uri ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : editor?.document;
+      if (!document) return refuse('Open the file with the problem first.');
+      const list = diagnostics?.length ? diagnostics : problemsAtCursor(document, editor);
+      if (list.length === 0) return refuse('No problem here to hand to Claude: put the cursor on a squiggle.');
+      const filePath = diskPathOf(document);
+      if (!filePath) return refuse('Save this file first: Claude can only be pointed at files on disk.');
+      const inNotebook = document.uri.scheme !== 'file';
+      return send(
+        {
+          mention: inNotebook
+            ? buildAtMention(filePath)
+            : linesOf(
+                filePath,
+                list.map((d) => d.range),
+              ),
+          text: problemPrompt(action, list.map(problemInfo)),
+        },
+        filePath,
+      );
+    };
 
-  const change = (kind: 'git' | 'claude') => async (target?: unknown, changes?: readonly LineChange[], index?: number): Promise<HandoffOutcome> => {
-    // A changed file in Source Control: a resource state (or several). The gutter peek: (uri, changes, index).
-    const uri = target instanceof vscode.Uri ? target : resourceUriOf(target);
-    if (!uri || uri.scheme !== 'file') return refuse('Claude can only be pointed at files on disk.');
-    const displayPath = vscode.workspace.asRelativePath(uri, false);
-    const hunk = Array.isArray(changes) && typeof index === 'number' ? changes[index] : undefined;
-    // Claude's changes lists files it cannot attribute with certainty too: the text says so.
-    const claude = kind === 'claude' ? claudeChangeOf(uri) : undefined;
-    const whose = kind === 'git' ? 'git' : claude?.certain === false ? 'claude-uncertain' : 'claude';
-    if (!hunk) return send({ mention: buildAtMention(uri.fsPath), text: changePrompt({ kind: whose, displayPath, diff: '' }) }, uri.fsPath);
-    const refusal = handoffRefusal(policy(), uri.fsPath, displayPath);
-    if (refusal) return refuse(refusal); // before reading anything of it
-    const original = kind === 'claude' ? claude?.original : await gitOriginal(uri);
-    const diff = await hunkDiff(uri, original, hunk);
-    // A deletion (end 0) names the line it follows.
-    const from = Math.max(1, hunk.modifiedStartLineNumber);
-    const to = hunk.modifiedEndLineNumber === 0 ? from : hunk.modifiedEndLineNumber;
-    const mention: AtMentionParams = { filePath: uri.fsPath, lineStart: Math.max(0, from - 1), lineEnd: Math.max(0, to - 1) };
-    return send({ mention, text: changePrompt({ kind: whose, displayPath, diff }) }, uri.fsPath);
-  };
+  const change =
+    (kind: 'git' | 'claude') =>
+    async (target?: unknown, changes?: readonly LineChange[], index?: number): Promise<HandoffOutcome> => {
+      // A changed file in Source Control: a resource state (or several). The gutter peek: (uri, changes, index).
+      const uri = target instanceof vscode.Uri ? target : resourceUriOf(target);
+      if (!uri || uri.scheme !== 'file') return refuse('Claude can only be pointed at files on disk.');
+      const displayPath = vscode.workspace.asRelativePath(uri, false);
+      const hunk = Array.isArray(changes) && typeof index === 'number' ? changes[index] : undefined;
+      // Claude's changes lists files it cannot attribute with certainty too: the text says so.
+      const claude = kind === 'claude' ? claudeChangeOf(uri) : undefined;
+      const whose = kind === 'git' ? 'git' : claude?.certain === false ? 'claude-uncertain' : 'claude';
+      if (!hunk) return send({ mention: buildAtMention(uri.fsPath), text: changePrompt({ kind: whose, displayPath, diff: '' }) }, uri.fsPath);
+      const refusal = handoffRefusal(policy(), uri.fsPath, displayPath);
+      if (refusal) return refuse(refusal); // before reading anything of it
+      const original = kind === 'claude' ? claude?.original : await gitOriginal(uri);
+      const diff = await hunkDiff(uri, original, hunk);
+      // A deletion (end 0) names the line it follows.
+      const from = Math.max(1, hunk.modifiedStartLineNumber);
+      const to = hunk.modifiedEndLineNumber === 0 ? from : hunk.modifiedEndLineNumber;
+      const mention: AtMentionParams = { filePath: uri.fsPath, lineStart: Math.max(0, from - 1), lineEnd: Math.max(0, to - 1) };
+      return send({ mention, text: changePrompt({ kind: whose, displayPath, diff }) }, uri.fsPath);
+    };
 
   const cell = async (arg?: unknown): Promise<HandoffOutcome> => {
     const target = cellOf(arg);
@@ -107,7 +125,14 @@ export function registerHandoffCommands(
     const notebook = target.notebook;
     if (notebook.uri.scheme !== 'file') return refuse('Save this notebook first: Claude can only be pointed at files on disk.');
     const { output, error } = outputsOf(target);
-    const text = cellPrompt({ displayPath: vscode.workspace.asRelativePath(notebook.uri, false), index: target.index, language: target.document.languageId, source: target.document.getText(), output, error });
+    const text = cellPrompt({
+      displayPath: vscode.workspace.asRelativePath(notebook.uri, false),
+      index: target.index,
+      language: target.document.languageId,
+      source: target.document.getText(),
+      output,
+      error,
+    });
     return send({ mention: buildAtMention(notebook.uri.fsPath), text }, notebook.uri.fsPath);
   };
 
@@ -167,13 +192,18 @@ async function pickPlace(sessions: SessionTerminals<vscode.Terminal>, recency: T
       return target.place;
     case 'ask': {
       const picked = await vscode.window.showQuickPick(
-        target.places.map((place) => ({ label: place.terminal.name, description: `claude #${place.session.id}${place.session.cliPid ? `, pid ${place.session.cliPid}` : ''}`, place })),
+        target.places.map((place) => ({
+          label: place.terminal.name,
+          description: `claude #${place.session.id}${place.session.cliPid ? `, pid ${place.session.cliPid}` : ''}`,
+          place,
+        })),
         { title: 'Hand to which claude?', placeHolder: 'Several claude sessions run in this window' },
       );
       return picked ? picked.place : { reason: 'No claude was picked.' };
     }
     case 'unreachable': {
-      const reason = 'claude runs outside this window\'s terminals (under tmux or ssh?), so the text cannot be typed into its prompt. Start claude in a VS Code terminal to use this.';
+      const reason =
+        "claude runs outside this window's terminals (under tmux or ssh?), so the text cannot be typed into its prompt. Start claude in a VS Code terminal to use this.";
       void notify.warn(reason);
       return { reason };
     }
@@ -260,7 +290,12 @@ async function hunkDiff(uri: vscode.Uri, original: vscode.Uri | undefined, hunk:
     return out;
   };
   const now = await vscode.workspace.openTextDocument(uri);
-  const before = original ? await vscode.workspace.openTextDocument(original).then((d) => lines(d, hunk.originalStartLineNumber, hunk.originalEndLineNumber), () => undefined) : undefined;
+  const before = original
+    ? await vscode.workspace.openTextDocument(original).then(
+        (d) => lines(d, hunk.originalStartLineNumber, hunk.originalEndLineNumber),
+        () => undefined,
+      )
+    : undefined;
   const removed = before === undefined ? ['(the lines before this change could not be read)'] : before.map((l) => `-${l}`);
   return [...removed, ...lines(now, hunk.modifiedStartLineNumber, hunk.modifiedEndLineNumber).map((l) => `+${l}`)].join('\n');
 }

@@ -9,7 +9,6 @@ import { notify } from '../notify';
 import { COMMANDS } from '../../host/commandIds';
 import { registerCommand } from '../commandTable';
 
-
 /**
  * `nativeClaude.mentionSelection`: sends `at_mentioned` for the editor's selection (or the whole file
  * when nothing is selected), or for the file(s) clicked in the explorer or on an editor tab; then brings
@@ -28,31 +27,36 @@ export function registerMentionCommand(
       .catch((error: Error) => log.warn(`Could not bring claude's terminal forward: ${error.message}`));
   const dispatcher = new MentionDispatcher({ sessions, log, onDelivered: (session) => void focusClaudeTerminal(session) });
 
-  const command = registerCommand(COMMANDS.mentionSelection, async (uri?: unknown, uris?: unknown): Promise<MentionOutcome | undefined> => {
-    const target = withoutExcluded(mentionTarget(uri, uris), policy());
-    if ('problem' in target) {
-      void notify.warn(target.problem);
-      return undefined;
-    }
-    let outcome: MentionOutcome;
-    try {
-      outcome = await dispatcher.mention(target.mentions);
-    } catch (error) {
-      const message = (error as Error).message;
-      log.error(message);
-      void notify.error(message);
-      return undefined;
-    }
-    if (outcome.kind === 'queued') {
-      const what = target.mentions.map((m) => formatAtMention(m, vscode.workspace.asRelativePath(m.filePath, false))).join(' ');
-      void notify.info(`Claude is not connected to this window yet; ${what} will be sent when it connects.`, 'Launch claude')
-        .then((choice) => choice && vscode.commands.executeCommand(COMMANDS.launchClaude));
-    } else {
-      // 'pending' too: claude is starting in a terminal the user will want to type in.
-      await focusClaudeTerminal(outcome.sessions[0]);
-    }
-    return outcome;
-  }, 'Could not send to Claude');
+  const command = registerCommand(
+    COMMANDS.mentionSelection,
+    async (uri?: unknown, uris?: unknown): Promise<MentionOutcome | undefined> => {
+      const target = withoutExcluded(mentionTarget(uri, uris), policy());
+      if ('problem' in target) {
+        void notify.warn(target.problem);
+        return undefined;
+      }
+      let outcome: MentionOutcome;
+      try {
+        outcome = await dispatcher.mention(target.mentions);
+      } catch (error) {
+        const message = (error as Error).message;
+        log.error(message);
+        void notify.error(message);
+        return undefined;
+      }
+      if (outcome.kind === 'queued') {
+        const what = target.mentions.map((m) => formatAtMention(m, vscode.workspace.asRelativePath(m.filePath, false))).join(' ');
+        void notify
+          .info(`Claude is not connected to this window yet; ${what} will be sent when it connects.`, 'Launch claude')
+          .then((choice) => choice && vscode.commands.executeCommand(COMMANDS.launchClaude));
+      } else {
+        // 'pending' too: claude is starting in a terminal the user will want to type in.
+        await focusClaudeTerminal(outcome.sessions[0]);
+      }
+      return outcome;
+    },
+    'Could not send to Claude',
+  );
   return vscode.Disposable.from(command, dispatcher);
 }
 
@@ -102,7 +106,9 @@ function fromEditor(editor: vscode.TextEditor): Target {
     return notebook ? { mentions: [buildAtMention(notebook)] } : { problem: notOnDisk(uri) };
   }
   const { start, end } = editor.selection;
-  return { mentions: [buildAtMention(uri.fsPath, { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } })] };
+  return {
+    mentions: [buildAtMention(uri.fsPath, { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } })],
+  };
 }
 
 function notOnDisk(uri: vscode.Uri): string {
@@ -112,9 +118,7 @@ function notOnDisk(uri: vscode.Uri): string {
 }
 
 async function claudeTerminal(session: IdeSession | undefined, readParent: ParentPidReader): Promise<vscode.Terminal | undefined> {
-  const candidates = await Promise.all(
-    vscode.window.terminals.map(async (terminal) => ({ terminal, name: terminal.name, pid: await processIdOf(terminal) })),
-  );
+  const candidates = await Promise.all(vscode.window.terminals.map(async (terminal) => ({ terminal, name: terminal.name, pid: await processIdOf(terminal) })));
   return findClaudeTerminal(session?.cliPid, candidates, readParent, vscode.window.activeTerminal);
 }
 

@@ -7,10 +7,7 @@ import { registerCommand } from '../commandTable';
 
 /** The current `nativeClaude.shareSelection` / `excludeFromSharing` settings as a policy. */
 export function currentSharingPolicy(): SharingPolicy {
-  return new SharingPolicy(
-    { shareSelection: setting('shareSelection'), exclude: setting('excludeFromSharing') },
-    workspaceFolderPaths,
-  );
+  return new SharingPolicy({ shareSelection: setting('shareSelection'), exclude: setting('excludeFromSharing') }, workspaceFolderPaths);
 }
 
 /**
@@ -28,13 +25,17 @@ export function registerSelectionSharing(onChange: () => void): vscode.Disposabl
   show();
   return vscode.Disposable.from(
     item,
-    registerCommand(COMMANDS.toggleSelectionSharing, async () => {
-      const next = !setting('shareSelection');
-      // Where the user set it (workspace or user); a new setting goes to the user settings.
-      await updateSetting('shareSelection', next);
-      void vscode.window.setStatusBarMessage(next ? 'Claude sees your selection again' : 'Claude no longer sees your selection', 3000);
-      return next;
-    }, 'Could not change sharing the selection'),
+    registerCommand(
+      COMMANDS.toggleSelectionSharing,
+      async () => {
+        const next = !setting('shareSelection');
+        // Where the user set it (workspace or user); a new setting goes to the user settings.
+        await updateSetting('shareSelection', next);
+        void vscode.window.setStatusBarMessage(next ? 'Claude sees your selection again' : 'Claude no longer sees your selection', 3000);
+        return next;
+      },
+      'Could not change sharing the selection',
+    ),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!affectsSetting(event, 'shareSelection', 'excludeFromSharing')) return;
       show();

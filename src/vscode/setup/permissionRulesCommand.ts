@@ -14,22 +14,26 @@ async function cliVersion(): Promise<string | undefined> {
 
 /** `nativeClaude.addPermissionRules`: the offer from src/cliSetup/permissionRules.ts with a modal dialog as its UI. */
 export function registerPermissionRulesCommand(log: vscode.LogOutputChannel, serverName: () => string): vscode.Disposable {
-  return registerCommand(COMMANDS.addPermissionRules, async () => {
-    const version = await cliVersion();
-    // The rules go to the CLI's user settings, for every project: only the user's own mode may decide
-    // them, not one this workspace made stricter (another workspace would not confirm what they allow).
-    const { user } = approvalModes();
-    return offerPermissionRules({
-      settings: new ClaudeUserSettings(),
-      rules: rulesToAdd(user, matchesToolLevelRules(version ?? ''), serverName()),
-      cliVersion: version,
-      serverName: serverName(),
-      log,
-      ui: {
-        ask: (question, detail, ...choices) => vscode.window.showInformationMessage(question, { modal: true, detail }, ...choices),
-        inform: (message) => void notify.info(message),
-        fail: (message) => void notify.error(message, 'Show Log').then((c) => c && log.show()),
-      },
-    });
-  }, 'Could not offer the permission rules');
+  return registerCommand(
+    COMMANDS.addPermissionRules,
+    async () => {
+      const version = await cliVersion();
+      // The rules go to the CLI's user settings, for every project: only the user's own mode may decide
+      // them, not one this workspace made stricter (another workspace would not confirm what they allow).
+      const { user } = approvalModes();
+      return offerPermissionRules({
+        settings: new ClaudeUserSettings(),
+        rules: rulesToAdd(user, matchesToolLevelRules(version ?? ''), serverName()),
+        cliVersion: version,
+        serverName: serverName(),
+        log,
+        ui: {
+          ask: (question, detail, ...choices) => vscode.window.showInformationMessage(question, { modal: true, detail }, ...choices),
+          inform: (message) => void notify.info(message),
+          fail: (message) => void notify.error(message, 'Show Log').then((c) => c && log.show()),
+        },
+      });
+    },
+    'Could not offer the permission rules',
+  );
 }

@@ -46,7 +46,11 @@ export const notebookCodeApprover: CodeApprover = {
     const question = `Claude wants to run code in the kernel of ${notebook}`;
     // A notification shows its message on one line: line breaks are marked.
     const message = `${question}: ${lines.join(' ⏎ ')}`;
-    const fits = shown.text.length <= NOTIFICATION_MAX_CHARS && lines.length <= NOTIFICATION_MAX_LINES && !shown.found && plainNotificationText(message).length <= NOTIFICATION_SHOWN_MAX_CHARS;
+    const fits =
+      shown.text.length <= NOTIFICATION_MAX_CHARS &&
+      lines.length <= NOTIFICATION_MAX_LINES &&
+      !shown.found &&
+      plainNotificationText(message).length <= NOTIFICATION_SHOWN_MAX_CHARS;
     const asked = fits
       ? notify.info(message, run, "Don't Run")
       : vscode.window.showWarningMessage(question, { modal: true, detail: shown.found ? `${shown.text}\n\n${INVISIBLE_NOTE}` : shown.text }, run, "Don't Run");

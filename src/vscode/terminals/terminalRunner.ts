@@ -65,7 +65,8 @@ interface ManagedTerminal {
   markClosed(): void;
 }
 
-export const NO_SHELL_INTEGRATION_OUTPUT = 'The command was sent to the terminal and runs there, visible to the user, but its output and exit code cannot be read: shell integration is not active.';
+export const NO_SHELL_INTEGRATION_OUTPUT =
+  'The command was sent to the terminal and runs there, visible to the user, but its output and exit code cannot be read: shell integration is not active.';
 
 export class VsCodeTerminalRunner implements TerminalHost, vscode.Disposable {
   private readonly terminals: ManagedTerminal[] = [];

@@ -43,7 +43,9 @@ async function becomeUser(uid: number, file: string): Promise<void> {
   try {
     await fs.access(dir, fsConstants.X_OK);
   } catch {
-    throw new Error(`Precondition: uid ${uid} cannot enter ${dir}; the test's temporary folder and its parents must be searchable by others (chmod o+x), or set TMPDIR to such a folder.`);
+    throw new Error(
+      `Precondition: uid ${uid} cannot enter ${dir}; the test's temporary folder and its parents must be searchable by others (chmod o+x), or set TMPDIR to such a folder.`,
+    );
   }
 }
 
@@ -135,7 +137,10 @@ async function main(task: Task): Promise<unknown> {
     case 'configEdit': {
       const config = new ClaudeUserConfig(task.file, { lockWaitMs: 2000, unreadableGraceMs: 100 });
       try {
-        const changed = task.op === 'set' ? await config.setServer('vscode', { type: 'ws', url: 'ws://127.0.0.1:${NATIVE_CLAUDE_PORT}/tools' }) : await config.removeServer('vscode');
+        const changed =
+          task.op === 'set'
+            ? await config.setServer('vscode', { type: 'ws', url: 'ws://127.0.0.1:${NATIVE_CLAUDE_PORT}/tools' })
+            : await config.removeServer('vscode');
         return { ok: true, changed };
       } catch (error) {
         return { ok: false, message: (error as Error).message };

@@ -74,7 +74,12 @@ export class Fuzz {
         return '';
       case 5:
       case 6:
-        return Object.fromEntries(Array.from({ length: this.int(4) }, () => [this.pick(['a', 'ID', 'method', '__proto__', 'constructor', 'jsonrpc', 'result', this.text(6)]), this.value(depth - 1)]));
+        return Object.fromEntries(
+          Array.from({ length: this.int(4) }, () => [
+            this.pick(['a', 'ID', 'method', '__proto__', 'constructor', 'jsonrpc', 'result', this.text(6)]),
+            this.value(depth - 1),
+          ]),
+        );
       default:
         return Array.from({ length: this.int(4) }, () => this.value(depth - 1));
     }
@@ -99,11 +104,19 @@ export class Fuzz {
       case 'valid-ping':
         return tracked({ jsonrpc: '2.0', method: 'ping' });
       case 'unknown-method':
-        return tracked({ jsonrpc: '2.0', method: this.pick(['', 'x', 'tools/cal', 'resources/list', 'sampling/createMessage', '\u0000', this.text(30)]), params: {} });
+        return tracked({
+          jsonrpc: '2.0',
+          method: this.pick(['', 'x', 'tools/cal', 'resources/list', 'sampling/createMessage', '\u0000', this.text(30)]),
+          params: {},
+        });
       case 'unknown-tool':
         return tracked({ jsonrpc: '2.0', method: 'tools/call', params: { name: this.pick(['nope', '', 'blob2', this.text(10)]), arguments: this.value(2) } });
       case 'wrong-arguments':
-        return tracked({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'echo', arguments: this.pick([{ text: 5 }, { text: null }, {}, [], 'text', { text: 'x', extra: this.value(2) }]) } });
+        return tracked({
+          jsonrpc: '2.0',
+          method: 'tools/call',
+          params: { name: 'echo', arguments: this.pick([{ text: 5 }, { text: null }, {}, [], 'text', { text: 'x', extra: this.value(2) }]) },
+        });
       case 'wrong-params':
         return tracked({ jsonrpc: '2.0', method: this.pick(['tools/call', 'tools/list', 'initialize']), params: this.pick(['x', 5, [1, 2], true, null]) });
       case 'wrong-version':
@@ -114,7 +127,11 @@ export class Fuzz {
         return tracked({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'echo', arguments: { text: 'h'.repeat(50_000 + this.int(100_000)) } } });
       case 'deep-request': {
         const id = this.trackedId();
-        return { kind, text: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"echo","arguments":{"text":${this.nested(65 + this.int(20_000))}}}}`, answers: [id] };
+        return {
+          kind,
+          text: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"echo","arguments":{"text":${this.nested(65 + this.int(20_000))}}}}`,
+          answers: [id],
+        };
       }
       case 'deep-response': {
         const id = this.untrackedId();
@@ -132,9 +149,23 @@ export class Fuzz {
           kind,
           text: JSON.stringify({
             jsonrpc: '2.0',
-            method: this.pick(['notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed', 'ide_connected', 'x']),
+            method: this.pick([
+              'notifications/initialized',
+              'notifications/cancelled',
+              'notifications/progress',
+              'notifications/roots/list_changed',
+              'ide_connected',
+              'x',
+            ]),
             // ide_connected with an invalid pid only: a valid one would supersede other fuzz connections (newest wins).
-            params: this.pick([{ pid: 1e308 }, { pid: -1 }, { pid: 'x' }, { requestId: this.untrackedId() }, { progressToken: 1, progress: 'x' }, this.value(2)]),
+            params: this.pick([
+              { pid: 1e308 },
+              { pid: -1 },
+              { pid: 'x' },
+              { requestId: this.untrackedId() },
+              { progressToken: 1, progress: 'x' },
+              this.value(2),
+            ]),
           }),
         };
       case 'batch': {
@@ -173,7 +204,11 @@ export class Fuzz {
       case 'bad-utf8':
         return { kind, frames: [text(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"'), this.pick(BAD_UTF8), Buffer.from('"}')]))], close: 1007 };
       case 'bad-utf8-fragmented':
-        return { kind, frames: [text(Buffer.from([0x61, 0xe2]), { fin: false }), encodeFrame({ opcode: OP.continuation, payload: Buffer.from([0x28, 0xa1]) })], close: 1007 };
+        return {
+          kind,
+          frames: [text(Buffer.from([0x61, 0xe2]), { fin: false }), encodeFrame({ opcode: OP.continuation, payload: Buffer.from([0x28, 0xa1]) })],
+          close: 1007,
+        };
       case 'close-bad-utf8-reason':
         return { kind, frames: [encodeFrame({ opcode: OP.close, payload: Buffer.concat([closePayload(1000), this.pick(BAD_UTF8)]) })], close: 1007 };
       case 'reserved-bits':
@@ -191,7 +226,11 @@ export class Fuzz {
       case 'new-message-mid-fragment':
         return { kind, frames: [text('{"a":', { fin: false }), text('1}')], close: 1002 };
       case 'close-bad-code':
-        return { kind, frames: [encodeFrame({ opcode: OP.close, payload: closePayload(this.pick([0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535])) })], close: 1002 };
+        return {
+          kind,
+          frames: [encodeFrame({ opcode: OP.close, payload: closePayload(this.pick([0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535])) })],
+          close: 1002,
+        };
       case 'close-one-byte':
         return { kind, frames: [encodeFrame({ opcode: OP.close, payload: Buffer.from([3]) })], close: 1002 };
       case 'oversize-declared':
@@ -199,7 +238,11 @@ export class Fuzz {
         return { kind, frames: [text(Buffer.alloc(0), { declaredLength: maxMessageBytes + 1 + this.int(2 ** 30) }).subarray(0, 14)], close: 1009 };
       case 'oversize-fragmented': {
         const half = Math.ceil(maxMessageBytes / 2) + 1;
-        return { kind, frames: [text(Buffer.alloc(half, 0x20), { fin: false }), encodeFrame({ opcode: OP.continuation, payload: Buffer.alloc(half, 0x20) })], close: 1009 };
+        return {
+          kind,
+          frames: [text(Buffer.alloc(half, 0x20), { fin: false }), encodeFrame({ opcode: OP.continuation, payload: Buffer.alloc(half, 0x20) })],
+          close: 1009,
+        };
       }
       default:
         throw new Error(`unknown kind ${kind}`);
@@ -226,15 +269,55 @@ export interface FuzzFrame {
 }
 
 const MESSAGE_KINDS = [
-  'valid-call', 'valid-call', 'valid-ping', 'unknown-method', 'unknown-tool', 'wrong-arguments', 'wrong-params', 'wrong-version',
-  'no-version', 'huge-text', 'deep-request', 'deep-response', 'deep-notification', 'response-to-nothing', 'response-to-nothing',
-  'notification', 'batch', 'bad-id-type', 'method-not-string', 'random-json', 'garbage', 'truncated', 'binary-frame',
+  'valid-call',
+  'valid-call',
+  'valid-ping',
+  'unknown-method',
+  'unknown-tool',
+  'wrong-arguments',
+  'wrong-params',
+  'wrong-version',
+  'no-version',
+  'huge-text',
+  'deep-request',
+  'deep-response',
+  'deep-notification',
+  'response-to-nothing',
+  'response-to-nothing',
+  'notification',
+  'batch',
+  'bad-id-type',
+  'method-not-string',
+  'random-json',
+  'garbage',
+  'truncated',
+  'binary-frame',
 ] as const;
 
 const FRAME_KINDS = [
-  'bad-utf8', 'bad-utf8-fragmented', 'close-bad-utf8-reason', 'reserved-bits', 'fragmented-control', 'control-too-long', 'unmasked',
-  'unknown-opcode', 'continuation-first', 'new-message-mid-fragment', 'close-bad-code', 'close-one-byte', 'oversize-declared', 'oversize-fragmented',
+  'bad-utf8',
+  'bad-utf8-fragmented',
+  'close-bad-utf8-reason',
+  'reserved-bits',
+  'fragmented-control',
+  'control-too-long',
+  'unmasked',
+  'unknown-opcode',
+  'continuation-first',
+  'new-message-mid-fragment',
+  'close-bad-code',
+  'close-one-byte',
+  'oversize-declared',
+  'oversize-fragmented',
 ] as const;
 
 /** Invalid UTF-8: a lone continuation byte, a truncated sequence, an overlong form, a surrogate, beyond U+10FFFF. */
-const BAD_UTF8 = [Buffer.from([0xff]), Buffer.from([0x80]), Buffer.from([0xc3, 0x28]), Buffer.from([0xc0, 0xaf]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xf4, 0x90, 0x80, 0x80]), Buffer.from([0xe2, 0x82])];
+const BAD_UTF8 = [
+  Buffer.from([0xff]),
+  Buffer.from([0x80]),
+  Buffer.from([0xc3, 0x28]),
+  Buffer.from([0xc0, 0xaf]),
+  Buffer.from([0xed, 0xa0, 0x80]),
+  Buffer.from([0xf4, 0x90, 0x80, 0x80]),
+  Buffer.from([0xe2, 0x82]),
+];

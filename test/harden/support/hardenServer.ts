@@ -100,8 +100,11 @@ export class HardenServer {
 
 /** Prints one figures line, so `npm run harden` output can go in a report as is. */
 export function figures(title: string, values: Record<string, string | number>): void {
-   
-  console.log(`${title}: ${Object.entries(values).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  console.log(
+    `${title}: ${Object.entries(values)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}`,
+  );
 }
 
 /**
@@ -122,7 +125,14 @@ export async function probe(url: string, timeoutMs = 1000): Promise<boolean> {
     const timer = setTimeout(() => done(false), timeoutMs);
     ws.on('error', () => done(false));
     ws.on('open', () => {
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'probe-init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '0' } } }));
+      ws.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'probe-init',
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '0' } },
+        }),
+      );
       ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'probe-ping', method: 'ping' }));
     });
     ws.on('message', (data) => {

@@ -26,7 +26,11 @@ export const standIn = {
   /** What the dialog answers: undefined is the user closing it (Cancel). */
   dialogAnswer: undefined as string | undefined,
   /** The listeners of the file system watchers created, by event ({@link fireWatcher} calls them). */
-  watcherListeners: { change: [], create: [], delete: [] } as { change: ((uri: unknown) => void)[]; create: ((uri: unknown) => void)[]; delete: ((uri: unknown) => void)[] },
+  watcherListeners: { change: [], create: [], delete: [] } as {
+    change: ((uri: unknown) => void)[];
+    create: ((uri: unknown) => void)[];
+    delete: ((uri: unknown) => void)[];
+  },
   /** VS Code's file watcher reporting `fsPath` (a file: URI). */
   fireWatcher(event: 'change' | 'create' | 'delete', fsPath: string): void {
     for (const listener of this.watcherListeners[event]) listener({ scheme: 'file', fsPath, path: fsPath });
@@ -71,7 +75,10 @@ export function vscodeStandIn() {
     static NoPermissions = (what?: unknown) => new FileSystemError(`NoPermissions: ${String(what)}`);
   }
   class TabInputTextDiff {
-    constructor(readonly original: unknown, readonly modified: unknown) {}
+    constructor(
+      readonly original: unknown,
+      readonly modified: unknown,
+    ) {}
   }
   return {
     EventEmitter,
@@ -85,7 +92,8 @@ export function vscodeStandIn() {
     StatusBarAlignment: { Left: 1, Right: 2 },
     Uri: {
       file: uri,
-      from: (parts: { scheme: string; path: string; query?: string }) => (parts.scheme === 'file' ? uri(parts.path) : { ...parts, fsPath: parts.path, toString: () => `${parts.scheme}:${parts.path}?${parts.query ?? ''}` }),
+      from: (parts: { scheme: string; path: string; query?: string }) =>
+        parts.scheme === 'file' ? uri(parts.path) : { ...parts, fsPath: parts.path, toString: () => `${parts.scheme}:${parts.path}?${parts.query ?? ''}` },
     },
     scm: {
       createSourceControl: () => ({ inputBox: {}, createResourceGroup: () => ({ resourceStates: [], dispose: () => undefined }), dispose: () => undefined }),
@@ -129,7 +137,10 @@ export function vscodeStandIn() {
       onDidChangeConfiguration: () => disposable,
       onDidChangeWorkspaceFolders: () => disposable,
       createFileSystemWatcher: () => {
-        const on = (event: 'change' | 'create' | 'delete') => (listener: (uri: unknown) => void) => (standIn.watcherListeners[event].push(listener), disposable);
+        const on = (event: 'change' | 'create' | 'delete') => (listener: (uri: unknown) => void) => (
+          standIn.watcherListeners[event].push(listener),
+          disposable
+        );
         return { onDidChange: on('change'), onDidCreate: on('create'), onDidDelete: on('delete'), dispose: () => undefined };
       },
     },
@@ -154,5 +165,9 @@ export const oneClaude = {
     ideServer: { connections: () => [{ id: 1, route: 'ide', cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) }], sessionConnections: () => [] },
   } as unknown as IdeBridge,
   // Connection 1 is the one claude, pid 4242 verified (src/server/sessionSource.ts answers this in the product).
-  windowSessions: { labels: () => [], claudeOf: (id: number) => (id === 1 ? { id: 1, cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) } : undefined), sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) } } as unknown as WindowSessions,
+  windowSessions: {
+    labels: () => [],
+    claudeOf: (id: number) => (id === 1 ? { id: 1, cliPid: 4242, pidCheck: 'verified', connectedAt: new Date(0) } : undefined),
+    sessionTerminals: { onDidChangeTargets: () => ({ dispose: () => undefined }) },
+  } as unknown as WindowSessions,
 };

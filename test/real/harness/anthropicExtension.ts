@@ -16,7 +16,10 @@ export function anthropicVsix(): string {
   const vsix = path.join(dir, 'claude-code.vsix');
   if (fs.existsSync(vsix)) return vsix;
   fs.mkdirSync(dir, { recursive: true });
-  const tgz = execFileSync('npm', ['pack', `@anthropic-ai/claude-code@${ANTHROPIC_VERSION}`, '--silent'], { cwd: dir, encoding: 'utf8', timeout: 300_000 }).trim().split('\n').pop()!;
+  const tgz = execFileSync('npm', ['pack', `@anthropic-ai/claude-code@${ANTHROPIC_VERSION}`, '--silent'], { cwd: dir, encoding: 'utf8', timeout: 300_000 })
+    .trim()
+    .split('\n')
+    .pop()!;
   execFileSync('tar', ['xzf', tgz, '-C', dir, '--strip-components=2', 'package/vendor/claude-code.vsix'], { cwd: dir });
   fs.rmSync(path.join(dir, tgz), { force: true });
   return vsix;

@@ -153,7 +153,8 @@ export function seedClaudeConfig(configDir: string, options: SeedClaudeConfigOpt
 
 // Variables that describe the terminal running the tests or its own Claude/IDE setup; the CLI must
 // not see them unless the test passes them explicitly.
-export const LEAKY_ENV = /^(CLAUDE|ANTHROPIC|TERM_PROGRAM|VSCODE_|CURSOR_|WINDSURF|TMUX|FORCE_CODE_TERMINAL|ENABLE_TOOL_SEARCH|MCP_|DISABLE_|NODE_OPTIONS$|__CF)/;
+export const LEAKY_ENV =
+  /^(CLAUDE|ANTHROPIC|TERM_PROGRAM|VSCODE_|CURSOR_|WINDSURF|TMUX|FORCE_CODE_TERMINAL|ENABLE_TOOL_SEARCH|MCP_|DISABLE_|NODE_OPTIONS$|__CF)/;
 /**
  * Extra environment for code-server (StartCodeServerOptions.env): every variable of the shell running the
  * tests that LEAKY_ENV names removed (its own claude/IDE setup must not reach VS Code), then `extra`.
@@ -168,7 +169,9 @@ const KEEP_ENV = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'USER', 'LOGNAME',
 export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCli> {
   const binary = options.binary ?? claudeBinaryPath();
   if (!fs.existsSync(binary)) {
-    throw new Error(`claude CLI not found at ${binary}; run test/setup/install-real-clients.sh, or test/setup/install-claude-cli.sh ${CLAUDE_VERSION} (or set NATIVE_CLAUDE_CACHE)`);
+    throw new Error(
+      `claude CLI not found at ${binary}; run test/setup/install-real-clients.sh, or test/setup/install-claude-cli.sh ${CLAUDE_VERSION} (or set NATIVE_CLAUDE_CACHE)`,
+    );
   }
   const cwd = fs.realpathSync(path.resolve(options.cwd));
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'native-claude-cli-'));
@@ -210,11 +213,34 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
   // `env -i` execs the CLI, so the pane's pid is the CLI's pid and its environment is exactly `env`.
   // remain-on-exit keeps the last screen readable if the CLI dies.
   await tmux(
-    'start-server', ';',
-    'set-option', '-g', 'remain-on-exit', 'on', ';',
-    'set-option', '-g', 'history-limit', '10000', ';',
-    'new-session', '-d', '-s', socket, '-x', String(options.width ?? 200), '-y', String(options.height ?? 50), '-c', cwd,
-    '--', '/usr/bin/env', '-i', ...envArgs, binary, ...(options.args ?? []),
+    'start-server',
+    ';',
+    'set-option',
+    '-g',
+    'remain-on-exit',
+    'on',
+    ';',
+    'set-option',
+    '-g',
+    'history-limit',
+    '10000',
+    ';',
+    'new-session',
+    '-d',
+    '-s',
+    socket,
+    '-x',
+    String(options.width ?? 200),
+    '-y',
+    String(options.height ?? 50),
+    '-c',
+    cwd,
+    '--',
+    '/usr/bin/env',
+    '-i',
+    ...envArgs,
+    binary,
+    ...(options.args ?? []),
   );
   const paneInfo = (await tmux('display-message', '-p', '-t', target, '#{pane_pid} #{socket_path}')).trim();
   const pid = Number(paneInfo.slice(0, paneInfo.indexOf(' ')));
@@ -299,7 +325,9 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeCl
           await sleep(100);
         }
         if (Date.now() >= deadline) {
-          throw new Error(`claude CLI: dialog ${String(question)} did not close after pressing ${keys.join(' ')} for ${timeoutMs} ms. Last screen:\n${await screen()}`);
+          throw new Error(
+            `claude CLI: dialog ${String(question)} did not close after pressing ${keys.join(' ')} for ${timeoutMs} ms. Last screen:\n${await screen()}`,
+          );
         }
       }
     },

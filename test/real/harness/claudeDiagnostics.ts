@@ -30,7 +30,11 @@ export function cliMcpToolCalls(debugLog: string, server: string, tool: string):
     if (m) {
       const start = startedAt.shift();
       const end = timeOf(line);
-      calls.push({ ms: m[1] === 'failed' ? Infinity : Number(m[2]) * (m[3] === 's' ? 1000 : 1), spanMs: start !== undefined && end !== undefined ? end - start : undefined, byModel: modelAsked });
+      calls.push({
+        ms: m[1] === 'failed' ? Infinity : Number(m[2]) * (m[3] === 's' ? 1000 : 1),
+        spanMs: start !== undefined && end !== undefined ? end - start : undefined,
+        byModel: modelAsked,
+      });
       modelAsked = false;
     }
   }
@@ -69,7 +73,10 @@ const OWN_ANSWER_MAX_MS = { baseline: BASELINE_WAIT_MS + 150, afterWrites: AFTER
 
 /** How long the extension took to answer claude's own calls, by its log (those of 100 ms or more). */
 export function claudesCallsAnswered(extensionLog: string): Array<{ call: '{uri}' | '{}'; ms: number }> {
-  return [...extensionLog.matchAll(/getDiagnostics (\{uri\}|\{\}) .*?from claude answered in (\d+) ms/g)].map((m) => ({ call: m[1] as '{uri}' | '{}', ms: Number(m[2]) }));
+  return [...extensionLog.matchAll(/getDiagnostics (\{uri\}|\{\}) .*?from claude answered in (\d+) ms/g)].map((m) => ({
+    call: m[1] as '{uri}' | '{}',
+    ms: Number(m[2]),
+  }));
 }
 
 /**

@@ -78,9 +78,7 @@ export function codeServerAvailable(): boolean {
 
 function assertInstalled(): CodeServerInstall {
   if (!codeServerAvailable()) {
-    throw new Error(
-      `code-server ${CODE_SERVER_VERSION} or ${CHROMIUM_PATH} is missing (cache ${cacheRoot()}): run test/setup/install-real-clients.sh`,
-    );
+    throw new Error(`code-server ${CODE_SERVER_VERSION} or ${CHROMIUM_PATH} is missing (cache ${cacheRoot()}): run test/setup/install-real-clients.sh`);
   }
   return codeServerInstall();
 }
@@ -369,11 +367,16 @@ export async function startCodeServer(opts: StartCodeServerOptions): Promise<Cod
 
     const args = [
       inst.entry,
-      '--config', configFile,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
-      '--user-data-dir', userDataDir,
-      '--extensions-dir', extensionsDir,
+      '--config',
+      configFile,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
       '--disable-telemetry',
       '--disable-update-check',
       '--disable-workspace-trust',

@@ -53,10 +53,7 @@ export interface ToolUse {
 }
 
 /** One scripted model turn: some text, one or more tool calls, or both (text first). */
-export type Reply =
-  | { text: string; toolUse?: undefined; toolUses?: undefined }
-  | { toolUse: ToolUse; text?: string }
-  | { toolUses: ToolUse[]; text?: string };
+export type Reply = { text: string; toolUse?: undefined; toolUses?: undefined } | { toolUse: ToolUse; text?: string } | { toolUses: ToolUse[]; text?: string };
 
 export type ReplyFn = (request: MessagesRequest) => Reply | Promise<Reply>;
 export type ScriptedReply = Reply | ReplyFn;
@@ -96,10 +93,7 @@ export interface FakeModel {
   /** Replies still waiting in the queue. */
   pending(): number;
   /** Resolve with the first main request (index ≥ `from`) matching `predicate`. */
-  waitForRequest(
-    predicate?: (request: MessagesRequest) => boolean,
-    options?: { timeoutMs?: number; from?: number },
-  ): Promise<MessagesRequest>;
+  waitForRequest(predicate?: (request: MessagesRequest) => boolean, options?: { timeoutMs?: number; from?: number }): Promise<MessagesRequest>;
   /** The `tool_result` block answering `toolUseId`, searched from the newest request. */
   toolResult(toolUseId: string): ContentBlock | undefined;
   /** The text of a tool_result (text blocks joined with "\n"), or undefined if none yet. */
@@ -233,7 +227,9 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     const status = method === 'HEAD' || pathname === '/' ? 200 : 404;
     record.status = status;
     res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(status === 200 || method === 'HEAD' ? '{}' : JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'fake model: no such path' } }));
+    res.end(
+      status === 200 || method === 'HEAD' ? '{}' : JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'fake model: no such path' } }),
+    );
   }
 
   function answer(res: http.ServerResponse, request: MessagesRequest, reply: Reply): void {

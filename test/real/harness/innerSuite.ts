@@ -10,7 +10,17 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { DRIVER_EXTENSION_PATH, findFiles, INNER_SUITES, runSuiteInVsCode, startCodeServer, type CodeServer, type RunSuiteOptions, type StartCodeServerOptions, type SuiteResult } from './codeServer';
+import {
+  DRIVER_EXTENSION_PATH,
+  findFiles,
+  INNER_SUITES,
+  runSuiteInVsCode,
+  startCodeServer,
+  type CodeServer,
+  type RunSuiteOptions,
+  type StartCodeServerOptions,
+  type SuiteResult,
+} from './codeServer';
 
 /** One window's run: RunSuiteOptions but the server; the suite defaults to the product suites, the folder to the server's workspace. */
 export type InnerWindowOptions = Omit<RunSuiteOptions, 'server' | 'folder' | 'suite'> & { suite?: string; folder?: string };
@@ -72,14 +82,18 @@ export async function runInnerSuite<Results>(opts: InnerSuiteOptions<Results>): 
   try {
     server = out.server = await startCodeServer(opts.server);
     const srv = server;
-    const runWindow: RunInnerWindow = (w) => runSuiteInVsCode({ suite: INNER_SUITES.product, developmentPath: DRIVER_EXTENSION_PATH, folder: opts.server.workspace, ...w, server: srv });
+    const runWindow: RunInnerWindow = (w) =>
+      runSuiteInVsCode({ suite: INNER_SUITES.product, developmentPath: DRIVER_EXTENSION_PATH, folder: opts.server.workspace, ...w, server: srv });
     if (opts.run) out.suite = await runWindow(opts.run);
     if (opts.after) await opts.after(srv, readResultsFile<Results>(opts.resultsPath), runWindow);
   } catch (e) {
     out.suiteError = e as Error;
   } finally {
     out.results = readResultsFile<Results>(opts.resultsPath);
-    if (server) out.extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    if (server)
+      out.extensionLog = findFiles(path.join(server.userDataDir, 'logs'), /Native Claude\.log$/)
+        .map((f) => fs.readFileSync(f, 'utf8'))
+        .join('\n');
     if (!opts.keepServer) await stop();
   }
   return out;

@@ -50,7 +50,9 @@ export interface PrepareOptions {
 
 function run(cmd: string, args: string[], timeoutMs = 10_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { encoding: 'utf8', timeout: timeoutMs }, (err, stdout, stderr) => (err ? reject(new Error(`${cmd} ${args.join(' ')}: ${err.message}\n${stderr}`)) : resolve(stdout)));
+    execFile(cmd, args, { encoding: 'utf8', timeout: timeoutMs }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${cmd} ${args.join(' ')}: ${err.message}\n${stderr}`)) : resolve(stdout),
+    );
   });
 }
 
@@ -112,7 +114,9 @@ export function prepareIntegratedClaude(opts: PrepareOptions): IntegratedClaude 
 /** Texts of the status-bar entries, e.g. `{ id: 'native-claude.native-claude.nativeClaude.status', text: 'Claude: 1 session', aria: … }`. */
 export async function statusBarEntries(page: Page): Promise<Array<{ id: string; text: string; aria: string }>> {
   // A string, so this file needs no DOM typings.
-  return page.evaluate<Array<{ id: string; text: string; aria: string }>>(`Array.from(document.querySelectorAll('.part.statusbar .statusbar-item')).map((e) => ({
+  return page.evaluate<
+    Array<{ id: string; text: string; aria: string }>
+  >(`Array.from(document.querySelectorAll('.part.statusbar .statusbar-item')).map((e) => ({
     id: e.id,
     text: (e.textContent || '').trim(),
     aria: (e.querySelector('[aria-label]') || e).getAttribute('aria-label') || '',
@@ -122,7 +126,10 @@ export async function statusBarEntries(page: Page): Promise<Array<{ id: string; 
 /** Lock files (`<port>.lock`) in `lockDir` now. */
 export function lockFiles(lockDir: string): string[] {
   try {
-    return fs.readdirSync(lockDir).filter((f) => /^\d+\.lock$/.test(f)).map((f) => path.join(lockDir, f));
+    return fs
+      .readdirSync(lockDir)
+      .filter((f) => /^\d+\.lock$/.test(f))
+      .map((f) => path.join(lockDir, f));
   } catch {
     return [];
   }
@@ -133,8 +140,14 @@ export function lockFiles(lockDir: string): string[] {
  * socket file; for tests that start more than one tmux server (e.g. `<tmuxSocket>-<tag>`). Idempotent.
  */
 export async function killTmuxServer(socket: string): Promise<void> {
-  const socketPath = await run('tmux', ['-L', socket, 'display-message', '-p', '#{socket_path}']).then((s) => s.trim(), () => '');
-  const panePids = await run('tmux', ['-L', socket, 'list-panes', '-a', '-F', '#{pane_pid}']).then((s) => s.split(/\s+/).filter(Boolean).map(Number), () => []);
+  const socketPath = await run('tmux', ['-L', socket, 'display-message', '-p', '#{socket_path}']).then(
+    (s) => s.trim(),
+    () => '',
+  );
+  const panePids = await run('tmux', ['-L', socket, 'list-panes', '-a', '-F', '#{pane_pid}']).then(
+    (s) => s.split(/\s+/).filter(Boolean).map(Number),
+    () => [],
+  );
   await run('tmux', ['-L', socket, 'kill-server']).catch(() => undefined);
   const deadline = Date.now() + 3000;
   while (panePids.some(processAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -21,7 +21,7 @@ const STAMP_DIR = path.join(REPO_ROOT, '.test-runs');
 function exec(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { cwd, timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, output: `${stdout}\n${stderr}`.trim() });
     });
   });

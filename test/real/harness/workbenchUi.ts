@@ -30,20 +30,29 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   const input = widget.locator('input').first();
   // A palette that is still closing (inert, fading out) takes no input: wait until it is gone.
   await until('the previous palette to close', async () => !(await widget.isVisible()), 15_000);
-  await until(`the command palette for "${title}"`, async () => {
-    if (!(await widget.isVisible())) await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 3_000 });
-    return input.isEditable();
-  }, 30_000, 500);
+  await until(
+    `the command palette for "${title}"`,
+    async () => {
+      if (!(await widget.isVisible())) await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 3_000 });
+      return input.isEditable();
+    },
+    30_000,
+    500,
+  );
   await input.fill(`>${title}`);
   // The row whose label is exactly the title (not e.g. "Developer: Reload Window With Extensions Disabled").
   const rows = widget.locator('.quick-input-list .monaco-list-row');
-  const row = await until(`"${title}" in the palette`, async () => {
-    for (let i = 0, n = await rows.count(); i < n; i++) {
-      if ((await rows.nth(i).locator('.label-name').first().textContent({ timeout: 1_000 }))?.trim() === title) return rows.nth(i);
-    }
-    return undefined;
-  }, 20_000);
+  const row = await until(
+    `"${title}" in the palette`,
+    async () => {
+      for (let i = 0, n = await rows.count(); i < n; i++) {
+        if ((await rows.nth(i).locator('.label-name').first().textContent({ timeout: 1_000 }))?.trim() === title) return rows.nth(i);
+      }
+      return undefined;
+    },
+    20_000,
+  );
   await row.click();
   await until(`the palette to close after "${title}"`, async () => !(await widget.isVisible()), 15_000);
 }
@@ -53,11 +62,16 @@ export async function openFileByName(page: Page, name: string): Promise<void> {
   const widget = page.locator('.quick-input-widget');
   const input = widget.locator('input').first();
   await until('the previous palette to close', async () => !(await widget.isVisible()), 15_000);
-  await until('Quick Open', async () => {
-    if (!(await widget.isVisible())) await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 3_000 });
-    return input.isEditable();
-  }, 30_000, 500);
+  await until(
+    'Quick Open',
+    async () => {
+      if (!(await widget.isVisible())) await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 3_000 });
+      return input.isEditable();
+    },
+    30_000,
+    500,
+  );
   await input.fill(name);
   const row = widget.locator('.quick-input-list .monaco-list-row', { has: page.locator('.label-name', { hasText: name }) }).first();
   await row.waitFor({ timeout: 20_000 });
@@ -69,7 +83,12 @@ export async function openFileByName(page: Page, name: string): Promise<void> {
 export async function reloadWindow(page: Page): Promise<void> {
   await page.evaluate('window.__ncBeforeReload = true');
   await runCommand(page, 'Developer: Reload Window');
-  await until('the reloaded workbench', async () => page.evaluate('!window.__ncBeforeReload && !!document.querySelector(".monaco-workbench .part.statusbar")').catch(() => false), 90_000, 500);
+  await until(
+    'the reloaded workbench',
+    async () => page.evaluate('!window.__ncBeforeReload && !!document.querySelector(".monaco-workbench .part.statusbar")').catch(() => false),
+    90_000,
+    500,
+  );
 }
 
 /** Every notification's message (the centre holds the toasts' too). */
@@ -79,12 +98,16 @@ export async function notificationTexts(page: Page): Promise<string[]> {
 
 /** The editor tabs' labels, in every group. */
 export async function editorTabLabels(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>(`Array.from(document.querySelectorAll('.editor .tabs-container .tab')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`);
+  return page.evaluate<string[]>(
+    `Array.from(document.querySelectorAll('.editor .tabs-container .tab')).map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim())`,
+  );
 }
 
 /** Texts of the editor area's error placeholders ("The editor could not be opened …"). */
 export async function editorErrors(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>(`Array.from(document.querySelectorAll('.editor .editor-placeholder, .editor .monaco-editor-pane-placeholder')).map((e) => (e.textContent || '').trim()).filter(Boolean)`);
+  return page.evaluate<string[]>(
+    `Array.from(document.querySelectorAll('.editor .editor-placeholder, .editor .monaco-editor-pane-placeholder')).map((e) => (e.textContent || '').trim()).filter(Boolean)`,
+  );
 }
 
 /** Native Claude's status bar item: `Claude :<port>`, `Claude: 1 session`, `Claude: off`. */
@@ -103,7 +126,17 @@ export async function findNotification(page: Page, contains: string, timeoutMs =
     if (await toast.isVisible().catch(() => false)) return toast;
     const listed = page.locator('.notifications-center .notification-list-item', { hasText: contains }).first();
     if (await listed.isVisible().catch(() => false)) return listed;
-    if (!(await page.locator('.notifications-center').isVisible().catch(() => false))) await page.locator('.statusbar-item[id="status.notifications"] a, .statusbar-item[id="status.notifications"]').first().click({ timeout: 2_000 }).catch(() => undefined);
+    if (
+      !(await page
+        .locator('.notifications-center')
+        .isVisible()
+        .catch(() => false))
+    )
+      await page
+        .locator('.statusbar-item[id="status.notifications"] a, .statusbar-item[id="status.notifications"]')
+        .first()
+        .click({ timeout: 2_000 })
+        .catch(() => undefined);
     if (Date.now() > deadline) throw new Error(`no notification containing ${JSON.stringify(contains)} within ${timeoutMs / 1000} s`);
     await page.waitForTimeout(250);
   }
@@ -119,7 +152,10 @@ export async function notificationContent(item: Locator): Promise<{ message: str
 
 /** Clicks the button labelled exactly `button` on a notification. */
 export async function clickNotificationButton(item: Locator, button: string): Promise<void> {
-  await item.locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).first().click({ timeout: 5_000 });
+  await item
+    .locator('.monaco-button', { hasText: new RegExp(`^${button}$`) })
+    .first()
+    .click({ timeout: 5_000 });
 }
 
 /** Probe: clicks `button` on the notification containing `contains`; answers its message and buttons. */
@@ -148,7 +184,9 @@ export async function peekChooseProvider(page: Page, label: string): Promise<{ n
 
 /** Clicks an action of the open quick diff peek's title bar by its title; answers the titles it had. */
 export async function clickPeekAction(page: Page, title: string): Promise<{ titles: string[] }> {
-  const titles = await page.locator('.dirty-diff .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
+  const titles = await page
+    .locator('.dirty-diff .action-label')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? ''));
   await page.locator(`.dirty-diff .action-label[aria-label="${title}"]`).first().click({ timeout: 5_000 });
   return { titles };
 }

@@ -18,7 +18,7 @@ describe('BeforeImageStore', () => {
     const id = await store.put(bytes);
     expect(await store.put(Buffer.from(bytes))).toBe(id);
     expect(await store.get(id)).toEqual(bytes);
-    expect((await fs.readdir(path.join(root, 'images')))).toEqual([id]);
+    expect(await fs.readdir(path.join(root, 'images'))).toEqual([id]);
     expect((await fs.stat(path.join(root, 'images', id))).mode & 0o777).toBe(0o600);
     expect((await fs.stat(path.join(root, 'images'))).mode & 0o777).toBe(0o700);
   });

@@ -88,7 +88,7 @@ describe('hunksEditedSince', () => {
     expect(hunksEditedSince(claudeLeft, claudeLeft, hunks)).toEqual(new Set());
   });
 
-  test('the user changed a line of claude\'s hunk: that hunk only', () => {
+  test("the user changed a line of claude's hunk: that hunk only", () => {
     const now = 'a\nBB\nc\nd\ne\nF\ng\n';
     const hunks = changeHunks(before, now)!;
     expect(hunksEditedSince(claudeLeft, now, hunks)).toEqual(new Set([0]));

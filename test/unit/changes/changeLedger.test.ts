@@ -4,7 +4,7 @@ const blob = (name: string, size = 10): Image => ({ blob: name.padEnd(64, '0'), 
 const none = () => undefined;
 
 describe('ChangeLedger', () => {
-  test('a write announced by a call is the calling session\'s, with the before-image taken at the call', () => {
+  test("a write announced by a call is the calling session's, with the before-image taken at the call", () => {
     const ledger = new ChangeLedger();
     ledger.sessionStarted('s1', 'claude (1)', 0);
     ledger.sessionStarted('s2', 'claude (2)', 0);
@@ -24,7 +24,12 @@ describe('ChangeLedger', () => {
     ledger.noteCall('s2', 300);
     const change = ledger.fileChanged('/w/b.txt', blob('b1'), 200, () => ({ before: blob('b0'), source: 'git' }));
     expect(change).toMatchObject({ attribution: 'uncertain', source: 'git', before: blob('b0') });
-    expect(ledger.list().find((s) => s.id === 's1')!.files.map((f) => f.path)).toEqual(['/w/b.txt']);
+    expect(
+      ledger
+        .list()
+        .find((s) => s.id === 's1')!
+        .files.map((f) => f.path),
+    ).toEqual(['/w/b.txt']);
   });
 
   test('without a fallback before-image an unannounced change is not listed; an expired announcement does not count', () => {
@@ -54,7 +59,10 @@ describe('ChangeLedger', () => {
     ledger.expectWrite('s1', '/w/e', blob('e0'), 'openDiff', 3, 1_000);
     ledger.cancelExpected('s1', '/w/e');
     // Only s1's last call is left to go by: uncertain, with the fallback before-image.
-    expect(ledger.fileChanged('/w/e', blob('e1'), 4, () => ({ before: blob('e-git'), source: 'git' }))).toMatchObject({ attribution: 'uncertain', before: blob('e-git') });
+    expect(ledger.fileChanged('/w/e', blob('e1'), 4, () => ({ before: blob('e-git'), source: 'git' }))).toMatchObject({
+      attribution: 'uncertain',
+      before: blob('e-git'),
+    });
   });
 
   test('the list survives a reload as JSON, and a reconnect of the same session keeps it', () => {
@@ -64,7 +72,9 @@ describe('ChangeLedger', () => {
     ledger.fileChanged('/w/f', blob('f1'), 2, none);
     const again = new ChangeLedger(JSON.parse(JSON.stringify(ledger.toJSON())));
     again.sessionStarted('s1', 'one (renamed)', 5);
-    expect(again.list()).toEqual([{ id: 's1', label: 'one (renamed)', startedAt: 0, called: true, files: [expect.objectContaining({ path: '/w/f', before: blob('f0') })] }]);
+    expect(again.list()).toEqual([
+      { id: 's1', label: 'one (renamed)', startedAt: 0, called: true, files: [expect.objectContaining({ path: '/w/f', before: blob('f0') })] },
+    ]);
     expect(again.neededBlobs()).toEqual(new Set([blob('f0'), blob('f1')].map((i) => (i as { blob: string }).blob)));
   });
 

@@ -35,7 +35,7 @@ describe('ChangeTracker', () => {
   const file = (name: string) => path.join(root, name);
   const read = (name: string) => fs.readFile(file(name));
 
-  test('a baseline capture then claude\'s write: listed with certainty; undo gives back the exact bytes (BOM, CRLF, no final newline) and keeps the mode', async () => {
+  test("a baseline capture then claude's write: listed with certainty; undo gives back the exact bytes (BOM, CRLF, no final newline) and keeps the mode", async () => {
     const before = Buffer.from('\ufeffone\r\ntwo\r\nthree', 'utf8');
     await fs.writeFile(file('a.txt'), before, { mode: 0o640 });
     await fs.chmod(file('a.txt'), 0o640);
@@ -107,7 +107,12 @@ describe('ChangeTracker', () => {
     await fs.writeFile(file('sed.txt'), 'a\nB\n');
     clock += 1_000;
     expect(await t.fileChanged(file('sed.txt'))).toMatchObject({ attribution: 'uncertain', source: 'git' });
-    expect(t.list().find((s) => s.id === 'claude-pid-22')?.files.map((f) => f.path)).toEqual([file('sed.txt')]);
+    expect(
+      t
+        .list()
+        .find((s) => s.id === 'claude-pid-22')
+        ?.files.map((f) => f.path),
+    ).toEqual([file('sed.txt')]);
     // No before-image to be had: not listed rather than guessed.
     await fs.writeFile(file('other.txt'), 'x');
     expect(await t.fileChanged(file('other.txt'))).toBeUndefined();
@@ -121,14 +126,14 @@ describe('ChangeTracker', () => {
     expect(await late.fileChanged(file('late.txt'))).toBeUndefined();
   });
 
-  test('the editor\'s own save is not claude\'s unless a call announced it (the tools route saves through the editor)', async () => {
+  test("the editor's own save is not claude's unless a call announced it (the tools route saves through the editor)", async () => {
     await fs.writeFile(file('saved.txt'), 'mine\n');
     const t = tracker({ fallback: async () => ({ bytes: Buffer.from('mine\n'), source: 'git' }) });
     t.noteCall(1);
     await fs.writeFile(file('saved.txt'), 'mine, edited\n');
     expect(await t.fileChanged(file('saved.txt'), { byEditor: true })).toBeUndefined();
     await t.beforeWrite(3, file('saved.txt'), 'tools-route', { bytes: Buffer.from('mine, edited\n') });
-    await fs.writeFile(file('saved.txt'), 'claude\'s\n');
+    await fs.writeFile(file('saved.txt'), "claude's\n");
     expect(await t.fileChanged(file('saved.txt'), { byEditor: true })).toMatchObject({ attribution: 'certain', source: 'tools-route' });
   });
 
@@ -248,7 +253,7 @@ describe('ChangeTracker', () => {
     expect((await read('p.txt')).toString()).toBe('p0\n');
   });
 
-  test('a rejected review cancels its capture: a later save of the file is not claude\'s', async () => {
+  test("a rejected review cancels its capture: a later save of the file is not claude's", async () => {
     await fs.writeFile(file('rej.txt'), 'r0\n');
     const t = tracker();
     await t.beforeWrite(1, file('rej.txt'), 'openDiff');

@@ -58,4 +58,3 @@ describe('gitCheckIgnore: one git check-ignore, every path answered', () => {
     expect(burst.map((p) => answers.get(p))).toEqual([true, true, true, true]);
   });
 });
-

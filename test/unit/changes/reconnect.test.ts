@@ -153,7 +153,11 @@ describe("Claude's changes after a reconnect", () => {
     clock += 20;
     await t.fileChanged(file('f.txt'));
     await t.fileChanged(file('g.txt'));
-    const files = (id: string) => t.list().find((s) => s.id === id)?.files.map((f) => `${path.basename(f.path)} ${f.attribution}`);
+    const files = (id: string) =>
+      t
+        .list()
+        .find((s) => s.id === id)
+        ?.files.map((f) => `${path.basename(f.path)} ${f.attribution}`);
     expect(files('claude-pid-22')).toEqual(['f.txt certain']);
     expect(files('claude-pid-11')).toEqual(['a.txt certain', 'g.txt uncertain']);
   });

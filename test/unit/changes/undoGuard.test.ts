@@ -46,9 +46,13 @@ describe("ChangeTracker: claude's write over the user's undo", () => {
     clock += 20;
     return t.fileChanged(file(name));
   }
-  const listed = (t: ChangeTracker, name: string, session = S) => t.list().find((s) => s.id === session)?.files.find((f) => f.path === file(name));
+  const listed = (t: ChangeTracker, name: string, session = S) =>
+    t
+      .list()
+      .find((s) => s.id === session)
+      ?.files.find((f) => f.path === file(name));
 
-  test('a Write over a file the user undid is listed flagged and warned about once; Undo Again restores the undo\'s bytes exactly; Redo takes that back', async () => {
+  test("a Write over a file the user undid is listed flagged and warned about once; Undo Again restores the undo's bytes exactly; Redo takes that back", async () => {
     const before = Buffer.from('\ufeffone\r\ntwo\r\nthree', 'utf8');
     await fs.writeFile(file('a.txt'), before);
     const { t, warned } = tracker();
@@ -125,7 +129,7 @@ describe("ChangeTracker: claude's write over the user's undo", () => {
     await expect(fs.stat(file('new.txt'))).rejects.toThrow();
   });
 
-  test('a write no call announced (claude\'s Bash) over an undo is flagged too; another session\'s write as well', async () => {
+  test("a write no call announced (claude's Bash) over an undo is flagged too; another session's write as well", async () => {
     await fs.writeFile(file('b.txt'), 'b\n');
     await fs.writeFile(file('c.txt'), 'c\n');
     const { t, warned } = tracker();
@@ -140,10 +144,13 @@ describe("ChangeTracker: claude's write over the user's undo", () => {
     expect(listed(t, 'b.txt')).toMatchObject({ attribution: 'uncertain', rewroteUndo: expect.anything() });
     await claudeWrites(t, 'c.txt', 'C by two\n', 2);
     expect(listed(t, 'c.txt', 'claude-pid-22')?.rewroteUndo).toBeDefined();
-    expect(warned.map(([s, c]) => [s, path.basename(c.path)])).toEqual([[S, 'b.txt'], ['claude-pid-22', 'c.txt']]);
+    expect(warned.map(([s, c]) => [s, path.basename(c.path)])).toEqual([
+      [S, 'b.txt'],
+      ['claude-pid-22', 'c.txt'],
+    ]);
   });
 
-  test('the user\'s own save after an undo is not flagged; Keep and Redo clear the undo, so a later write is an ordinary change', async () => {
+  test("the user's own save after an undo is not flagged; Keep and Redo clear the undo, so a later write is an ordinary change", async () => {
     await fs.writeFile(file('k.txt'), 'k\n');
     await fs.writeFile(file('r.txt'), 'r\n');
     const { t, warned } = tracker();
@@ -165,7 +172,7 @@ describe("ChangeTracker: claude's write over the user's undo", () => {
     expect(warned).toHaveLength(1);
   });
 
-  test('Undo Again does not overwrite lines edited after claude\'s new write without asking; a refusal changes nothing; a file not flagged is refused', async () => {
+  test("Undo Again does not overwrite lines edited after claude's new write without asking; a refusal changes nothing; a file not flagged is refused", async () => {
     await fs.writeFile(file('e.txt'), 'e\n');
     const { t } = tracker();
     await claudeWrites(t, 'e.txt', 'E\n');

@@ -31,7 +31,10 @@ describe('WatchFilter', () => {
 
   test('the exclude settings skip a path they name or a folder above it, relative to its workspace folder; false, `when` and other folders do not', () => {
     const filter = new WatchFilter({
-      excludes: [{ '**/node_modules/*/**': true, '**/.venv': true }, { '**/*.log': true, '**/*.js': { when: '$(basename).ts' }, '**/build': false }],
+      excludes: [
+        { '**/node_modules/*/**': true, '**/.venv': true },
+        { '**/*.log': true, '**/*.js': { when: '$(basename).ts' }, '**/build': false },
+      ],
       folders: [root],
     });
     expect(filter.excluded(file('node_modules/pkg/index.js'))).toBe(true);
@@ -69,7 +72,11 @@ describe('WatchFilter', () => {
   test('git failing: asked again (3 checks), then nothing is ignored on its word, and that answer is not kept', async () => {
     let fail = true;
     let checks = 0;
-    const filter = new WatchFilter({ excludes: [], folders: [root], checkIgnored: async (paths) => (checks++, fail ? Promise.reject(new Error('git gone')) : new Map(paths.map((p) => [p, true]))) });
+    const filter = new WatchFilter({
+      excludes: [],
+      folders: [root],
+      checkIgnored: async (paths) => (checks++, fail ? Promise.reject(new Error('git gone')) : new Map(paths.map((p) => [p, true]))),
+    });
     expect(await filter.skips(file('dist/a.js'))).toBe(false);
     expect(checks).toBe(3);
     fail = false;
@@ -78,7 +85,11 @@ describe('WatchFilter', () => {
 
   test('git failing once: the second check decides', async () => {
     let checks = 0;
-    const filter = new WatchFilter({ excludes: [], folders: [root], checkIgnored: async (paths) => (checks++ === 0 ? Promise.reject(new Error('git busy')) : new Map(paths.map((p) => [p, true]))) });
+    const filter = new WatchFilter({
+      excludes: [],
+      folders: [root],
+      checkIgnored: async (paths) => (checks++ === 0 ? Promise.reject(new Error('git busy')) : new Map(paths.map((p) => [p, true]))),
+    });
     expect(await filter.skips(file('dist/a.js'))).toBe(true);
     expect(checks).toBe(2);
   });
@@ -114,11 +125,36 @@ describe('WatchFilter', () => {
   });
 
   test("control files (a .git folder's config, hooks, info/attributes and info/exclude; a .vscode folder's files) are never left alone, whatever excludes them or ignores them", async () => {
-    const control = ['.git/config', '.git/config.worktree', '.git/hooks/pre-commit', '.git/info/attributes', '.git/info/exclude', '.git/modules/sub/config', '.git/modules/a/b/hooks/post-checkout', '.git/worktrees/wt1/config.worktree', '.vscode/tasks.json', 'sub/.vscode/settings.json'];
-    const notControl = ['.git/objects/ab/cdef', '.git/HEAD', '.git/refs/heads/main', '.git/index', '.git/logs/HEAD', '.git/hooks/sub/x', '.git/modules/sub/objects/x', '.vscode', 'src/a.ts'];
+    const control = [
+      '.git/config',
+      '.git/config.worktree',
+      '.git/hooks/pre-commit',
+      '.git/info/attributes',
+      '.git/info/exclude',
+      '.git/modules/sub/config',
+      '.git/modules/a/b/hooks/post-checkout',
+      '.git/worktrees/wt1/config.worktree',
+      '.vscode/tasks.json',
+      'sub/.vscode/settings.json',
+    ];
+    const notControl = [
+      '.git/objects/ab/cdef',
+      '.git/HEAD',
+      '.git/refs/heads/main',
+      '.git/index',
+      '.git/logs/HEAD',
+      '.git/hooks/sub/x',
+      '.git/modules/sub/objects/x',
+      '.vscode',
+      'src/a.ts',
+    ];
     expect(control.filter((p) => !isControlFile(file(p)))).toEqual([]);
     expect(notControl.filter((p) => isControlFile(file(p)))).toEqual([]);
-    const filter = new WatchFilter({ excludes: [{ '**/.git': true, '**/.vscode': true }], folders: [root], checkIgnored: async (paths) => new Map(paths.map((p) => [p, true])) });
+    const filter = new WatchFilter({
+      excludes: [{ '**/.git': true, '**/.vscode': true }],
+      folders: [root],
+      checkIgnored: async (paths) => new Map(paths.map((p) => [p, true])),
+    });
     expect(await Promise.all(control.map((p) => filter.skips(file(p))))).toEqual(control.map(() => false));
     expect(await filter.skips(file('.git/objects/ab/cdef'))).toBe(true);
   });
@@ -160,7 +196,12 @@ describe('WatchFilter', () => {
       expect(await t.fileChanged(file('dist/named.js'))).toMatchObject({ attribution: 'certain', source: 'baseline' });
       await fs.writeFile(file('dist/named.js'), 'newer\n');
       expect(await t.fileChanged(file('dist/named.js'))).toMatchObject({ path: file('dist/named.js') });
-      expect(t.list()[0].files.map((f) => f.path).sort()).toEqual([file('app.txt'), file('dist/named.js')]);
+      expect(
+        t
+          .list()[0]
+          .files.map((f) => f.path)
+          .sort(),
+      ).toEqual([file('app.txt'), file('dist/named.js')]);
     } finally {
       await fs.rm(storeDir, { recursive: true, force: true });
     }

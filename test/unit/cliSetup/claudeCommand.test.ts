@@ -6,8 +6,12 @@ describe('parseClaudeCommand', () => {
   const home = '/home/ann';
   const env = { HOME: home, TOOLS: '/opt/tools', EMPTY: '' };
 
-  it('expands ~ in the program, as the setting\'s own example (~/.local/bin/claude) expects', () => {
-    expect(parseClaudeCommand('~/.local/bin/claude', { env, home })).toEqual({ program: '/home/ann/.local/bin/claude', args: [], line: '/home/ann/.local/bin/claude' });
+  it("expands ~ in the program, as the setting's own example (~/.local/bin/claude) expects", () => {
+    expect(parseClaudeCommand('~/.local/bin/claude', { env, home })).toEqual({
+      program: '/home/ann/.local/bin/claude',
+      args: [],
+      line: '/home/ann/.local/bin/claude',
+    });
     expect(parseClaudeCommand('~', { env, home }).program).toBe(home);
   });
 
@@ -21,7 +25,11 @@ describe('parseClaudeCommand', () => {
   });
 
   it('takes the first word as the program and keeps the rest for Launch', () => {
-    expect(parseClaudeCommand('  claude   --model opus ', { env, home })).toEqual({ program: 'claude', args: ['--model', 'opus'], line: 'claude --model opus' });
+    expect(parseClaudeCommand('  claude   --model opus ', { env, home })).toEqual({
+      program: 'claude',
+      args: ['--model', 'opus'],
+      line: 'claude --model opus',
+    });
   });
 
   it('leaves ~ inside a word, and quotes, as written', () => {

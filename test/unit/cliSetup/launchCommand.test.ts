@@ -10,7 +10,9 @@ describe('the command line Launch claude types', () => {
   test('with the tools enabled: --mcp-config with the entry, its ${VAR} placeholders kept literal by the shell', () => {
     const line = claudeLaunchCommand('printf "%s\\n"', { toolsEnabled: true, platform: 'linux' });
     expect(line.startsWith('printf "%s\\n" --mcp-config \'')).toBe(true);
-    const printed = execFileSync('/bin/bash', ['-c', line], { encoding: 'utf8', env: { PATH: process.env.PATH, NATIVE_CLAUDE_PORT: '1234' } }).trim().split('\n');
+    const printed = execFileSync('/bin/bash', ['-c', line], { encoding: 'utf8', env: { PATH: process.env.PATH, NATIVE_CLAUDE_PORT: '1234' } })
+      .trim()
+      .split('\n');
     expect(printed[0]).toBe('--mcp-config');
     expect(JSON.parse(printed[1])).toEqual({ mcpServers: { vscode: toolsRouteEntry() } });
   });

@@ -9,7 +9,7 @@ describe('dependent files: relative imports that resolve to a changed file', () 
       "export * from './reexport'",
       "import './side-effect.css';",
       "const lazy = import('./lazy');",
-      "const old = require( \"./old.cjs\" );",
+      'const old = require( "./old.cjs" );',
       "import React from 'react';",
       "import x from '@scope/pkg/sub';",
     ].join('\n');
@@ -17,12 +17,23 @@ describe('dependent files: relative imports that resolve to a changed file', () 
   });
 
   test("a specifier resolves as TypeScript resolves it: extensions, a .js written for a .ts source, a folder's index", () => {
-    expect(resolutionCandidates('/w/src/main.ts', './math')).toEqual(expect.arrayContaining(['/w/src/math.ts', '/w/src/math.tsx', '/w/src/math/index.ts', '/w/src/math.js']));
+    expect(resolutionCandidates('/w/src/main.ts', './math')).toEqual(
+      expect.arrayContaining(['/w/src/math.ts', '/w/src/math.tsx', '/w/src/math/index.ts', '/w/src/math.js']),
+    );
     expect(resolutionCandidates('/w/src/main.ts', './math.js')).toEqual(expect.arrayContaining(['/w/src/math.ts']));
     expect(resolutionCandidates('/w/src/a/b.ts', '..')).toEqual(expect.arrayContaining(['/w/src/index.ts']));
     const targets = new Set(['/w/src/math.ts', '/w/lib/index.ts']);
-    expect(importedTargets('/w/src/main.ts', "import { double } from './math.js';\nimport { x } from '../lib';\n", targets).sort()).toEqual(['/w/lib/index.ts', '/w/src/math.ts']);
-    expect(importedTargets('/w/src/other.ts', "import { double } from './mathematics';\n// from './math' in a comment is still read: a false positive costs one check\n", targets)).toEqual(['/w/src/math.ts']);
+    expect(importedTargets('/w/src/main.ts', "import { double } from './math.js';\nimport { x } from '../lib';\n", targets).sort()).toEqual([
+      '/w/lib/index.ts',
+      '/w/src/math.ts',
+    ]);
+    expect(
+      importedTargets(
+        '/w/src/other.ts',
+        "import { double } from './mathematics';\n// from './math' in a comment is still read: a false positive costs one check\n",
+        targets,
+      ),
+    ).toEqual(['/w/src/math.ts']);
     expect(importedTargets('/w/src/other.ts', "import { d } from 'math';\n", targets)).toEqual([]);
   });
 
@@ -35,7 +46,13 @@ describe('dependent files: relative imports that resolve to a changed file', () 
       ['/w/src/b.ts', { references: 1, imports: true }],
       ['/w/src/math.ts', { references: 2, imports: false }],
     ]);
-    expect(rankDependents(found, ['/w/src/math.ts'])).toEqual(['/w/src/main.ts', '/w/src/b.ts', '/w/src/far/deep/z.ts', '/w/src/only-refs.ts', '/w/src/only-import.ts']);
+    expect(rankDependents(found, ['/w/src/math.ts'])).toEqual([
+      '/w/src/main.ts',
+      '/w/src/b.ts',
+      '/w/src/far/deep/z.ts',
+      '/w/src/only-refs.ts',
+      '/w/src/only-import.ts',
+    ]);
   });
 
   test('the note names the files left unchecked and says how to check one', () => {
@@ -47,9 +64,17 @@ describe('dependent files: relative imports that resolve to a changed file', () 
 });
 
 describe("write_file/apply_diff's new_diagnostics: the files that use the edited one", () => {
-  const { trackChangeDiagnostics } = jest.requireActual<typeof import('../../../src/diagnostics/changeDiagnostics')>('../../../src/diagnostics/changeDiagnostics');
+  const { trackChangeDiagnostics } = jest.requireActual<typeof import('../../../src/diagnostics/changeDiagnostics')>(
+    '../../../src/diagnostics/changeDiagnostics',
+  );
   type Item = import('../../../src/host/diagnostics').DiagnosticItem;
-  const callerError: Item = { message: 'Expected 1 arguments, but got 2.', severity: 'Error', range: { start: { line: 1, character: 28 }, end: { line: 1, character: 29 } }, source: 'ts', code: '2554' };
+  const callerError: Item = {
+    message: 'Expected 1 arguments, but got 2.',
+    severity: 'Error',
+    range: { start: { line: 1, character: 28 }, end: { line: 1, character: 29 } },
+    source: 'ts',
+    code: '2554',
+  };
 
   /** A Problems panel where loading a file makes its server report `reports[file]` 100 ms later. */
   function world(users: string[], lookupMs = 0) {

@@ -273,7 +273,10 @@ describe('new problems of a change', () => {
     const oldText = 'const a: number = "s";\nexport {};\n';
     const newText = '// header\n// more\nconst a: number = "s";\nconst b: string = 1;\nexport {};\n';
     const before = [item("Type 'string' is not assignable to type 'number'.", 0, 'Error', 6)];
-    const after = [item("Type 'string' is not assignable to type 'number'.", 2, 'Error', 6), item("Type 'number' is not assignable to type 'string'.", 3, 'Error', 6)];
+    const after = [
+      item("Type 'string' is not assignable to type 'number'.", 2, 'Error', 6),
+      item("Type 'number' is not assignable to type 'string'.", 3, 'Error', 6),
+    ];
     expect(newProblemsInEditedFile(before, after, oldText, newText).map((d) => d.range.start.line)).toEqual([3]);
   });
 

@@ -14,7 +14,9 @@ function healthy(): SetupFacts {
   return {
     workspaceFolders: [WS],
     server: { running: true, port: PORT, lockFilePath: `/home/u/.claude/ide/${PORT}.lock`, listening: true },
-    lockFiles: [{ path: `/home/u/.claude/ide/${PORT}.lock`, port: PORT, mode: 0o600, pid: PID, pidAlive: true, workspaceFolders: [WS], ideName: 'Visual Studio Code' }],
+    lockFiles: [
+      { path: `/home/u/.claude/ide/${PORT}.lock`, port: PORT, mode: 0o600, pid: PID, pidAlive: true, workspaceFolders: [WS], ideName: 'Visual Studio Code' },
+    ],
     lockPid: PID,
     terminals: [{ name: 'bash', ssePort: String(PORT) }],
     providesTerminalPort: true,
@@ -38,7 +40,11 @@ describe('health check', () => {
 
   test('terminals without CLAUDE_CODE_SSE_PORT: named, with a relaunch fix for exactly those', () => {
     const facts = healthy();
-    facts.terminals = [{ name: 'old zsh', ssePort: null }, { name: 'bash', ssePort: String(PORT) }, { name: 'task', ssePort: undefined }];
+    facts.terminals = [
+      { name: 'old zsh', ssePort: null },
+      { name: 'bash', ssePort: String(PORT) },
+      { name: 'task', ssePort: undefined },
+    ];
     const finding = find(facts, 'terminals.missingPort')!;
     expect(finding.severity).toBe('warning');
     expect(finding.title).toMatch(/1 terminal opened before the IDE server started lacks CLAUDE_CODE_SSE_PORT/);
@@ -53,7 +59,15 @@ describe('health check', () => {
 
   test('another live lock file listing the folder: who wrote it and what the CLI does', () => {
     const facts = healthy();
-    facts.lockFiles.push({ path: '/home/u/.claude/ide/5000.lock', port: 5000, mode: 0o644, pid: PID, pidAlive: true, workspaceFolders: [WS], ideName: 'Visual Studio Code' });
+    facts.lockFiles.push({
+      path: '/home/u/.claude/ide/5000.lock',
+      port: 5000,
+      mode: 0o644,
+      pid: PID,
+      pidAlive: true,
+      workspaceFolders: [WS],
+      ideName: 'Visual Studio Code',
+    });
     facts.anthropicExtension = { version: '1.0.109', active: true };
     const finding = find(facts, 'lockFiles.competing')!;
     expect(finding.title).toBe("Another IDE lists this folder: Anthropic's Claude Code extension in this VS Code (port 5000)");
@@ -62,7 +76,15 @@ describe('health check', () => {
   });
 
   test("once the user chose, Anthropic's lock file is no longer a warning (nothing to offer at start-up); chosen Anthropic's, it is the one serving", () => {
-    const theirs = { path: '/home/u/.claude/ide/5000.lock', port: 5000, mode: 0o644, pid: PID, pidAlive: true, workspaceFolders: [WS], ideName: 'Visual Studio Code' };
+    const theirs = {
+      path: '/home/u/.claude/ide/5000.lock',
+      port: 5000,
+      mode: 0o644,
+      pid: PID,
+      pidAlive: true,
+      workspaceFolders: [WS],
+      ideName: 'Visual Studio Code',
+    };
     const chosenThis = healthy();
     chosenThis.lockFiles.push(theirs);
     chosenThis.anthropicExtension = { version: '1.0.109', active: true, choice: 'this' };
@@ -77,7 +99,10 @@ describe('health check', () => {
     chosenTheirs.lockFiles = [theirs];
     chosenTheirs.anthropicExtension = { version: '1.0.109', active: true, choice: 'anthropic' };
     expect(find(chosenTheirs, 'lockFiles.competing')).toBeUndefined();
-    expect(find(chosenTheirs, 'lockFiles.anthropic')).toMatchObject({ severity: 'info', title: "Anthropic's Claude Code extension serves this folder (port 5000)" });
+    expect(find(chosenTheirs, 'lockFiles.anthropic')).toMatchObject({
+      severity: 'info',
+      title: "Anthropic's Claude Code extension serves this folder (port 5000)",
+    });
     expect(problems(checkSetup(chosenTheirs)).map((f) => f.id)).toEqual([]);
 
     // Undecided, it stays a warning.
@@ -156,7 +181,11 @@ describe('health check', () => {
     missing.toolsRoute.entry = undefined;
     expect(find(missing, 'tools.missing')?.fixes?.[0].command).toBe(HEALTH_COMMANDS.enableTools);
     const old = healthy();
-    old.toolsRoute.entry = { type: 'ws', url: 'ws://127.0.0.1:${NATIVE_CLAUDE_PORT}/tools/', headers: { 'x-claude-code-ide-authorization': '${NATIVE_CLAUDE_TOKEN}' } };
+    old.toolsRoute.entry = {
+      type: 'ws',
+      url: 'ws://127.0.0.1:${NATIVE_CLAUDE_PORT}/tools/',
+      headers: { 'x-claude-code-ide-authorization': '${NATIVE_CLAUDE_TOKEN}' },
+    };
     expect(ids(old)).toContain('tools.outdated');
     const theirs = healthy(); // the user's own server under the name: never offered for "Rewrite it"
     theirs.toolsRoute.entry = { type: 'stdio', command: 'my-vscode-mcp', env: { API_TOKEN: 'secret' } };
@@ -208,7 +237,10 @@ describe('health check', () => {
       const facts = withRules(['mcp__vscode__read_file', 'mcp__vscode__write_file', 'mcp__vscode__execute_command'], 'write-only');
       const [finding, ...rest] = unconfirmed(facts);
       expect(rest).toEqual([]);
-      expect(finding).toMatchObject({ severity: 'warning', title: expect.stringMatching(/^execute_command runs shell commands without anyone asking in this window/) });
+      expect(finding).toMatchObject({
+        severity: 'warning',
+        title: expect.stringMatching(/^execute_command runs shell commands without anyone asking in this window/),
+      });
       expect(finding.detail!.join(' ')).toMatch(/mcp__vscode__execute_command in permissions\.allow of \/home\/u\/\.claude\/settings\.json/);
       expect(finding.detail!.join(' ')).toMatch(/set nativeClaude\.approvalMode to "always" in your user settings/);
       expect(finding.fixes).toEqual([
@@ -219,7 +251,9 @@ describe('health check', () => {
     });
 
     test('write rules under "never": writes confirmed nowhere; the whole-server rule counts for both', () => {
-      expect(unconfirmed(withRules(['mcp__vscode__apply_diff'], 'never')).map((f) => f.title)).toEqual([expect.stringMatching(/^write_file, apply_diff and rename_symbol change files/)]);
+      expect(unconfirmed(withRules(['mcp__vscode__apply_diff'], 'never')).map((f) => f.title)).toEqual([
+        expect.stringMatching(/^write_file, apply_diff and rename_symbol change files/),
+      ]);
       expect(unconfirmed(withRules(['mcp__vscode'], 'never'))).toHaveLength(2);
       expect(unconfirmed(withRules(['mcp__vscode__*'], 'write-only'))).toHaveLength(1);
     });

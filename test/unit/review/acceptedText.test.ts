@@ -9,7 +9,7 @@ describe('acceptedText (the answer of an accepted review, docs/vscode-traps.md, 
     expect(acceptedText(request, 'one\r\nTWO\r\nadded\r\n')).toBe('one\nTWO\nadded\n');
   });
 
-  test('write_file: the proposal already has the file\'s CRLF, so the answer does too', () => {
+  test("write_file: the proposal already has the file's CRLF, so the answer does too", () => {
     const request = { originalText: '\uFEFFone\r\ntwo', proposedText: 'one\r\nTWO' };
     expect(acceptedText(request, 'one\nTWO\nthree')).toBe('one\r\nTWO\r\nthree');
   });
@@ -27,7 +27,7 @@ describe("isClaudesWriteOf (the buffer over unsaved edits takes claude's write o
     expect(isClaudesWriteOf('one\nall new', 'one\nall new\n')).toBe(true);
   });
 
-  test('anything else is not claude\'s write of it: another text, a lost line, an added newline', () => {
+  test("anything else is not claude's write of it: another text, a lost line, an added newline", () => {
     expect(isClaudesWriteOf('one\n', 'one\nall new\n')).toBe(false);
     expect(isClaudesWriteOf('one\nall ne', 'one\nall new')).toBe(false);
     expect(isClaudesWriteOf('one\nall new\n\n', 'one\nall new\n')).toBe(false);

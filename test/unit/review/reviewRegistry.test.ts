@@ -32,7 +32,18 @@ describe('KeyedLock', () => {
     const lock = new KeyedLock();
     const order: string[] = [];
     let releaseFirst!: () => void;
-    const first = lock.run('f', 1000, () => new Promise<void>((r) => { order.push('f1 start'); releaseFirst = () => { order.push('f1 end'); r(); }; }));
+    const first = lock.run(
+      'f',
+      1000,
+      () =>
+        new Promise<void>((r) => {
+          order.push('f1 start');
+          releaseFirst = () => {
+            order.push('f1 end');
+            r();
+          };
+        }),
+    );
     const second = lock.run('f', 1000, async () => void order.push('f2'));
     const other = lock.run('g', 1000, async () => void order.push('g'));
     // f2 was queued before g: had the lock not held it back, it would have run before g finished.
@@ -55,7 +66,11 @@ describe('KeyedLock', () => {
 
   test('work that throws releases the lock', async () => {
     const lock = new KeyedLock();
-    await expect(lock.run('f', 100, async () => { throw new Error('x'); })).rejects.toThrow('x');
+    await expect(
+      lock.run('f', 100, async () => {
+        throw new Error('x');
+      }),
+    ).rejects.toThrow('x');
     await expect(lock.run('f', 100, async () => 'ok')).resolves.toBe('ok');
   });
 });

@@ -4,7 +4,7 @@ import { withEol } from '../../../src/workspace/textFormat';
 
 const saved = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
 
-describe('mergeUnsavedEdits (saved file, the user\'s buffer, Claude\'s proposal)', () => {
+describe("mergeUnsavedEdits (saved file, the user's buffer, Claude's proposal)", () => {
   test('disjoint edits: both kept, no conflict', () => {
     const unsaved = 'ONE (typed)\ntwo\nthree\nfour\nfive\nsix\nseven\n';
     const proposal = 'one\ntwo\nthree\nfour\nfive\nSIX by claude\nseven\n';
@@ -26,14 +26,12 @@ describe('mergeUnsavedEdits (saved file, the user\'s buffer, Claude\'s proposal)
     expect(mergeUnsavedEdits(saved, unsaved, proposal).text).toBe(`${proposal}eight\n`);
   });
 
-  test('overlapping edits: git\'s markers, the user\'s lines first; counted by conflictsLeft', () => {
+  test("overlapping edits: git's markers, the user's lines first; counted by conflictsLeft", () => {
     const unsaved = 'one\ntwo\nthree (mine)\nfour\nfive\nsix\nseven\n';
     const proposal = 'one\ntwo\nthree (claude)\nfour\nfive\nsix\nSEVEN\n';
     const merged = mergeUnsavedEdits(saved, unsaved, proposal);
     expect(merged.conflicts).toBe(1);
-    expect(merged.text).toBe(
-      `one\ntwo\n${OURS_MARKER}\nthree (mine)\n${SEPARATOR_MARKER}\nthree (claude)\n${THEIRS_MARKER}\nfour\nfive\nsix\nSEVEN\n`,
-    );
+    expect(merged.text).toBe(`one\ntwo\n${OURS_MARKER}\nthree (mine)\n${SEPARATOR_MARKER}\nthree (claude)\n${THEIRS_MARKER}\nfour\nfive\nsix\nSEVEN\n`);
     expect(conflictsLeft(merged.text)).toBe(1);
     expect(conflictsLeft(withEol(merged.text, '\r\n'))).toBe(1);
     // Resolved by hand: nothing left.
@@ -49,10 +47,14 @@ describe('mergeUnsavedEdits (saved file, the user\'s buffer, Claude\'s proposal)
     // The Write left lines 4-7 as they were: the user's edit there merges.
     const writeKeepingEnd = 'ONE\nTWO\nfour\nfive\nsix\nseven\n';
     const typedAtEnd = 'one\ntwo\nthree\nfour\nfive\nsix\nseven (typed)\n';
-    expect(mergeUnsavedEdits(saved, typedAtEnd, writeKeepingEnd)).toEqual({ text: 'ONE\nTWO\nfour\nfive\nsix\nseven (typed)\n', conflicts: 0, tooLarge: false });
+    expect(mergeUnsavedEdits(saved, typedAtEnd, writeKeepingEnd)).toEqual({
+      text: 'ONE\nTWO\nfour\nfive\nsix\nseven (typed)\n',
+      conflicts: 0,
+      tooLarge: false,
+    });
   });
 
-  test('CRLF and a BOM on any side: merged on lines, answered with \\n and no BOM (the caller restores the file\'s)', () => {
+  test("CRLF and a BOM on any side: merged on lines, answered with \\n and no BOM (the caller restores the file's)", () => {
     const crlf = (t: string) => withEol(t, '\r\n');
     const unsaved = 'ONE\ntwo\nthree\nfour\nfive\nsix\nseven\n';
     const proposal = 'one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n';
@@ -122,7 +124,7 @@ describe('mergeUnsavedEdits (saved file, the user\'s buffer, Claude\'s proposal)
   });
 });
 
-describe('conflictRegions / keptLines (the lenses over a review\'s conflicts)', () => {
+describe("conflictRegions / keptLines (the lenses over a review's conflicts)", () => {
   const merged = mergeUnsavedEdits('a\nb\nc\nd\ne\n', 'a\nB mine\nc\nd\nE mine\n', 'a\nB claude\nc\nd\nE claude\n');
 
   test('each conflict of a merge, with its sides, in order', () => {
@@ -145,7 +147,9 @@ describe('conflictRegions / keptLines (the lenses over a review\'s conflicts)', 
 
   test('markers the user broke make no region: a deleted separator, a conflict started inside another, markers out of order', () => {
     expect(conflictRegions(`${OURS_MARKER}\nx\n${THEIRS_MARKER}\n`)).toEqual([]);
-    expect(conflictRegions(`${OURS_MARKER}\nx\n${OURS_MARKER}\ny\n${SEPARATOR_MARKER}\nz\n${THEIRS_MARKER}\n`)).toEqual([{ start: 2, separator: 4, end: 6, ours: ['y'], theirs: ['z'] }]);
+    expect(conflictRegions(`${OURS_MARKER}\nx\n${OURS_MARKER}\ny\n${SEPARATOR_MARKER}\nz\n${THEIRS_MARKER}\n`)).toEqual([
+      { start: 2, separator: 4, end: 6, ours: ['y'], theirs: ['z'] },
+    ]);
     expect(conflictRegions(`${THEIRS_MARKER}\n${SEPARATOR_MARKER}\n${OURS_MARKER}\n`)).toEqual([]);
     expect(conflictRegions('no markers\n')).toEqual([]);
   });

@@ -2,14 +2,17 @@ import { chooseHandoffTarget, deliverHandoff, MENTION_BEFORE_TEXT_MS, TerminalRe
 import { capExcerpt, changePrompt, problemPrompt } from '../../../src/selection/promptText';
 import type { IdeSession } from '../../../src/server/sessionSource';
 
-const session = (id: number, log: string[] = []): IdeSession => ({ id, notify: async (method, params) => void log.push(`${method} ${JSON.stringify(params)}`) });
+const session = (id: number, log: string[] = []): IdeSession => ({
+  id,
+  notify: async (method, params) => void log.push(`${method} ${JSON.stringify(params)}`),
+});
 
 describe('chooseHandoffTarget', () => {
   const a: HandoffPlace<string> = { session: session(1), terminal: 'A' };
   const b: HandoffPlace<string> = { session: session(2), terminal: 'B' };
   const outside: HandoffPlace<string> = { session: session(3) };
 
-  it('none connected, or connected only outside this window\'s terminals', () => {
+  it("none connected, or connected only outside this window's terminals", () => {
     expect(chooseHandoffTarget([], () => undefined, 'lastUsed')).toEqual({ kind: 'none' });
     expect(chooseHandoffTarget([outside], () => undefined, 'lastUsed')).toEqual({ kind: 'unreachable', places: [outside] });
   });
@@ -35,10 +38,14 @@ describe('deliverHandoff', () => {
   it('the @-reference first, a pause, then the text as one paste without Enter', async () => {
     const log: string[] = [];
     const place = { session: session(1, log), terminal: 'T' };
-    await deliverHandoff(place, { mention: { filePath: '/w/a.ts', lineStart: 2, lineEnd: 2 }, text: 'Fix this\nnow' }, {
-      type: (terminal, bytes) => log.push(`type ${terminal} ${JSON.stringify(bytes)}`),
-      sleep: async (ms) => void log.push(`sleep ${ms}`),
-    });
+    await deliverHandoff(
+      place,
+      { mention: { filePath: '/w/a.ts', lineStart: 2, lineEnd: 2 }, text: 'Fix this\nnow' },
+      {
+        type: (terminal, bytes) => log.push(`type ${terminal} ${JSON.stringify(bytes)}`),
+        sleep: async (ms) => void log.push(`sleep ${ms}`),
+      },
+    );
     expect(log).toEqual([
       'at_mentioned {"filePath":"/w/a.ts","lineStart":2,"lineEnd":2}',
       `sleep ${MENTION_BEFORE_TEXT_MS}`,
@@ -55,8 +62,9 @@ describe('deliverHandoff', () => {
 
 describe('prompt text', () => {
   it('one problem reads as a sentence after the reference', () => {
-    expect(problemPrompt('fix', [{ severity: 'error', message: "Type 'string' is not assignable\n  to type 'number'.", source: 'ts', code: 2322, line: 4 }]))
-      .toBe("Fix this error on line 5 (ts 2322): Type 'string' is not assignable to type 'number'.");
+    expect(
+      problemPrompt('fix', [{ severity: 'error', message: "Type 'string' is not assignable\n  to type 'number'.", source: 'ts', code: 2322, line: 4 }]),
+    ).toBe("Fix this error on line 5 (ts 2322): Type 'string' is not assignable to type 'number'.");
     expect(problemPrompt('explain', [{ severity: 'info', message: 'm', line: 0 }])).toBe('Explain this problem on line 1: m');
   });
 

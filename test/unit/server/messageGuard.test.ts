@@ -15,7 +15,12 @@ describe('nestedDeeperThan', () => {
 });
 
 describe('MessageScreen', () => {
-  const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+  });
 
   test('parse errors, batches and non-objects are answered with id null', () => {
     const screen = new MessageScreen(sdkTypes);
@@ -37,9 +42,15 @@ describe('MessageScreen', () => {
   test('nesting beyond the bound is refused before schema checks; within it is accepted', () => {
     const screen = new MessageScreen(sdkTypes);
     screen.screen(init);
-    expect(screen.screen(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":${nest(MAX_JSON_DEPTH)}}}`)).toMatchObject({ kind: 'refuse', answer: { id: 1, code: INVALID_REQUEST } });
+    expect(screen.screen(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":${nest(MAX_JSON_DEPTH)}}}`)).toMatchObject({
+      kind: 'refuse',
+      answer: { id: 1, code: INVALID_REQUEST },
+    });
     expect(screen.screen(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"a":${nest(MAX_JSON_DEPTH - 3)}}}`)).toMatchObject({ kind: 'accept' });
-    expect(screen.screen(`{"jsonrpc":"2.0","method":"n","params":{"a":${nest(10_000)}}}`)).toEqual({ kind: 'refuse', reason: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(screen.screen(`{"jsonrpc":"2.0","method":"n","params":{"a":${nest(10_000)}}}`)).toEqual({
+      kind: 'refuse',
+      reason: `nested deeper than ${MAX_JSON_DEPTH} levels`,
+    });
   });
 
   test('responses are accepted only for requests this server sent, once', () => {
@@ -55,7 +66,10 @@ describe('MessageScreen', () => {
   test('before initialize only initialize and ping are served', () => {
     const screen = new MessageScreen(sdkTypes);
     expect(screen.screen('{"jsonrpc":"2.0","id":1,"method":"tools/list"}')).toMatchObject({ kind: 'refuse', answer: { id: 1, code: NOT_INITIALIZED } });
-    expect(screen.screen('{"jsonrpc":"2.0","method":"ide_connected","params":{"pid":1}}')).toEqual({ kind: 'refuse', reason: expect.stringMatching(/before initialize/) });
+    expect(screen.screen('{"jsonrpc":"2.0","method":"ide_connected","params":{"pid":1}}')).toEqual({
+      kind: 'refuse',
+      reason: expect.stringMatching(/before initialize/),
+    });
     expect(screen.screen('{"jsonrpc":"2.0","id":2,"method":"ping"}')).toMatchObject({ kind: 'accept' });
     expect(screen.screen(init)).toMatchObject({ kind: 'accept' });
     expect(screen.screen('{"jsonrpc":"2.0","id":3,"method":"tools/list"}')).toMatchObject({ kind: 'accept' });
@@ -136,7 +150,9 @@ describe('MessageScreen', () => {
     expect(screen.screen('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{}}}')).toMatchObject({ kind: 'accept' });
     expect([union, request, notification, result, error].map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0, 0, 0]);
     // With _meta, or as a response, the SDK's schema decides: only the member that can take it runs.
-    expect(screen.screen('{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{},"progressToken":1,"progress":1}}')).toMatchObject({ kind: 'accept' });
+    expect(screen.screen('{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{},"progressToken":1,"progress":1}}')).toMatchObject({
+      kind: 'accept',
+    });
     screen.noteSent({ jsonrpc: '2.0', id: 9, method: 'roots/list' });
     expect(screen.screen('{"jsonrpc":"2.0","id":9,"error":{"code":1,"message":"no"}}')).toMatchObject({ kind: 'accept' });
     expect([union, request, notification, result, error].map((spy) => spy.mock.calls.length)).toEqual([0, 0, 1, 0, 1]);

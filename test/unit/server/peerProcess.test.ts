@@ -2,7 +2,8 @@ import { checkPeerPid, findSocketInode, pidTrusted } from '../../../src/server/p
 
 // /proc/net/tcp rows as the kernel prints them: address words in host byte order, ports in hex.
 const HEADER = '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode';
-const row = (local: string, remote: string, inode: string) => `   0: ${local} ${remote} 01 00000000:00000000 00:00000000 00000000  1000        0 ${inode} 1 0000000000000000 20 4 30 10 -1`;
+const row = (local: string, remote: string, inode: string) =>
+  `   0: ${local} ${remote} 01 00000000:00000000 00:00000000 00000000  1000        0 ${inode} 1 0000000000000000 20 4 30 10 -1`;
 
 describe('findSocketInode', () => {
   const peer = { serverPort: 0x9c41, peerHost: '127.0.0.1', peerPort: 0xd2f0 };
@@ -41,7 +42,10 @@ describe('checkPeerPid', () => {
   const peer = { serverPort: 1, peerHost: '127.0.0.1', peerPort: 2 };
   test('a check that throws or overruns leaves the claim unverified', async () => {
     await expect(checkPeerPid(async () => Promise.reject(new Error('boom')), peer, 5)).resolves.toEqual({ result: 'unverified', reason: 'boom' });
-    await expect(checkPeerPid(() => new Promise(() => undefined), peer, 5, 20)).resolves.toMatchObject({ result: 'unverified', reason: expect.stringMatching(/longer than 20 ms/) });
+    await expect(checkPeerPid(() => new Promise(() => undefined), peer, 5, 20)).resolves.toMatchObject({
+      result: 'unverified',
+      reason: expect.stringMatching(/longer than 20 ms/),
+    });
   });
 
   test('only a verified (or, without /proc, unchecked) pid is trusted', () => {

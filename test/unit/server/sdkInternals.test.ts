@@ -8,8 +8,11 @@ import { SDK_VERSION_READ, dispatchByKind } from '../../../src/server/sdkInterna
 describe('server/sdkInternals', () => {
   test('the installed MCP SDK is the version sdkInternals.ts was read from (after an upgrade: check its private members again, run npm run bench with and without, then move SDK_VERSION_READ)', () => {
     const root = path.join(__dirname, '..', '..', '..');
-    const installed = (JSON.parse(fs.readFileSync(path.join(root, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')) as { version: string }).version;
-    const declared = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['@modelcontextprotocol/sdk'];
+    const installed = (JSON.parse(fs.readFileSync(path.join(root, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')) as { version: string })
+      .version;
+    const declared = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies[
+      '@modelcontextprotocol/sdk'
+    ];
     expect({ installed, declared }).toEqual({ installed: SDK_VERSION_READ, declared: SDK_VERSION_READ });
   });
 

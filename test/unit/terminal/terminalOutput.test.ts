@@ -24,8 +24,7 @@ const SAMPLE =
   `日本 ✓ 😀\n` +
   `${ESC}]633;D;0${BEL}`;
 
-const SAMPLE_CLEAN =
-  'green text\nlink\ndcs-gone\nafter strings\nkeep\nprogress 100%\naXc\nc1-csi\n日本 ✓ 😀\n';
+const SAMPLE_CLEAN = 'green text\nlink\ndcs-gone\nafter strings\nkeep\nprogress 100%\naXc\nc1-csi\n日本 ✓ 😀\n';
 
 async function cleanInChunks(chunks: string[]): Promise<string> {
   const screen = await TerminalScreen.create();
@@ -46,11 +45,7 @@ describe('TerminalScreen (@xterm/headless)', () => {
 
   it('gives the same text for every pair of split points (three chunks)', async () => {
     // Sequences shorter than the sample, so the O(n²) loop stays fast but covers each sequence kind.
-    const pieces = [
-      `${ESC}]633;C${BEL}a${ESC}[31;1mb${ESC}]0;t${ST}c\r\n`,
-      `${ESC}P+q${ST}d${ESC}(0e\rE\b\bZ\r\n`,
-      `x\u009d0;t\u009cy${ESC}_a${ESC}\\z`,
-    ];
+    const pieces = [`${ESC}]633;C${BEL}a${ESC}[31;1mb${ESC}]0;t${ST}c\r\n`, `${ESC}P+q${ST}d${ESC}(0e\rE\b\bZ\r\n`, `x\u009d0;t\u009cy${ESC}_a${ESC}\\z`];
     for (const input of pieces) {
       const expected = await cleanTerminalOutput(input);
       for (let i = 0; i <= input.length; i++) {
@@ -117,7 +112,12 @@ describe('TerminalScreen (@xterm/headless)', () => {
     const drained: string[] = [];
     const lines = Array.from({ length: 5000 }, (_, i) => `row ${i} ${'x'.repeat(i % 700)}`); // some wrap
     for (let i = 0; i < lines.length; i += 37) {
-      screen.write(lines.slice(i, i + 37).map((l) => `${ESC}[3${i % 8}m${l}${ESC}[0m\r\n`).join(''));
+      screen.write(
+        lines
+          .slice(i, i + 37)
+          .map((l) => `${ESC}[3${i % 8}m${l}${ESC}[0m\r\n`)
+          .join(''),
+      );
       await screen.flush();
       drained.push(screen.drainCompleted());
     }
@@ -220,7 +220,7 @@ describe('HeadTailTextBuffer', () => {
       while (text.length < length) text += random() < 0.08 ? '\n' : String.fromCharCode(97 + Math.floor(random() * 26));
       const maxChars = Math.floor(random() * 1500);
       const buffer = new HeadTailTextBuffer(maxChars);
-      for (let i = 0; i < text.length; ) {
+      for (let i = 0; i < text.length;) {
         const size = Math.floor(random() * 400);
         buffer.append(text.slice(i, i + size));
         i += size;

@@ -11,7 +11,11 @@ const RECORDINGS = ['pv', 'apt', 'git', 'npm'];
 
 /** Trailing blanks are not visible on a screen, so neither side is compared on them. */
 function visible(text: string): string {
-  return text.split('\n').map((line) => line.replace(/\s+$/, '')).join('\n').replace(/\s+$/, '');
+  return text
+    .split('\n')
+    .map((line) => line.replace(/\s+$/, ''))
+    .join('\n')
+    .replace(/\s+$/, '');
 }
 
 describe('terminal output of real programs renders as the user saw it', () => {

@@ -3,14 +3,16 @@ import * as os from 'os';
 import * as path from 'path';
 import type * as vscode from 'vscode';
 import type { FileDiagnostics } from '../../../src/host/diagnostics';
-import {
-  collectProblems,
-  formatProblem,
-  formatProblems,
-  severityKey,
-} from '../../../src/tools/getDiagnostics';
+import { collectProblems, formatProblem, formatProblems, severityKey } from '../../../src/tools/getDiagnostics';
 import { displayPathOf, inScope } from '../../../src/workspace/displayPaths';
-import { codeString, severityName, STILL_LOADING_ANSWER, toDiagnosticItem, VsCodeDiagnosticsSource, type DiagnosticsApi } from '../../../src/vscode/diagnostics/diagnosticsSource';
+import {
+  codeString,
+  severityName,
+  STILL_LOADING_ANSWER,
+  toDiagnosticItem,
+  VsCodeDiagnosticsSource,
+  type DiagnosticsApi,
+} from '../../../src/vscode/diagnostics/diagnosticsSource';
 import { pathOfFileUri } from '../../../src/workspace/fileUri';
 
 const item = (line: number, message: string, severity: 'Error' | 'Warning' | 'Information' | 'Hint', extra: { source?: string; code?: string } = {}) => ({
@@ -23,7 +25,10 @@ const item = (line: number, message: string, severity: 'Error' | 'Warning' | 'In
 describe('tools: get_diagnostics formatting', () => {
   const files: FileDiagnostics[] = [
     { uri: 'file:///w/src/b.ts', diagnostics: [item(9, 'Unused x', 'Warning', { source: 'eslint', code: 'no-unused-vars' })] },
-    { uri: 'file:///w/src/a b.ts', diagnostics: [item(0, "Cannot find name 'y'.\n  Did you mean 'x'?", 'Error', { source: 'ts', code: '2304' }), item(4, 'Hint here', 'Hint')] },
+    {
+      uri: 'file:///w/src/a b.ts',
+      diagnostics: [item(0, "Cannot find name 'y'.\n  Did you mean 'x'?", 'Error', { source: 'ts', code: '2304' }), item(4, 'Hint here', 'Hint')],
+    },
     { uri: 'file:///elsewhere/lib.d.ts', diagnostics: [item(2, 'Outside', 'Information')] },
     { uri: 'untitled:Untitled-1', diagnostics: [item(0, 'Not a file', 'Error')] },
   ];
@@ -185,8 +190,16 @@ describe('tools: checked documents adapter', () => {
       tabs: new Set<(e: { opened: FakeTab[]; closed: FakeTab[]; changed: FakeTab[] }) => void>(),
       selection: new Set<(e: unknown) => void>(),
     };
-    const on = <T>(set: Set<T>) => (listener: T) => (set.add(listener), { dispose: () => set.delete(listener) });
-    const documents: Array<{ uri: vscode.Uri; languageId: string; isDirty: boolean; getText(): string; positionAt(offset: number): { line: number; character: number } }> = [];
+    const on =
+      <T>(set: Set<T>) =>
+      (listener: T) => (set.add(listener), { dispose: () => set.delete(listener) });
+    const documents: Array<{
+      uri: vscode.Uri;
+      languageId: string;
+      isDirty: boolean;
+      getText(): string;
+      positionAt(offset: number): { line: number; character: number };
+    }> = [];
     const shown: string[] = [];
     const tabs: vscode.Uri[] = [];
     const api = {
@@ -198,7 +211,13 @@ describe('tools: checked documents adapter', () => {
             const lines = text.slice(0, offset).split('\n');
             return { line: lines.length - 1, character: lines[lines.length - 1].length };
           };
-          const doc = { uri: fakeUri(p), languageId: p.endsWith('.ts') ? 'typescript' : p.endsWith('.txt') ? 'plaintext' : 'json', isDirty: false, getText: () => text, positionAt };
+          const doc = {
+            uri: fakeUri(p),
+            languageId: p.endsWith('.ts') ? 'typescript' : p.endsWith('.txt') ? 'plaintext' : 'json',
+            isDirty: false,
+            getText: () => text,
+            positionAt,
+          };
           documents.push(doc);
           emitters.open.forEach((l) => l(doc));
           return doc;
@@ -230,7 +249,10 @@ describe('tools: checked documents adapter', () => {
       askLanguageServers: async () => 1,
       checkTabsIdleMs: 30,
     };
-    const group: { isActive: boolean; tabs: FakeTab[] } = { isActive: true, tabs: tabs.map((uri) => ({ input: { uri }, isActive: false, isDirty: false, group })) };
+    const group: { isActive: boolean; tabs: FakeTab[] } = {
+      isActive: true,
+      tabs: tabs.map((uri) => ({ input: { uri }, isActive: false, isDirty: false, group })),
+    };
     /** The user brings a tab to the front. */
     const activate = (tab: FakeTab) => {
       for (const t of group.tabs) t.isActive = t === tab;
@@ -241,7 +263,7 @@ describe('tools: checked documents adapter', () => {
     return { api: api as unknown as ConstructorParameters<typeof VsCodeDiagnosticsSource>[2], emitters, documents, shown, tabs, group, activate, click };
   }
 
-  test('load: every checked language gets a background tab (checkers look only at files in tabs: TypeScript, JSON\'s pulled diagnostics), plain text does not; missing files are skipped; matchesDisk compares with the disk', async () => {
+  test("load: every checked language gets a background tab (checkers look only at files in tabs: TypeScript, JSON's pulled diagnostics), plain text does not; missing files are skipped; matchesDisk compares with the disk", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nc-docs-'));
     try {
       for (const f of ['a.ts', 'b.json', 'c.txt']) fs.writeFileSync(path.join(dir, f), '1\n');

@@ -81,7 +81,7 @@ const texts = (result: { content: Array<{ type: string; text?: string }> }) => r
 const model = (progress?: (m: string) => void) => ({ connectionId: 1, signal: new AbortController().signal, modelToolUseId: 'toolu_01', progress });
 const claude = { connectionId: 1, signal: new AbortController().signal };
 
-describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the model\'s wait for the truth', () => {
+describe("getDiagnostics (IDE route): claude's calls keep their budgets, the model's wait for the truth", () => {
   test("the model's {uri} on a closed file waits while the language server's first check runs (seconds), with progress, and returns the error", async () => {
     const world = new World();
     world.disk.set('/w/closed.ts', 'export const n: number = "x";\n');
@@ -90,7 +90,10 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     const tool = ideGetDiagnosticsTool(world);
     const progress: string[] = [];
     const started = Date.now();
-    const result = await tool.handle({ uri: 'file:///w/closed.ts' }, model((m) => progress.push(m)));
+    const result = await tool.handle(
+      { uri: 'file:///w/closed.ts' },
+      model((m) => progress.push(m)),
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
     const [json, ...rest] = texts(result);
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/closed.ts', diagnostics: [typeError] }]);
@@ -153,12 +156,12 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     world.disk.set('/w/slow.ts', 'export const n: number = "x";\n');
     world.reports.set('/w/slow.ts', [typeError]);
     world.serverDelayMs = 2500; // the server's first check outlasts claude's budget
-    const first = texts((await tool.handle({}, claude)));
+    const first = texts(await tool.handle({}, claude));
     expect(JSON.parse(first[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [notCheckedYet()] }]);
     expect(notCheckedYet()).toMatchObject({ severity: 'Information', source: 'native-claude', message: expect.stringMatching(/^Not checked yet/) });
     await new Promise((r) => setTimeout(r, 1200)); // the model answers; claude builds its next request
     const started = Date.now();
-    const second = texts((await tool.handle({}, claude)));
+    const second = texts(await tool.handle({}, claude));
     expect(Date.now() - started).toBeLessThan(2000);
     expect(JSON.parse(second[0])).toEqual([{ uri: 'file:///w/slow.ts', diagnostics: [typeError] }]);
     expect(second).toHaveLength(1);
@@ -182,7 +185,7 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     expect(JSON.parse(first[0])).toEqual([{ uri: 'file:///w/late.ts', diagnostics: [notCheckedYet()] }]);
   });
 
-  test("a file whose problems were reported but whose server is still busy (no answer yet): the problems, and no note claiming they may be missing", async () => {
+  test('a file whose problems were reported but whose server is still busy (no answer yet): the problems, and no note claiming they may be missing', async () => {
     const world = new World();
     const tool = ideGetDiagnosticsTool(world);
     await tool.handle({ uri: 'file:///w/busy.ts' }, claude);
@@ -190,7 +193,7 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     world.reports.set('/w/busy.ts', [typeError]);
     world.serverDelayMs = 5000; // its hover waits for a project still loading
     world.reportAfterMs = 1350; // its first report comes just before claude's budget ends
-    const [json] = texts((await tool.handle({}, claude)));
+    const [json] = texts(await tool.handle({}, claude));
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/busy.ts', diagnostics: [typeError] }]);
   });
 
@@ -204,7 +207,7 @@ describe('getDiagnostics (IDE route): claude\'s calls keep their budgets, the mo
     await tool.handle({ uri: 'file:///w/notes.md' }, claude);
     world.disk.set('/w/notes.md', '# notes\n');
     world.serverDelayMs = 800; // answered after 800 ms: silence counts as clean 1 s later, past claude's budget
-    const [json, note] = texts((await tool.handle({}, claude)));
+    const [json, note] = texts(await tool.handle({}, claude));
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/notes.md', diagnostics: [notCheckedYet()] }]);
     expect(note).toMatch(/still being checked .*notes\.md/);
     await tool.handle({}, claude);
@@ -265,7 +268,10 @@ describe("getDiagnostics (IDE route): the model's {} covers the files that use w
     const [json, ...notes] = texts(result);
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/main.ts', diagnostics: [callerError] }]);
     expect(notes).toEqual([]);
-    expect(world.loads).toEqual([{ path: '/w/math.ts', show: true }, { path: '/w/main.ts', show: true }]);
+    expect(world.loads).toEqual([
+      { path: '/w/math.ts', show: true },
+      { path: '/w/main.ts', show: true },
+    ]);
     expect(world.released).toBe(1);
   });
 
@@ -276,9 +282,11 @@ describe("getDiagnostics (IDE route): the model's {} covers the files that use w
     for (const u of users) world.disk.set(u, "import { a } from './lib';\n");
     world.changedOnDisk.push('/w/lib.ts');
     world.usedBy.set('/w/lib.ts', users);
-    const [json, note] = texts((await ideGetDiagnosticsTool(world).handle({}, model())));
+    const [json, note] = texts(await ideGetDiagnosticsTool(world).handle({}, model()));
     expect(JSON.parse(json)).toEqual([]);
-    expect(note).toBe('Note: not checked: 3 more files that use the changed files (at most 10 are checked per answer; ask about a file by its path to check it): /w/u10.ts, /w/u11.ts, /w/u12.ts');
+    expect(note).toBe(
+      'Note: not checked: 3 more files that use the changed files (at most 10 are checked per answer; ask about a file by its path to check it): /w/u10.ts, /w/u11.ts, /w/u12.ts',
+    );
     expect(world.loads.map((l) => l.path)).toEqual(['/w/lib.ts', ...users.slice(0, 10)]);
   });
 
@@ -293,7 +301,7 @@ describe("getDiagnostics (IDE route): the model's {} covers the files that use w
 });
 
 describe("getDiagnostics (IDE route): claude's baseline is the moment its write is announced (Claude's changes)", () => {
-  test('the baseline captures the file before the write (the answer is not held by it); the model\'s {uri} and claude\'s {} capture nothing', async () => {
+  test("the baseline captures the file before the write (the answer is not held by it); the model's {uri} and claude's {} capture nothing", async () => {
     const { promises: fs } = await import('node:fs');
     const os = await import('node:os');
     const nodePath = await import('node:path');
@@ -305,7 +313,11 @@ describe("getDiagnostics (IDE route): claude's baseline is the moment its write 
       const other = nodePath.join(root, 'b.ts');
       await fs.writeFile(file, 'export const a = 1;\n');
       await fs.writeFile(other, 'export const b = 1;\n');
-      const tracker = new ChangeTracker({ store: new BeforeImageStore(nodePath.join(root, '.store')), sessionOf: () => ({ id: 's', label: 'claude' }), save: () => undefined });
+      const tracker = new ChangeTracker({
+        store: new BeforeImageStore(nodePath.join(root, '.store')),
+        sessionOf: () => ({ id: 's', label: 'claude' }),
+        save: () => undefined,
+      });
       const world = new World();
       world.disk.set(file, 'x');
       const tool = ideGetDiagnosticsTool(world, undefined, undefined, tracker);

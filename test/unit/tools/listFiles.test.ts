@@ -46,7 +46,7 @@ describe('tools: list_files listing', () => {
     const listing = buildRecursiveListing(files, 500);
     expect(Date.now() - started).toBeLessThan(2000);
     expect(listing.entries).toHaveLength(500);
-    expect(listing.entries.filter((e) => !e.includes('/') || e.split('/').length === 2 && e.endsWith('/'))).toHaveLength(50);
+    expect(listing.entries.filter((e) => !e.includes('/') || (e.split('/').length === 2 && e.endsWith('/')))).toHaveLength(50);
   });
 
   test('formats with the workspace-relative prefix, a truncation line and the empty case', () => {
@@ -104,7 +104,11 @@ describe('tools: list_files listing against a plain reference', () => {
     let files = [...unique];
     // rg walks folders in parallel: sometimes folder by folder, sometimes shuffled.
     if (next() < 0.5) files.sort();
-    else files = files.map((f) => [next(), f] as const).sort((x, y) => x[0] - y[0]).map(([, f]) => f);
+    else
+      files = files
+        .map((f) => [next(), f] as const)
+        .sort((x, y) => x[0] - y[0])
+        .map(([, f]) => f);
     for (const limit of [1, 3, 10, 50, 500]) expect(buildRecursiveListing(files, limit)).toEqual(reference(files, limit));
   });
 });

@@ -2,7 +2,9 @@ import { ERROR_MIME, OUTPUT_BOUNDS, outputsToContent, STDERR_MIME, STDOUT_MIME, 
 import type { CellOutput } from '../../../src/host/notebookKernel';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
-const out = (...items: Array<[string, string | Uint8Array]>): CellOutput => ({ items: items.map(([mime, data]) => ({ mime, data: typeof data === 'string' ? bytes(data) : data })) });
+const out = (...items: Array<[string, string | Uint8Array]>): CellOutput => ({
+  items: items.map(([mime, data]) => ({ mime, data: typeof data === 'string' ? bytes(data) : data })),
+});
 // What IPython puts in a ZeroDivisionError's traceback (VS Code's error output: name, message, stack).
 const IPYTHON_STACK =
   '\u001b[0;31m---------------------------------------------------------------------------\u001b[0m\n' +
@@ -12,7 +14,9 @@ const IPYTHON_STACK =
 
 describe('tools: notebook cell outputs as MCP content (executeCode)', () => {
   test('stdout and stderr as one text item in their order; text/plain results as text', () => {
-    expect(outputsToContent([out([STDOUT_MIME, '42\n']), out([STDERR_MIME, 'a warning\n']), out(['text/plain', '43'])])).toEqual([{ type: 'text', text: '42\na warning\n43' }]);
+    expect(outputsToContent([out([STDOUT_MIME, '42\n']), out([STDERR_MIME, 'a warning\n']), out(['text/plain', '43'])])).toEqual([
+      { type: 'text', text: '42\na warning\n43' },
+    ]);
   });
 
   test('a stream split into several items is joined without extra breaks', () => {
@@ -36,7 +40,11 @@ describe('tools: notebook cell outputs as MCP content (executeCode)', () => {
 
   test('an image as image content (base64, its MIME type), chosen over its text/plain; SVG as text', () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
-    const content = outputsToContent([out([STDOUT_MIME, 'plotting\n']), out(['text/plain', '<Figure size 640x480 with 1 Axes>'], ['image/png', png]), out(['image/svg+xml', '<svg/>'])]);
+    const content = outputsToContent([
+      out([STDOUT_MIME, 'plotting\n']),
+      out(['text/plain', '<Figure size 640x480 with 1 Axes>'], ['image/png', png]),
+      out(['image/svg+xml', '<svg/>']),
+    ]);
     expect(content).toEqual([
       { type: 'text', text: 'plotting\n' },
       { type: 'image', data: Buffer.from(png).toString('base64'), mimeType: 'image/png' },
@@ -78,7 +86,10 @@ describe('tools: notebook cell outputs as MCP content (executeCode)', () => {
   test('an image over the byte bound, and images past the count bound, become notes', () => {
     const bounds = { maxTextChars: 1000, maxImages: 2, maxImageBytes: 10 };
     const small = new Uint8Array(5);
-    const content = outputsToContent([out(['image/png', new Uint8Array(11)]), out(['image/png', small]), out(['image/jpeg', small]), out(['image/gif', small])], bounds);
+    const content = outputsToContent(
+      [out(['image/png', new Uint8Array(11)]), out(['image/png', small]), out(['image/jpeg', small]), out(['image/gif', small])],
+      bounds,
+    );
     expect(content.map((c) => c.type)).toEqual(['text', 'image', 'image', 'text']);
     expect((content[0] as { text: string }).text).toMatch(/an image\/png image of 1 KiB left out: over the 1 KiB bound for one image/);
     expect((content[3] as { text: string }).text).toBe('[an image/gif image left out: only 2 images are sent per call]');

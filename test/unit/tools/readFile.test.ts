@@ -111,4 +111,3 @@ describe('tools: read_file formatting', () => {
     expect(formatLineWindow({ firstLine: 1, lines: [], totalLines: 0, binary: false })).toBe('(the file is empty)\ntotal_lines: 0');
   });
 });
-

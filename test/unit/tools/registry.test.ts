@@ -28,14 +28,32 @@ describe('tools/registry', () => {
   it('lists every tool of both routes, execute_command included when a terminal is given', () => {
     expect(names(ideTools(hosts()))).toEqual(['openDiff', 'close_tab', 'closeAllDiffTabs', 'getDiagnostics']);
     expect(names(workspaceTools(hosts()))).toEqual(['read_file', 'list_files', 'search_files', 'get_diagnostics', 'write_file', 'apply_diff']);
-    expect(names(workspaceTools(hosts({ terminal })))).toEqual(['read_file', 'list_files', 'search_files', 'get_diagnostics', 'write_file', 'apply_diff', 'execute_command']);
+    expect(names(workspaceTools(hosts({ terminal })))).toEqual([
+      'read_file',
+      'list_files',
+      'search_files',
+      'get_diagnostics',
+      'write_file',
+      'apply_diff',
+      'execute_command',
+    ]);
   });
 
-  it('serves the language tools only when VS Code\'s language features are given', () => {
+  it("serves the language tools only when VS Code's language features are given", () => {
     expect(names(workspaceTools(hosts({ language: new ScriptedLanguageFeatures() })))).toEqual([
-      'read_file', 'list_files', 'search_files', 'get_diagnostics',
-      'find_definitions', 'find_references', 'describe_symbol', 'file_outline', 'find_symbols', 'call_hierarchy',
-      'write_file', 'apply_diff', 'rename_symbol',
+      'read_file',
+      'list_files',
+      'search_files',
+      'get_diagnostics',
+      'find_definitions',
+      'find_references',
+      'describe_symbol',
+      'file_outline',
+      'find_symbols',
+      'call_hierarchy',
+      'write_file',
+      'apply_diff',
+      'rename_symbol',
     ]);
   });
 
@@ -53,7 +71,10 @@ describe('tools/registry', () => {
 
   it('each tool is defined in a file of its own under src/tools', () => {
     const dir = path.join(__dirname, '../../../src/tools');
-    const defined = fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => ({ f, tools: [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/defineTool\(\{\s*name: '([^']+)'/g)].map((m) => m[1]) }));
+    const defined = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => ({ f, tools: [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/defineTool\(\{\s*name: '([^']+)'/g)].map((m) => m[1]) }));
     expect(defined.filter((d) => d.tools.length > 1)).toEqual([]);
     const all = [...names(ideTools(hosts())), ...names(workspaceTools(hosts({ terminal, language: new ScriptedLanguageFeatures() })))];
     expect(all.map((name) => defined.filter((d) => d.tools.includes(name)).length)).toEqual(all.map(() => 1));

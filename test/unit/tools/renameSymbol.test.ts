@@ -11,7 +11,9 @@ describe('applyReplacements (a rename edit applied to the text the provider comp
   });
 
   test('CRLF lines: characters count within the line, the \\r\\n kept', () => {
-    expect(applyReplacements('a double\r\ndouble b\r\n', [replace([0, 2], [0, 8], 'twice'), replace([1, 0], [1, 6], 'twice')])).toEqual({ text: 'a twice\r\ntwice b\r\n' });
+    expect(applyReplacements('a double\r\ndouble b\r\n', [replace([0, 2], [0, 8], 'twice'), replace([1, 0], [1, 6], 'twice')])).toEqual({
+      text: 'a twice\r\ntwice b\r\n',
+    });
   });
 
   test('a replacement across lines, an insertion, characters outside the BMP counted as VS Code counts them (UTF-16)', () => {
@@ -22,6 +24,8 @@ describe('applyReplacements (a rename edit applied to the text the provider comp
     expect(applyReplacements('ab\ncd\n', [replace([0, 3], [0, 4], 'x')])).toEqual({ error: "the edit names a place past the file's text" });
     expect(applyReplacements('ab\ncd\n', [replace([5, 0], [5, 1], 'x')])).toEqual({ error: "the edit names a place past the file's text" });
     expect(applyReplacements('ab\ncd\n', [replace([0, 2], [0, 1], 'x')])).toEqual({ error: "the edit names a place past the file's text" });
-    expect(applyReplacements('abcdef\n', [replace([0, 0], [0, 3], 'x'), replace([0, 2], [0, 4], 'y')])).toEqual({ error: 'the edit has overlapping replacements' });
+    expect(applyReplacements('abcdef\n', [replace([0, 0], [0, 3], 'x'), replace([0, 2], [0, 4], 'y')])).toEqual({
+      error: 'the edit has overlapping replacements',
+    });
   });
 });

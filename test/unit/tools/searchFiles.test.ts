@@ -1,12 +1,4 @@
-import {
-  clipLine,
-  filePatternArgs,
-  formatSearchGroups,
-  ripgrepErrorMessage,
-  rgText,
-  SearchCollector,
-  searchArgs,
-} from '../../../src/tools/searchFiles';
+import { clipLine, filePatternArgs, formatSearchGroups, ripgrepErrorMessage, rgText, SearchCollector, searchArgs } from '../../../src/tools/searchFiles';
 import { cleanRipgrepPath } from '../../../src/tools/ripgrepRunner';
 import { displayPath } from '../../../src/workspace/displayPaths';
 
@@ -60,7 +52,7 @@ describe('tools: search_files rg --json parsing', () => {
     expect(rgText({ bytes: Buffer.from('héllo').toString('base64') })).toBe('héllo');
   });
 
-  test('refuses the match past the limit and drops that match\'s lead-in context', () => {
+  test("refuses the match past the limit and drops that match's lead-in context", () => {
     const c = new SearchCollector(2);
     expect(c.add(ev('match', 'a.ts', 1, 'x\n', 0))).toBe(true);
     expect(c.add(ev('match', 'a.ts', 2, 'x\n', 0))).toBe(true);
@@ -128,7 +120,9 @@ describe('tools: search_files arguments and messages', () => {
   });
 
   test('explains an invalid regex and an invalid glob', () => {
-    expect(ripgrepErrorMessage('rg: regex parse error:\n    (\n    ^\nerror: unclosed group\n', '(', undefined)).toMatch(/^The regex "\(" is not valid:\nregex parse error/);
+    expect(ripgrepErrorMessage('rg: regex parse error:\n    (\n    ^\nerror: unclosed group\n', '(', undefined)).toMatch(
+      /^The regex "\(" is not valid:\nregex parse error/,
+    );
     expect(ripgrepErrorMessage("rg: error parsing glob '[': unclosed character class", 'x', '[')).toMatch(/file_pattern "\[" is not a valid glob/);
     expect(ripgrepErrorMessage('rg: something else', 'x', undefined)).toMatch(/exit code 2/);
   });

@@ -9,8 +9,7 @@ import {
   SearchReplaceParseError,
 } from '../../../src/tools/searchReplaceBlocks';
 
-const block = (search: string, replace: string): string =>
-  `<<<<<<< SEARCH\n${search}\n=======\n${replace}\n>>>>>>> REPLACE\n`;
+const block = (search: string, replace: string): string => `<<<<<<< SEARCH\n${search}\n=======\n${replace}\n>>>>>>> REPLACE\n`;
 
 async function parseErrorOf(payload: string): Promise<SearchReplaceParseError> {
   try {
@@ -24,9 +23,7 @@ async function parseErrorOf(payload: string): Promise<SearchReplaceParseError> {
 
 describe('parseSearchReplaceBlocks', () => {
   it('parses one block', async () => {
-    expect(await parseSearchReplaceBlocks(block('old', 'new'))).toEqual([
-      { index: 1, line: 1, searchLines: ['old'], replaceLines: ['new'] },
-    ]);
+    expect(await parseSearchReplaceBlocks(block('old', 'new'))).toEqual([{ index: 1, line: 1, searchLines: ['old'], replaceLines: ['new'] }]);
   });
 
   it('parses several blocks with prose, code fences and blank lines around them', async () => {
@@ -51,17 +48,13 @@ describe('parseSearchReplaceBlocks', () => {
   });
 
   it('tells an empty REPLACE (delete) from one empty line', async () => {
-    const [del, blank] = await parseSearchReplaceBlocks(
-      '<<<<<<< SEARCH\nx\n=======\n>>>>>>> REPLACE\n<<<<<<< SEARCH\ny\n=======\n\n>>>>>>> REPLACE',
-    );
+    const [del, blank] = await parseSearchReplaceBlocks('<<<<<<< SEARCH\nx\n=======\n>>>>>>> REPLACE\n<<<<<<< SEARCH\ny\n=======\n\n>>>>>>> REPLACE');
     expect(del.replaceLines).toEqual([]);
     expect(blank.replaceLines).toEqual(['']);
   });
 
   it('unescapes marker lines written with a leading backslash', async () => {
-    const [b] = await parseSearchReplaceBlocks(
-      '<<<<<<< SEARCH\n\\=======\n\\<<<<<<< SEARCH\n=======\n\\>>>>>>> REPLACE\n\\\\=======\n>>>>>>> REPLACE',
-    );
+    const [b] = await parseSearchReplaceBlocks('<<<<<<< SEARCH\n\\=======\n\\<<<<<<< SEARCH\n=======\n\\>>>>>>> REPLACE\n\\\\=======\n>>>>>>> REPLACE');
     expect(b.searchLines).toEqual(['=======', '<<<<<<< SEARCH']);
     expect(b.replaceLines).toEqual(['>>>>>>> REPLACE', '\\\\=======']);
   });
@@ -79,18 +72,14 @@ describe('parseSearchReplaceBlocks', () => {
   });
 
   it('fails clearly when ">>>>>>> REPLACE" is missing (end of payload or next block)', async () => {
-    expect((await parseErrorOf(`${block('a', 'b')}<<<<<<< SEARCH\nx\n=======\ny\n`)).message).toMatch(
-      /block 2 .*ended before the ">>>>>>> REPLACE" line/,
-    );
+    expect((await parseErrorOf(`${block('a', 'b')}<<<<<<< SEARCH\nx\n=======\ny\n`)).message).toMatch(/block 2 .*ended before the ">>>>>>> REPLACE" line/);
     const err = await parseErrorOf('<<<<<<< SEARCH\nx\n=======\ny\n<<<<<<< SEARCH\nz\n=======\nw\n>>>>>>> REPLACE');
     expect(err.message).toContain('expected ">>>>>>> REPLACE" to end the block');
     expect(err.message).toContain('payload line 5');
   });
 
   it('rejects a second "=======" in a block and a SEARCH inside SEARCH', async () => {
-    expect((await parseErrorOf('<<<<<<< SEARCH\nx\n=======\ny\n=======\nz\n>>>>>>> REPLACE')).message).toContain(
-      'expected ">>>>>>> REPLACE"',
-    );
+    expect((await parseErrorOf('<<<<<<< SEARCH\nx\n=======\ny\n=======\nz\n>>>>>>> REPLACE')).message).toContain('expected ">>>>>>> REPLACE"');
     expect((await parseErrorOf('<<<<<<< SEARCH\nx\n<<<<<<< SEARCH\n=======\ny\n>>>>>>> REPLACE')).message).toContain(
       'expected "=======" after the SEARCH lines',
     );
@@ -119,7 +108,7 @@ describe('applySearchReplaceBlocks', () => {
     expect(result.applied).toBe(3);
   });
 
-  it('inserts replacement text literally ($&, $1, $$, $`, $\')', async () => {
+  it("inserts replacement text literally ($&, $1, $$, $`, $')", async () => {
     const replacement = "price = $& + $1 + $$ + $` + $' + $<name>";
     const result = await applyDiffPayload('let price = 1;\n', block('let price = 1;', replacement));
     expect(result.content).toBe(`${replacement}\n`);
@@ -295,8 +284,7 @@ describe('matching is linear and finds what the naive matcher finds', () => {
       // Half the SEARCHes are copied from the file (so they match at least once), half are random.
       const length = 1 + Math.floor(next() * 6);
       const from = Math.floor(next() * Math.max(1, lines.length - length));
-      const search =
-        next() < 0.5 && lines.length >= length ? lines.slice(from, from + length) : Array.from({ length }, () => pick(letters));
+      const search = next() < 0.5 && lines.length >= length ? lines.slice(from, from + length) : Array.from({ length }, () => pick(letters));
       const found = await findLineMatches(lines, search);
       const context = `seed ${seed}: ${JSON.stringify({ lines, search })}`;
       expect({ context, found: found.exact }).toEqual({ context, found: naiveMatches(lines, search, (x, y) => x === y) });

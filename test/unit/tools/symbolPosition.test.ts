@@ -55,13 +55,21 @@ describe('symbol positions: line plus column or name', () => {
   test('a name in the outline: one match is its name position; several are an error listing them', () => {
     const outline = [sym('Box', 'Class', 0, [sym('size', 'Method', 1)]), sym('size', 'Function', 9), sym('main', 'Function', 12)];
     expect(symbolInOutline(outline, 'main', 'a.ts')).toEqual({ position: { line: 12, character: 2 }, word: 'main' });
-    expect(symbolInOutline(outline, 'size', 'a.ts')).toEqual({ error: '2 symbols named `size` in a.ts: method at line 2, function at line 10. Give the line (line and symbol).' });
+    expect(symbolInOutline(outline, 'size', 'a.ts')).toEqual({
+      error: '2 symbols named `size` in a.ts: method at line 2, function at line 10. Give the line (line and symbol).',
+    });
     expect(symbolInOutline(outline, 'nope', 'a.ts')).toEqual({ error: expect.stringContaining('No symbol named `nope`') });
   });
 
   test('a name in the workspace: exactly one, or an error with every candidate', () => {
-    const items = [{ name: 'double', at: 'src/math.ts:3:17' }, { name: 'double', at: 'lib/other.ts:1:17' }, { name: 'doubleAll', at: 'src/math.ts:7:17' }];
+    const items = [
+      { name: 'double', at: 'src/math.ts:3:17' },
+      { name: 'double', at: 'lib/other.ts:1:17' },
+      { name: 'doubleAll', at: 'src/math.ts:7:17' },
+    ];
     expect(oneNamed(items, 'doubleAll', (i) => i.at)).toBe(items[2]);
-    expect(oneNamed(items, 'double', (i) => i.at)).toEqual({ error: '2 symbols named `double`: src/math.ts:3:17, lib/other.ts:1:17. Give the file and line (path, line and symbol).' });
+    expect(oneNamed(items, 'double', (i) => i.at)).toEqual({
+      error: '2 symbols named `double`: src/math.ts:3:17, lib/other.ts:1:17. Give the file and line (path, line and symbol).',
+    });
   });
 });

@@ -15,7 +15,12 @@ test('cappedLogger caps every level', () => {
   log.warn('w'.repeat(20));
   log.info('i'.repeat(20));
   log.debug('d'.repeat(5));
-  expect(lines).toEqual(['error eeeeeeeeee… (10 more characters)', 'warn wwwwwwwwww… (10 more characters)', 'info iiiiiiiiii… (10 more characters)', 'debug ddddd']);
+  expect(lines).toEqual([
+    'error eeeeeeeeee… (10 more characters)',
+    'warn wwwwwwwwww… (10 more characters)',
+    'info iiiiiiiiii… (10 more characters)',
+    'debug ddddd',
+  ]);
 });
 
 test('rateLimitedLog lets a burst through, then counts what it drops and reports it when lines flow again', () => {

@@ -1,6 +1,6 @@
 import { safeLogger } from '../../../src/util/safeLogger';
 
-test('safeLogger passes lines through and swallows a disposed channel\'s error', () => {
+test("safeLogger passes lines through and swallows a disposed channel's error", () => {
   const lines: string[] = [];
   let disposed = false;
   const channel = {

@@ -15,13 +15,22 @@ describe('approval mode: a workspace can only ask for more', () => {
 
   test('a workspace "never" does not weaken the user\'s write-only (or the default)', () => {
     expect(resolveApprovalModes({ defaultValue: 'write-only', workspaceValue: 'never' })).toEqual({ effective: 'write-only', user: 'write-only' });
-    expect(resolveApprovalModes({ defaultValue: 'write-only', globalValue: 'always', workspaceValue: 'write-only' })).toEqual({ effective: 'always', user: 'always' });
+    expect(resolveApprovalModes({ defaultValue: 'write-only', globalValue: 'always', workspaceValue: 'write-only' })).toEqual({
+      effective: 'always',
+      user: 'always',
+    });
     expect(resolveApprovalModes({ defaultValue: 'write-only', globalValue: 'always', workspaceFolderValue: 'never' }).effective).toBe('always');
   });
 
   test('a workspace "always" makes it stricter; the user\'s own mode stays what the CLI rules follow', () => {
-    expect(resolveApprovalModes({ defaultValue: 'write-only', globalValue: 'never', workspaceValue: 'always' })).toEqual({ effective: 'always', user: 'never' });
-    expect(resolveApprovalModes({ defaultValue: 'write-only', globalValue: 'never', workspaceFolderValue: 'write-only' })).toEqual({ effective: 'write-only', user: 'never' });
+    expect(resolveApprovalModes({ defaultValue: 'write-only', globalValue: 'never', workspaceValue: 'always' })).toEqual({
+      effective: 'always',
+      user: 'never',
+    });
+    expect(resolveApprovalModes({ defaultValue: 'write-only', globalValue: 'never', workspaceFolderValue: 'write-only' })).toEqual({
+      effective: 'write-only',
+      user: 'never',
+    });
   });
 
   test('the user may choose "never" for themselves', () => {
@@ -29,7 +38,10 @@ describe('approval mode: a workspace can only ask for more', () => {
   });
 
   test('values outside the enum count as unset', () => {
-    expect(resolveApprovalModes({ defaultValue: 'write-only', globalValue: 'sometimes', workspaceValue: 42 })).toEqual({ effective: 'write-only', user: 'write-only' });
+    expect(resolveApprovalModes({ defaultValue: 'write-only', globalValue: 'sometimes', workspaceValue: 42 })).toEqual({
+      effective: 'write-only',
+      user: 'write-only',
+    });
     expect(resolveApprovalModes(undefined)).toEqual({ effective: 'write-only', user: 'write-only' });
   });
 });

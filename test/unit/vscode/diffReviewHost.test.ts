@@ -24,7 +24,12 @@ class EventEmitter<T> {
 }
 
 class Uri {
-  private constructor(readonly scheme: string, readonly path: string, readonly query = '', readonly fragment = '') {}
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+    readonly query = '',
+    readonly fragment = '',
+  ) {}
   static from(c: { scheme: string; path: string; query?: string; fragment?: string }): Uri {
     return new Uri(c.scheme, c.path, c.query, c.fragment);
   }
@@ -39,10 +44,17 @@ class Uri {
   }
 }
 class TabInputTextDiff {
-  constructor(readonly original: Uri, readonly modified: Uri) {}
+  constructor(
+    readonly original: Uri,
+    readonly modified: Uri,
+  ) {}
 }
 class TabInputNotebookDiff {
-  constructor(readonly original: Uri, readonly modified: Uri, readonly notebookType: string) {}
+  constructor(
+    readonly original: Uri,
+    readonly modified: Uri,
+    readonly notebookType: string,
+  ) {}
 }
 class TabInputText {
   constructor(readonly uri: Uri) {}
@@ -91,7 +103,11 @@ jest.mock(
       onDidSaveTextDocument: () => disposable,
       onDidChangeTextDocument: () => disposable,
       textDocuments: [],
-      openTextDocument: async (uri: Uri) => ({ uri, isDirty: false, getText: () => Buffer.from(fake.providers.get(uri.scheme)!.readFile(uri)).toString('utf8') }),
+      openTextDocument: async (uri: Uri) => ({
+        uri,
+        isDirty: false,
+        getText: () => Buffer.from(fake.providers.get(uri.scheme)!.readFile(uri)).toString('utf8'),
+      }),
     },
     commands: {
       registerCommand: () => disposable,
@@ -140,7 +156,13 @@ jest.mock(
 const { DiffReviewHost } = require('../../../src/vscode/review/diffReviewHost') as typeof import('../../../src/vscode/review/diffReviewHost');
 
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined } as never;
-const request = (name: string, connectionId = 1, proposedText = 'new\n') => ({ filePath: `/ws/${name}`, originalText: 'old\n', proposedText, title: `✻ ${name}`, connectionId });
+const request = (name: string, connectionId = 1, proposedText = 'new\n') => ({
+  filePath: `/ws/${name}`,
+  originalText: 'old\n',
+  proposedText,
+  title: `✻ ${name}`,
+  connectionId,
+});
 const diffCalls = () => fake.executed.filter((c) => c[0] === 'vscode.diff');
 /** Waits until `condition` holds (the fake's events and the host's awaits take a few turns; under load, more). */
 const until = async (condition: () => unknown, what = 'the condition', ms = 5000) => {
@@ -166,7 +188,7 @@ describe('DiffReviewHost', () => {
   });
   afterEach(() => host.dispose());
 
-  test('trap 8: a 2 MB proposal is served from the in-memory store; the diff\'s URIs carry no content, no query, no fragment', async () => {
+  test("trap 8: a 2 MB proposal is served from the in-memory store; the diff's URIs carry no content, no query, no fragment", async () => {
     const big = 'CONTENT-MARKER '.repeat(140_000);
     void host.review(request('big.txt', 1, big));
     await until(() => diffCalls().length === 1, 'the diff');
@@ -185,7 +207,7 @@ describe('DiffReviewHost', () => {
     expect(Buffer.from(fake.providers.get(original.scheme)!.readFile(original)).toString('utf8')).toBe('\ufeffold\n');
   });
 
-  test('trap 9: the diff is asked for as a text diff whatever the file name (override: VS Code\'s default text editor)', async () => {
+  test("trap 9: the diff is asked for as a text diff whatever the file name (override: VS Code's default text editor)", async () => {
     void host.review(request('nb.ipynb'));
     await until(() => diffCalls().length === 1, 'the diff');
     expect(diffCalls()[0][4]).toMatchObject({ override: true, preserveFocus: true });
@@ -224,7 +246,9 @@ describe('DiffReviewHost', () => {
     const tool = openDiffTool(host);
     const context = { connectionId: 1, signal: new AbortController().signal };
     const answers: unknown[] = [];
-    const cli = tool.handle({ old_file_path: '/nonexistent/a.txt', new_file_path: '/nonexistent/a.txt', new_file_contents: 'a\n', tab_name: '✻ a.txt' }, context).then((r) => answers.push(r));
+    const cli = tool
+      .handle({ old_file_path: '/nonexistent/a.txt', new_file_path: '/nonexistent/a.txt', new_file_contents: 'a\n', tab_name: '✻ a.txt' }, context)
+      .then((r) => answers.push(r));
     const decisions: ReviewDecision[] = [];
     const other = host.review(request('b.txt', 2)).then((d) => decisions.push(d));
     // Both diffs open before the window goes (a diff opening after the test would leak into the next one).
@@ -243,9 +267,12 @@ describe('DiffReviewHost', () => {
     expect(answers).toHaveLength(1);
   });
 
-  test('trap 29: review tabs of an earlier extension host (restored after a reload) are closed at start, with a word naming the file and claude\'s terminal; other tabs stay', async () => {
+  test("trap 29: review tabs of an earlier extension host (restored after a reload) are closed at start, with a word naming the file and claude's terminal; other tabs stay", async () => {
     const ours = (scheme: string, p: string) => Uri.from({ scheme, path: p });
-    const restored = { label: '✻ [Claude Code] hello.js (d56bcd) ⧉', input: new TabInputTextDiff(ours('native-claude-original', '/0123456789ab/hello.js'), ours('native-claude-proposal', '/0123456789ab/hello.js')) };
+    const restored = {
+      label: '✻ [Claude Code] hello.js (d56bcd) ⧉',
+      input: new TabInputTextDiff(ours('native-claude-original', '/0123456789ab/hello.js'), ours('native-claude-proposal', '/0123456789ab/hello.js')),
+    };
     const rightSideAlone = { label: 'b.ts', input: new TabInputText(ours('native-claude-proposal', '/ba9876543210/b.ts')) };
     const userDiff = { label: 'my diff', input: new TabInputTextDiff(Uri.file('/ws/a'), Uri.file('/ws/b')) };
     const userFile = { label: 'hello.js', input: new TabInputText(Uri.file('/ws/hello.js')) };
@@ -266,7 +293,13 @@ describe('DiffReviewHost', () => {
     const pending = host.review(request('live.txt'));
     await until(() => ourTabs().length === 1, "the live review's tab");
     expect(fake.closedByUs).toEqual([]);
-    const ended = { label: '✻ gone.txt', input: new TabInputTextDiff(Uri.from({ scheme: 'native-claude-original', path: '/00000000aaaa/gone.txt' }), Uri.from({ scheme: 'native-claude-proposal', path: '/00000000aaaa/gone.txt' })) };
+    const ended = {
+      label: '✻ gone.txt',
+      input: new TabInputTextDiff(
+        Uri.from({ scheme: 'native-claude-original', path: '/00000000aaaa/gone.txt' }),
+        Uri.from({ scheme: 'native-claude-proposal', path: '/00000000aaaa/gone.txt' }),
+      ),
+    };
     fake.tabs.push(ended);
     fake.tabsChanged.fire({ opened: [ended], closed: [], changed: [] });
     await until(() => fake.closedByUs.length === 1 && fake.warnings.length === 1, 'the ended tab closed, with its word');
@@ -281,7 +314,12 @@ describe('DiffReviewHost', () => {
   test('the extension stopping (deactivate): after stop(), dispose() answers no review while the server still has its connections; each settles when its connection closes', async () => {
     const tool = openDiffTool(host);
     const answers: unknown[] = [];
-    const cli = tool.handle({ old_file_path: '/nonexistent/a.txt', new_file_path: '/nonexistent/a.txt', new_file_contents: 'a\n', tab_name: '✻ a.txt' }, { connectionId: 1, signal: new AbortController().signal }).then((r) => answers.push(r));
+    const cli = tool
+      .handle(
+        { old_file_path: '/nonexistent/a.txt', new_file_path: '/nonexistent/a.txt', new_file_contents: 'a\n', tab_name: '✻ a.txt' },
+        { connectionId: 1, signal: new AbortController().signal },
+      )
+      .then((r) => answers.push(r));
     const decisions: ReviewDecision[] = [];
     const other = host.review(request('b.txt', 2)).then((d) => decisions.push(d));
     await until(() => host.pendingCount === 2 && ourTabs().length === 2, 'both reviews and their tabs');

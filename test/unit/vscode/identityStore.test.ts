@@ -29,7 +29,7 @@ function secretStorage(options: { answer?: boolean } = {}) {
 const TOKEN = 'a'.repeat(64);
 
 describe('workspaceIdentityStore', () => {
-  test('the token goes to SecretStorage, the workspace state holds the port and the secret\'s name only', async () => {
+  test("the token goes to SecretStorage, the workspace state holds the port and the secret's name only", async () => {
     const { state, onDisk } = memento();
     const { secrets, stored } = secretStorage();
     await workspaceIdentityStore(state, secrets).save({ port: 41234, token: TOKEN });

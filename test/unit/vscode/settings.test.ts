@@ -10,7 +10,9 @@ describe('the settings table (src/vscode/settings.ts)', () => {
   const properties: Record<string, { default?: unknown }> = manifest.contributes.configuration.properties;
 
   it('has every setting package.json contributes, and no other', () => {
-    const contributed = Object.keys(properties).filter((k) => k.startsWith(`${SETTINGS_SECTION}.`)).map((k) => k.slice(SETTINGS_SECTION.length + 1));
+    const contributed = Object.keys(properties)
+      .filter((k) => k.startsWith(`${SETTINGS_SECTION}.`))
+      .map((k) => k.slice(SETTINGS_SECTION.length + 1));
     expect(Object.keys(SETTING_DEFAULTS).sort()).toEqual(contributed.sort());
     expect(Object.keys(properties).length).toBe(contributed.length);
   });

@@ -14,7 +14,7 @@ describe('text codec checks', () => {
     expect(await unencodableCharacters(substituting, '? €', 'iso88591')).toEqual(['€']);
   });
 
-  test('Node\'s latin1 encoder, which keeps the low byte, is caught too', async () => {
+  test("Node's latin1 encoder, which keeps the low byte, is caught too", async () => {
     expect(await unencodableCharacters(new NodeTextCodec(), 'x Ā y', 'iso88591')).toEqual(['Ā']); // U+0100 would be written as 00
   });
 

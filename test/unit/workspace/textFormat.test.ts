@@ -1,13 +1,4 @@
-import {
-  countLineBreaks,
-  detectEol,
-  hasBom,
-  hasFinalNewline,
-  matchOriginalFormat,
-  stripBom,
-  toLf,
-  withEol,
-} from '../../../src/workspace/textFormat';
+import { countLineBreaks, detectEol, hasBom, hasFinalNewline, matchOriginalFormat, stripBom, toLf, withEol } from '../../../src/workspace/textFormat';
 
 const BOM = '\uFEFF';
 

@@ -3,12 +3,7 @@ import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
-import {
-  isForbiddenListingRoot,
-  resolveInWorkspace,
-  WorkspacePathError,
-  type WorkspacePathErrorCode,
-} from '../../../src/workspace/workspacePaths';
+import { isForbiddenListingRoot, resolveInWorkspace, WorkspacePathError, type WorkspacePathErrorCode } from '../../../src/workspace/workspacePaths';
 
 // Layout (base is a fresh temp dir, realpath'd so macOS's /var → /private/var does not matter):
 //   base/ws/src/a.ts

@@ -81,10 +81,15 @@ describe('README screenshots', function () {
   });
 
   it('status bar: Claude: 1 session, claude in the terminal', async () => {
-    await waitFor('the status bar to show the session', async () => {
-      const items = await probe<Array<{ text: string }>>('statusbar');
-      return items.some((i) => /Claude: 1 session/.test(i.text));
-    }, 15_000, 500);
+    await waitFor(
+      'the status bar to show the session',
+      async () => {
+        const items = await probe<Array<{ text: string }>>('statusbar');
+        return items.some((i) => /Claude: 1 session/.test(i.text));
+      },
+      15_000,
+      500,
+    );
     await shot('status-bar', 'panel');
   });
 
@@ -117,10 +122,15 @@ describe('README screenshots', function () {
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
     await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${EXTENSION_ID}#nativeClaude.firstRun`, false);
     // findClaude (claude connected), runClaude, seeConnection and tryReview are done by now; the tools were declined.
-    const page = await waitFor('the walkthrough with four steps done', async () => {
-      const p = await probe<{ steps: Array<{ checked: boolean }> }>('walkthrough');
-      return p.steps.map((s) => s.checked).join() === 'true,true,true,true,false' ? p : undefined;
-    }, 15_000, 500);
+    const page = await waitFor(
+      'the walkthrough with four steps done',
+      async () => {
+        const p = await probe<{ steps: Array<{ checked: boolean }> }>('walkthrough');
+        return p.steps.map((s) => s.checked).join() === 'true,true,true,true,false' ? p : undefined;
+      },
+      15_000,
+      500,
+    );
     console.log(`[screenshots] walkthrough steps: ${JSON.stringify(page.steps)}`);
     await sleep(1000);
     await shot('walkthrough', 'editor');
@@ -133,21 +143,37 @@ describe('README screenshots', function () {
     await shot('health-check', 'editor');
   });
 
-  it('rename review: rename_symbol across three files, the first file\'s review', async function () {
+  it("rename review: rename_symbol across three files, the first file's review", async function () {
     this.timeout(180_000);
     // greet() used in two more files, one TypeScript project (the rename provider finds the uses in the project).
     const write = (rel: string, text: string) => fs.writeFileSync(path.join(workspace, rel), text);
-    write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'commonjs', noEmit: true }, include: ['src/**/*.ts'] }, null, 2) + '\n');
-    write('src/banner.ts', "import { greet } from './greet';\n\nexport function banner(name: string): string {\n  const line = greet({ name }, true);\n  return `${line}\\n${'='.repeat(line.length)}`;\n}\n");
-    write('src/welcome.ts', "import { greet, type Person } from './greet';\n\nexport function welcome(guests: Person[]): string {\n  return guests.map((g) => greet(g)).join(' ');\n}\n");
+    write(
+      'tsconfig.json',
+      JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'commonjs', noEmit: true }, include: ['src/**/*.ts'] }, null, 2) + '\n',
+    );
+    write(
+      'src/banner.ts',
+      "import { greet } from './greet';\n\nexport function banner(name: string): string {\n  const line = greet({ name }, true);\n  return `${line}\\n${'='.repeat(line.length)}`;\n}\n",
+    );
+    write(
+      'src/welcome.ts',
+      "import { greet, type Person } from './greet';\n\nexport function welcome(guests: Person[]): string {\n  return guests.map((g) => greet(g)).join(' ');\n}\n",
+    );
     await vscode.commands.executeCommand('typescript.restartTsServer');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('notifications.clearAll');
     // The tools route as claude's tools entry calls it (the consent was declined above: the scene calls it itself).
     const t = await tools();
-    const line = fs.readFileSync(greet.fsPath, 'utf8').split('\n').findIndex((l) => l.startsWith('export function greet(')) + 1;
+    const line =
+      fs
+        .readFileSync(greet.fsPath, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.startsWith('export function greet(')) + 1;
     const answered = t.call('rename_symbol', { path: 'src/greet.ts', line, symbol: 'greet', new_name: 'salute' }, 150_000);
-    const opened = await Promise.race([openedReview('banner.ts', 120_000), answered.then((a) => assert.fail(`rename_symbol answered before its review: ${a.text}`))]);
+    const opened = await Promise.race([
+      openedReview('banner.ts', 120_000),
+      answered.then((a) => assert.fail(`rename_symbol answered before its review: ${a.text}`)),
+    ]);
     await sleep(1500);
     await shot('rename-review', 'editor');
     await vscode.commands.executeCommand('nativeClaude.rejectReview', opened.input.modified);

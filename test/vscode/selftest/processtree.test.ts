@@ -69,7 +69,9 @@ describe('process tree investigation', function () {
 
     const t0 = Date.now();
     const terminal = vscode.window.createTerminal({ name: 'nc-probe', cwd, shellPath: '/bin/bash' });
-    const openedAt = await nextEvent(vscode.window.onDidOpenTerminal, 'terminal open', 10_000, (t) => t === terminal).then(() => Date.now()).catch(() => undefined);
+    const openedAt = await nextEvent(vscode.window.onDidOpenTerminal, 'terminal open', 10_000, (t) => t === terminal)
+      .then(() => Date.now())
+      .catch(() => undefined);
     const shellPid = await terminal.processId;
     const pidAt = Date.now();
     const si = terminal.shellIntegration
@@ -82,7 +84,14 @@ describe('process tree investigation', function () {
     terminal.sendText(`echo "$NC_ENVCOLL_VAR|$NC_SELFTEST_ENV|$$|$PPID|$VSCODE_PID|$TERM_PROGRAM" > ${marker}`);
     const line = await waitFor('marker file', () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : ''), 10_000);
     const [envcoll, serverEnv, shellSelf, shellParent, vscodePid, termProgram] = line.split('|');
-    findings.shellSaw = { NC_ENVCOLL_VAR: envcoll, NC_SELFTEST_ENV: serverEnv, pid: shellSelf, ppid: shellParent, VSCODE_PID: vscodePid, TERM_PROGRAM: termProgram };
+    findings.shellSaw = {
+      NC_ENVCOLL_VAR: envcoll,
+      NC_SELFTEST_ENV: serverEnv,
+      pid: shellSelf,
+      ppid: shellParent,
+      VSCODE_PID: vscodePid,
+      TERM_PROGRAM: termProgram,
+    };
 
     // a child of the shell (stands in for `claude`): its ancestor chain
     const exec = si.executeCommand('sleep 3 & echo child=$!; wait');

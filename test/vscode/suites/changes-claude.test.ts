@@ -37,7 +37,12 @@ interface Spec {
 const SPEC_PATH = process.env.NC_CHANGES_SPEC;
 const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
 const data: Record<string, unknown> = {};
-const lineChange = (start: number, end: number) => ({ originalStartLineNumber: start, originalEndLineNumber: end, modifiedStartLineNumber: start, modifiedEndLineNumber: end });
+const lineChange = (start: number, end: number) => ({
+  originalStartLineNumber: start,
+  originalEndLineNumber: end,
+  modifiedStartLineNumber: start,
+  modifiedEndLineNumber: end,
+});
 
 function record(state: string, error?: Error): void {
   fs.writeFileSync(spec!.results, JSON.stringify({ state, error: error ? String(error.stack ?? error) : undefined, data }, null, 2));
@@ -80,9 +85,15 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     const pid = Number(/^claude-pid-(\d+)$/.exec(sessions[0].id)?.[1]);
     // Whether the same claude finds the new window by itself (it is then listed under the same group) is
     // recorded, not required: the list does not depend on it.
-    data.reconnected = await waitFor('the same claude to reconnect', () => api.sessions().some((x) => x.cliPid === pid), 20_000).then(() => true, () => false);
+    data.reconnected = await waitFor('the same claude to reconnect', () => api.sessions().some((x) => x.cliPid === pid), 20_000).then(
+      () => true,
+      () => false,
+    );
     // The sed change (not attributed with certainty, before = git's content) undone after the reload.
-    assert.deepStrictEqual(await vscode.commands.executeCommand('nativeClaude.changes.undoFile', { sessionId: sessions[0].id, filePath: path.join(s.workspace, 'e.txt') }), [true]);
+    assert.deepStrictEqual(
+      await vscode.commands.executeCommand('nativeClaude.changes.undoFile', { sessionId: sessions[0].id, filePath: path.join(s.workspace, 'e.txt') }),
+      [true],
+    );
     assert.strictEqual(fs.readFileSync(path.join(s.workspace, 'e.txt'), 'utf8'), 'e1\ne2\ne3\n');
     data.left = (await api.changes()).flatMap((x) => x.files.map((f) => path.basename(f.path)));
   }
@@ -112,17 +123,24 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
       },
       20_000,
     );
-    data.sessions = all.map((x) => ({ label: x.label, files: x.files.map((f) => ({ file: path.basename(f.path), attribution: f.attribution, source: f.source })) }));
+    data.sessions = all.map((x) => ({
+      label: x.label,
+      files: x.files.map((f) => ({ file: path.basename(f.path), attribution: f.attribution, source: f.source })),
+    }));
     assert.strictEqual(all.length, 1, 'one session');
     const [session] = all;
     // Named by its terminal when its process descends from one; claude runs under a tmux server here,
     // which leaves the terminal's process tree, so it is named by its verified pid.
     assert.match(session.label, /^claude( in "claude"| \(pid \d+\))$/);
     const byName = Object.fromEntries(session.files.map((f) => [path.basename(f.path), f]));
-    for (const name of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) assert.deepStrictEqual([name, byName[name]?.attribution, byName[name]?.source], [name, 'certain', 'baseline']);
+    for (const name of ['a.txt', 'b.txt', 'c.txt', 'd.txt'])
+      assert.deepStrictEqual([name, byName[name]?.attribution, byName[name]?.source], [name, 'certain', 'baseline']);
     assert.deepStrictEqual([byName['e.txt']?.attribution, byName['e.txt']?.source], ['uncertain', 'git']);
     // The same sed changed the 20 ignored outputs: none listed (the watcher's reports of them are in by now).
-    assert.ok(dist.every((f) => fs.readFileSync(f, 'utf8') === '// E2 built\n'), 'sed changed the outputs');
+    assert.ok(
+      dist.every((f) => fs.readFileSync(f, 'utf8') === '// E2 built\n'),
+      'sed changed the outputs',
+    );
     await sleep(2_000);
     data.ignoredListed = (await api.changes()).flatMap((x) => x.files.map((f) => f.path)).filter((f) => f.includes(`${path.sep}dist${path.sep}`));
     assert.deepStrictEqual(data.ignoredListed, []);
@@ -176,10 +194,14 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     await submit('scenario:again');
     await waitForScreen('done again', 60_000);
     assert.strictEqual(read('b.txt'), 'b1\nB2\nB3\n');
-    const after = await waitFor('b.txt listed again', async () => {
-      const sessions = await api.changes();
-      return sessions.some((x) => x.files.some((f) => path.basename(f.path) === 'b.txt')) ? sessions : undefined;
-    }, 20_000);
+    const after = await waitFor(
+      'b.txt listed again',
+      async () => {
+        const sessions = await api.changes();
+        return sessions.some((x) => x.files.some((f) => path.basename(f.path) === 'b.txt')) ? sessions : undefined;
+      },
+      20_000,
+    );
     data.afterReconnect = after.map((x) => ({ id: x.id, files: x.files.map((f) => path.basename(f.path)).sort() }));
     const b = after.flatMap((x) => x.files).find((f) => path.basename(f.path) === 'b.txt');
     data.afterReconnectB = b;
@@ -200,20 +222,33 @@ describe("Claude's changes with the real claude in accept-edits mode", function 
     await submit('scenario:first');
     await tmux('send-keys', '-t', 'second', 'Enter');
     await Promise.all([waitForScreen('done first', 60_000), waitForScreen('done second', 60_000, 'second')]);
-    const two = await waitFor('f.txt and g.txt listed', async () => {
-      const sessions = await api.changes();
-      const names = sessions.flatMap((x) => x.files.map((f) => path.basename(f.path)));
-      return names.includes('f.txt') && names.includes('g.txt') ? sessions : undefined;
-    }, 20_000);
+    const two = await waitFor(
+      'f.txt and g.txt listed',
+      async () => {
+        const sessions = await api.changes();
+        const names = sessions.flatMap((x) => x.files.map((f) => path.basename(f.path)));
+        return names.includes('f.txt') && names.includes('g.txt') ? sessions : undefined;
+      },
+      20_000,
+    );
     data.twoSessions = two.map((x) => ({ id: x.id, files: x.files.map((f) => `${path.basename(f.path)} ${f.attribution}`).sort() }));
     const first = two.find((x) => x.id === session.id);
     const second = two.find((x) => x.id !== session.id);
     // The second claude's edit is announced by its baseline: certain, in its own group. The first claude sent
     // no call at all after its reconnect (seen with 2.1.328), so its g.txt can only be attributed without
     // certainty, to the session that called last: listed, but its group is not asserted.
-    assert.ok(second?.files.some((f) => path.basename(f.path) === 'f.txt' && f.attribution === 'certain'), 'f.txt certain in the second group');
+    assert.ok(
+      second?.files.some((f) => path.basename(f.path) === 'f.txt' && f.attribution === 'certain'),
+      'f.txt certain in the second group',
+    );
     assert.ok(!first?.files.some((f) => path.basename(f.path) === 'f.txt'), 'f.txt not in the first group');
-    assert.deepStrictEqual(first?.files.map((f) => path.basename(f.path)).filter((n) => n !== 'g.txt').sort(), ['a.txt', 'b.txt', 'e.txt']);
+    assert.deepStrictEqual(
+      first?.files
+        .map((f) => path.basename(f.path))
+        .filter((n) => n !== 'g.txt')
+        .sort(),
+      ['a.txt', 'b.txt', 'e.txt'],
+    );
     assert.match(second!.id, /^claude-pid-\d+$/);
     data.left = ['a.txt', 'b.txt', 'e.txt', 'f.txt', 'g.txt'];
   }

@@ -36,10 +36,15 @@ async function screenOf(name: string): Promise<string> {
 }
 
 const waitForScreenOf = (name: string, pattern: RegExp | string, timeoutMs: number) =>
-  waitFor(`${name}'s screen to show ${String(pattern)}`, async () => {
-    const text = await screenOf(name).catch(() => '');
-    return (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) ? text : undefined;
-  }, timeoutMs, 100);
+  waitFor(
+    `${name}'s screen to show ${String(pattern)}`,
+    async () => {
+      const text = await screenOf(name).catch(() => '');
+      return (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) ? text : undefined;
+    },
+    timeoutMs,
+    100,
+  );
 
 /** Whether `pid` is `ancestor` or runs under it (/proc/<pid>/stat's 4th field is the parent). */
 function runsUnder(pid: number, ancestor: number): boolean {
@@ -98,11 +103,15 @@ describe("Claude's changes: tools-route writes of two claudes, each in its own s
     assert.strictEqual(read('t1.txt'), 'first, written by the first claude\n');
     assert.strictEqual(read('t2.txt'), 'second, written by the second claude\n');
 
-    const sessions = await waitFor('t1.txt and t2.txt listed', async () => {
-      const all = await api.changes();
-      const names = all.flatMap((x) => x.files.map((f) => path.basename(f.path)));
-      return names.includes('t1.txt') && names.includes('t2.txt') ? all : undefined;
-    }, 20_000);
+    const sessions = await waitFor(
+      't1.txt and t2.txt listed',
+      async () => {
+        const all = await api.changes();
+        const names = all.flatMap((x) => x.files.map((f) => path.basename(f.path)));
+        return names.includes('t1.txt') && names.includes('t2.txt') ? all : undefined;
+      },
+      20_000,
+    );
     const panes = {
       first: Number((await tmux('display-message', '-p', '-t', 'main', '#{pane_pid}')).trim()),
       second: Number((await tmux('display-message', '-p', '-t', 'second', '#{pane_pid}')).trim()),
@@ -115,13 +124,19 @@ describe("Claude's changes: tools-route writes of two claudes, each in its own s
     assert.strictEqual(first.length, 1, 't1.txt in one group');
     assert.strictEqual(second.length, 1, 't2.txt in one group');
     assert.notStrictEqual(first[0].id, second[0].id, 'the two writes in two groups');
-    for (const [group, name, pane] of [[first[0], 't1.txt', panes.first], [second[0], 't2.txt', panes.second]] as const) {
+    for (const [group, name, pane] of [
+      [first[0], 't1.txt', panes.first],
+      [second[0], 't2.txt', panes.second],
+    ] as const) {
       const change = group.files.find((f) => path.basename(f.path) === name)!;
       assert.deepStrictEqual([name, change.attribution, change.source], [name, 'certain', 'tools-route']);
       const pid = Number(/^claude-pid-(\d+)$/.exec(group.id)?.[1]);
       assert.ok(pid && runsUnder(pid, pane), `${name}'s group (${group.id}) is the claude running in its own tmux pane (pid ${pane})`);
       // Only its own write there: the other claude's file is not in this group.
-      assert.deepStrictEqual(group.files.map((f) => path.basename(f.path)), [name]);
+      assert.deepStrictEqual(
+        group.files.map((f) => path.basename(f.path)),
+        [name],
+      );
     }
 
     // The packaged extension runs in Production mode here, and this run does not set the harness's
@@ -129,7 +144,11 @@ describe("Claude's changes: tools-route writes of two claudes, each in its own s
     // tests refuses (the command then shows an error and returns nothing), so the line the user edited
     // after claude stays. The outer test checks the extension logged the ignored answer.
     fs.writeFileSync(path.join(s.workspace, 't1.txt'), 'first, edited by the user afterwards\n');
-    const undone = await vscode.commands.executeCommand('nativeClaude.changes.undoFile', { sessionId: first[0].id, filePath: path.join(s.workspace, 't1.txt') }, { answer: 'undo' });
+    const undone = await vscode.commands.executeCommand(
+      'nativeClaude.changes.undoFile',
+      { sessionId: first[0].id, filePath: path.join(s.workspace, 't1.txt') },
+      { answer: 'undo' },
+    );
     data.scriptedUndo = undone ?? 'nothing (the question was refused)';
     assert.ok(undone === undefined || JSON.stringify(undone) === '[false]', `not undone (got ${JSON.stringify(undone)})`);
     assert.strictEqual(read('t1.txt'), 'first, edited by the user afterwards\n');

@@ -35,7 +35,10 @@ const data: Record<string, unknown> = {};
 const results: Record<string, { state: string; error?: string }> = {};
 
 function record(): void {
-  fs.writeFileSync(spec!.results, JSON.stringify({ state: Object.values(results).every((r) => r.state === 'passed') ? 'passed' : 'failed', results, data }, null, 2));
+  fs.writeFileSync(
+    spec!.results,
+    JSON.stringify({ state: Object.values(results).every((r) => r.state === 'passed') ? 'passed' : 'failed', results, data }, null, 2),
+  );
 }
 
 /** Runs `body` as the test named `key`, its outcome written for the outer test. */
@@ -84,7 +87,10 @@ describe("Claude's changes: undo in the editor, and claude's write over an undo"
       await vscode.commands.executeCommand('redo');
       await waitFor('the editor to show the text after', () => document.getText() === 'written on disk\n', 5_000).catch(() => undefined);
       data.editorRedo = { text: document.getText(), dirty: document.isDirty };
-      assert.deepStrictEqual([data.dirtyAfterReload, data.editorUndo, data.editorRedo], [false, { text: 'mine\n', dirty: true }, { text: 'written on disk\n', dirty: false }]);
+      assert.deepStrictEqual(
+        [data.dirtyAfterReload, data.editorUndo, data.editorRedo],
+        [false, { text: 'mine\n', dirty: true }, { text: 'written on disk\n', dirty: false }],
+      );
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     }));
 
@@ -97,7 +103,11 @@ describe("Claude's changes: undo in the editor, and claude's write over an undo"
       await submit('scenario:edit');
       await waitForScreen('done edit', 90_000);
       assert.strictEqual(bytes('u.txt'), hex('one\r\nTWO\r\nthree'));
-      const listed = await waitFor('u.txt listed', async () => (await api.changes()).flatMap((s) => s.files.map((f) => ({ session: s.id, file: f }))).find((x) => x.file.path === abs('u.txt')), 20_000);
+      const listed = await waitFor(
+        'u.txt listed',
+        async () => (await api.changes()).flatMap((s) => s.files.map((f) => ({ session: s.id, file: f }))).find((x) => x.file.path === abs('u.txt')),
+        20_000,
+      );
       data.first = listed;
       assert.strictEqual(listed.file.rewroteUndo, undefined);
 
@@ -113,7 +123,11 @@ describe("Claude's changes: undo in the editor, and claude's write over an undo"
       await waitFor("the editor to show claude's text again", () => document.getText().includes('TWO'), 5_000);
       assert.ok(await document.save());
       assert.strictEqual(bytes('u.txt'), hex('one\r\nTWO\r\nthree'));
-      data.relistedByCtrlZ = await waitFor('u.txt listed again', async () => (await api.changes()).flatMap((s) => s.files).find((f) => f.path === abs('u.txt')), 10_000);
+      data.relistedByCtrlZ = await waitFor(
+        'u.txt listed again',
+        async () => (await api.changes()).flatMap((s) => s.files).find((f) => f.path === abs('u.txt')),
+        10_000,
+      );
       // Ctrl+Y (the editor's Redo) gives the undo back; saved, the file is no longer listed.
       await vscode.commands.executeCommand('redo');
       await waitFor('the editor to show the undo again', () => !document.getText().includes('TWO'), 5_000);
@@ -127,7 +141,11 @@ describe("Claude's changes: undo in the editor, and claude's write over an undo"
       await waitForScreen('done write', 90_000);
       data.afterWrite = fs.readFileSync(abs('u.txt'), 'utf8');
       assert.strictEqual(bytes('u.txt'), hex('rewritten by claude\n'), 'the CLI wrote over the undo');
-      const flagged = await waitFor('u.txt listed again, flagged', async () => (await api.changes()).flatMap((s) => s.files).find((f) => f.path === abs('u.txt') && f.rewroteUndo), 20_000);
+      const flagged = await waitFor(
+        'u.txt listed again, flagged',
+        async () => (await api.changes()).flatMap((s) => s.files).find((f) => f.path === abs('u.txt') && f.rewroteUndo),
+        20_000,
+      );
       data.flagged = flagged;
       assert.strictEqual(flagged.attribution, 'certain');
 

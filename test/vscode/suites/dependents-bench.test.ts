@@ -65,13 +65,18 @@ describe('dependents bench: the extra work of checking the files that use a chan
       lag.reset();
       lag.enable();
       const started = performance.now();
-      const result = await ide.client.callTool({ name: 'getDiagnostics', arguments: args, ...(toolUseId ? { _meta: { 'claudecode/toolUseId': toolUseId } } : {}) }, undefined, { timeout: 120_000 });
+      const result = await ide.client.callTool(
+        { name: 'getDiagnostics', arguments: args, ...(toolUseId ? { _meta: { 'claudecode/toolUseId': toolUseId } } : {}) },
+        undefined,
+        { timeout: 120_000 },
+      );
       const ms = performance.now() - started;
       lag.disable();
       return { ms, texts: textOf(result as CallToolResult), maxLagMs: lag.max / 1e6 };
     };
     const session = PROFILE_DIR ? new inspector.Session() : undefined;
-    const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session!.post(method, params ?? {}, (e, r) => (e ? reject(e) : resolve(r))));
+    const post = (method: string, params?: object) =>
+      new Promise<unknown>((resolve, reject) => session!.post(method, params ?? {}, (e, r) => (e ? reject(e) : resolve(r))));
     if (session) {
       session.connect();
       await post('Profiler.enable');

@@ -89,7 +89,12 @@ describe('a fresh window: every problem reaches claude', function () {
         () =>
           vscode.window.tabGroups.all
             .flatMap((g) => g.tabs)
-            .find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === PROPOSAL_SCHEME && path.posix.basename(t.input.modified.path) === path.basename(s.file)),
+            .find(
+              (t) =>
+                t.input instanceof vscode.TabInputTextDiff &&
+                t.input.modified.scheme === PROPOSAL_SCHEME &&
+                path.posix.basename(t.input.modified.path) === path.basename(s.file),
+            ),
         30_000,
       );
       const modified = (review.input as vscode.TabInputTextDiff).modified.toString();
@@ -121,7 +126,9 @@ describe('a fresh window: every problem reaches claude', function () {
     // shows the file it wrote (a preview tab, on purpose: the user just accepted that change).
     const expectedTabs = s.scenario === 'json-review' ? [...tabsBefore, `${path.basename(s.file)} ${vscode.Uri.file(s.file).toString()}`] : tabsBefore;
     // They close 10 s after the last check that needed them (src/vscode/diagnostics/diagnosticsSource.ts CHECK_TABS_IDLE_MS).
-    await waitFor('no tab left that the user did not have', () => JSON.stringify(tabsNow()) === JSON.stringify(expectedTabs), 16_000, 200).catch(() => undefined);
+    await waitFor('no tab left that the user did not have', () => JSON.stringify(tabsNow()) === JSON.stringify(expectedTabs), 16_000, 200).catch(
+      () => undefined,
+    );
     data.tabsBefore = tabsBefore;
     data.tabsAfter = tabsNow();
     assert.deepStrictEqual(tabsNow(), expectedTabs, 'tabs after the scenario');

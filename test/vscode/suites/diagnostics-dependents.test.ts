@@ -53,8 +53,21 @@ function heldBackServer(ms: number): vscode.Disposable {
       checked.set(
         key,
         sleep(ms).then(() => {
-          const line = doc.getText().split('\n').findIndex((l) => /^\s*[\w.]+\s*$/.test(l));
-          collection.set(doc.uri, line < 0 ? [] : [Object.assign(new vscode.Diagnostic(new vscode.Range(line, 0, line, 1), 'held-back: a key without a value', vscode.DiagnosticSeverity.Error), { source: 'held-back' })]);
+          const line = doc
+            .getText()
+            .split('\n')
+            .findIndex((l) => /^\s*[\w.]+\s*$/.test(l));
+          collection.set(
+            doc.uri,
+            line < 0
+              ? []
+              : [
+                  Object.assign(
+                    new vscode.Diagnostic(new vscode.Range(line, 0, line, 1), 'held-back: a key without a value', vscode.DiagnosticSeverity.Error),
+                    { source: 'held-back' },
+                  ),
+                ],
+          );
         }),
       );
     }
@@ -100,7 +113,11 @@ describe('one window, one claude: the problems a change causes elsewhere, and a 
       const dependents = ['src/main.ts', 'src/u1.ts', 'src/u2.ts', 'src/u3.ts', 'src/caller.ts', 'src/clean/user.ts'].map((f) => path.join(spec!.workspace, f));
       await waitFor('no check tab left', () => !tabUris().some((u) => dependents.includes(u)), 16_000, 200).catch(() => undefined);
       data.tabsAtEnd = tabUris();
-      assert.deepStrictEqual(tabUris().filter((u) => dependents.includes(u)), [], 'check tabs left open');
+      assert.deepStrictEqual(
+        tabUris().filter((u) => dependents.includes(u)),
+        [],
+        'check tabs left open',
+      );
       record('passed');
     } catch (error) {
       record('failed', error as Error);
@@ -133,7 +150,12 @@ describe('one window, one claude: the problems a change causes elsewhere, and a 
         () =>
           vscode.window.tabGroups.all
             .flatMap((g) => g.tabs)
-            .find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === PROPOSAL_SCHEME && path.posix.basename(t.input.modified.path) === file),
+            .find(
+              (t) =>
+                t.input instanceof vscode.TabInputTextDiff &&
+                t.input.modified.scheme === PROPOSAL_SCHEME &&
+                path.posix.basename(t.input.modified.path) === file,
+            ),
         30_000,
       );
       const modified = (review.input as vscode.TabInputTextDiff).modified.toString();

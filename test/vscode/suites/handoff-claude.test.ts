@@ -49,7 +49,12 @@ function promptBoxes(screen: string): string[] {
   for (let i = 1; i < lines.length; i++) {
     if (!/^[❯>][ \u00a0]/.test(lines[i]) || !/^\s*─{10,}/.test(lines[i - 1])) continue;
     const end = lines.findIndex((l, j) => j > i && /^\s*─{10,}/.test(l));
-    boxes.push(lines.slice(i, end === -1 ? undefined : end).join('\n').trimEnd());
+    boxes.push(
+      lines
+        .slice(i, end === -1 ? undefined : end)
+        .join('\n')
+        .trimEnd(),
+    );
   }
   return boxes;
 }
@@ -67,16 +72,31 @@ describe('handing work to claude: text in its prompt, not submitted', function (
 
   /** claude's prompt box once it shows `expected` (whitespace-insensitive); the screen's tail on failure. */
   const promptShows = (claude: ScriptedClaude, expected: string, timeoutMs = 20_000) =>
-    waitFor(`claude-${claude.tag}'s prompt to show ${expected}`, async () => {
-      return promptBoxes(await claude.screen()).reverse().find((box) => flat(box).includes(flat(expected)));
-    }, timeoutMs, 250).catch(async (error: Error) => {
+    waitFor(
+      `claude-${claude.tag}'s prompt to show ${expected}`,
+      async () => {
+        return promptBoxes(await claude.screen())
+          .reverse()
+          .find((box) => flat(box).includes(flat(expected)));
+      },
+      timeoutMs,
+      250,
+    ).catch(async (error: Error) => {
       // Whether claude still runs and what it waits on (a blocked write would freeze its screen).
       const states = (await claude.processes()).map((pid) => {
-        const read = (f: string) => { try { return fs.readFileSync(`/proc/${pid}/${f}`, 'utf8').trim(); } catch { return '?'; } };
+        const read = (f: string) => {
+          try {
+            return fs.readFileSync(`/proc/${pid}/${f}`, 'utf8').trim();
+          } catch {
+            return '?';
+          }
+        };
         return `${pid} ${read('cmdline').split('\0').join(' ').slice(0, 60)} state=${read('stat').split(') ')[1]?.split(' ')[0]} wchan=${read('wchan')}`;
       });
       const size = fs.existsSync(claude.log) ? fs.statSync(claude.log).size : -1;
-      throw new Error(`${error.message}\nprocesses: ${states.join('; ')}; log ${size} bytes; active terminal: ${vscode.window.activeTerminal?.name}\nclaude-${claude.tag}'s screen (last 25 lines):\n${(await claude.screen()).split('\n').slice(-25).join('\n')}`);
+      throw new Error(
+        `${error.message}\nprocesses: ${states.join('; ')}; log ${size} bytes; active terminal: ${vscode.window.activeTerminal?.name}\nclaude-${claude.tag}'s screen (last 25 lines):\n${(await claude.screen()).split('\n').slice(-25).join('\n')}`,
+      );
     });
 
   /** How many prompts the model received so far hold `marker`. */
@@ -97,14 +117,23 @@ describe('handing work to claude: text in its prompt, not submitted', function (
       await waitFor(`the model to get "${marker}" after a second Enter`, got, 15_000, 250);
     }
     // The answer on claude's screen (its end of the turn); the stripped log too, where the rendering is off.
-    await waitFor(`claude-${claude.tag} to show ${answer}`, async () => claude.output().includes(answer) || (await claude.screen()).includes(answer), 30_000, 250);
+    await waitFor(
+      `claude-${claude.tag} to show ${answer}`,
+      async () => claude.output().includes(answer) || (await claude.screen()).includes(answer),
+      30_000,
+      250,
+    );
   };
 
   const startClaude = async (claude: ScriptedClaude, sessions: number) => {
     await claude.start(workspace);
     await waitFor(`claude-${claude.tag} to connect`, () => api.status().sessionCount === sessions, 60_000, 100);
     await claude.waitFor('❯', 30_000);
-    await waitFor(`claude-${claude.tag}'s terminal to be known`, () => api.sessions().filter((s) => s.terminalName === `claude-${claude.tag}`).length === 1, 15_000);
+    await waitFor(
+      `claude-${claude.tag}'s terminal to be known`,
+      () => api.sessions().filter((s) => s.terminalName === `claude-${claude.tag}`).length === 1,
+      15_000,
+    );
     // Past the CLI's start-up: its at_mentioned handler is registered.
     await sleep(1500);
   };
@@ -112,7 +141,12 @@ describe('handing work to claude: text in its prompt, not submitted', function (
   /** The quick fixes VS Code lists for the problem (what the lightbulb and Ctrl+. show). */
   const quickFix = async (uri: vscode.Uri, title: string): Promise<vscode.Command> => {
     const diagnostic = await waitFor(`a problem in ${path.basename(uri.fsPath)}`, () => vscode.languages.getDiagnostics(uri)[0], 60_000, 250);
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, diagnostic.range, vscode.CodeActionKind.QuickFix.value);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      uri,
+      diagnostic.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     const action = actions.find((x) => x.title === title);
     assert.ok(action?.command, `no "${title}" among ${JSON.stringify(actions.map((x) => x.title))}`);
     return action.command;
@@ -140,7 +174,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     fs.writeFileSync(spec.results, JSON.stringify(results, null, 2));
   });
 
-  it('[quickfix] Fix with Claude on a TypeScript error puts @bad.ts#L2 and the message into claude\'s prompt; nothing is sent until Enter', async () => {
+  it("[quickfix] Fix with Claude on a TypeScript error puts @bad.ts#L2 and the message into claude's prompt; nothing is sent until Enter", async () => {
     started = Date.now();
     const d = (data.quickfix = {} as Record<string, unknown>);
     await startClaude(a, 1);
@@ -175,13 +209,16 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await sleep(500);
     d.notification = await probe('notifications');
     await vscode.commands.executeCommand('notifications.hideList');
-    assert.ok((d.notification as string[]).some((n) => n.includes('secrets/bad.ts is excluded')), 'the user is told');
+    assert.ok(
+      (d.notification as string[]).some((n) => n.includes('secrets/bad.ts is excluded')),
+      'the user is told',
+    );
     await sleep(1500);
-    assert.strictEqual(promptOf(await a.screen()), promptOf(before), 'claude\'s prompt is unchanged');
+    assert.strictEqual(promptOf(await a.screen()), promptOf(before), "claude's prompt is unchanged");
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  it('[terminal] Send to Claude on a terminal selection puts the selected output, fenced, into claude\'s prompt', async () => {
+  it("[terminal] Send to Claude on a terminal selection puts the selected output, fenced, into claude's prompt", async () => {
     started = Date.now();
     const d = (data.terminal = {} as Record<string, unknown>);
     const tests = await terminalWithShellIntegration({ name: 'tests', cwd: workspace, shellPath: '/bin/bash' }, 30_000);
@@ -200,7 +237,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     tests.dispose();
   });
 
-  it('[cell] Send Cell to Claude on a cell that raised puts @nb.ipynb and the cell\'s code and error into claude\'s prompt', async () => {
+  it("[cell] Send Cell to Claude on a cell that raised puts @nb.ipynb and the cell's code and error into claude's prompt", async () => {
     started = Date.now();
     const d = (data.cell = {} as Record<string, unknown>);
     const file = path.join(workspace, 'nb.ipynb');
@@ -219,7 +256,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  it('[change] Ask Claude About This Change in the gutter peek of a Claude\'s-changes hunk puts @change.txt#L2 and the hunk\'s diff into claude\'s prompt', async () => {
+  it("[change] Ask Claude About This Change in the gutter peek of a Claude's-changes hunk puts @change.txt#L2 and the hunk's diff into claude's prompt", async () => {
     started = Date.now();
     const d = (data.change = {} as Record<string, unknown>);
     const file = path.join(workspace, 'change.txt');
@@ -245,7 +282,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  it('[git-change] Ask Claude About This Change in the gutter peek of a git hunk puts @tracked.txt#L2 and the uncommitted diff into claude\'s prompt', async () => {
+  it("[git-change] Ask Claude About This Change in the gutter peek of a git hunk puts @tracked.txt#L2 and the uncommitted diff into claude's prompt", async () => {
     started = Date.now();
     const d = (data['git-change'] = {} as Record<string, unknown>);
     // The user's own uncommitted change to a file git tracks, made before claude started (the outer test):
@@ -255,18 +292,23 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     await waitFor('the editor to hold the change', () => editor.document.getText().includes('TWO 7c2d'), 10_000);
     editor.selection = new vscode.Selection(0, 0, 0, 0);
     // It needs git's first scan of the repository.
-    d.peek = await waitFor("git's hunk in the gutter peek", async () => {
-      await vscode.commands.executeCommand('editor.action.dirtydiff.next');
-      await sleep(1000);
-      return probe<{ titles: string[] }>('clickPeekAction', { title: 'Ask Claude About This Change' }).catch(() => undefined);
-    }, 30_000, 500);
+    d.peek = await waitFor(
+      "git's hunk in the gutter peek",
+      async () => {
+        await vscode.commands.executeCommand('editor.action.dirtydiff.next');
+        await sleep(1000);
+        return probe<{ titles: string[] }>('clickPeekAction', { title: 'Ask Claude About This Change' }).catch(() => undefined);
+      },
+      30_000,
+      500,
+    );
     d.prompt = await promptShows(a, '@tracked.txt#L2 [Pasted text #');
     await nothingSentThenEnter(a, 'About this uncommitted change in tracked.txt', 'answered git change');
     await vscode.commands.executeCommand('closeDirtyDiff').then(undefined, () => undefined);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  it('[scm-file] Ask Claude About This Change in the context menu of a changed file in Source Control puts @tracked.txt into claude\'s prompt', async () => {
+  it("[scm-file] Ask Claude About This Change in the context menu of a changed file in Source Control puts @tracked.txt into claude's prompt", async () => {
     started = Date.now();
     const d = (data['scm-file'] = {} as Record<string, unknown>);
     await vscode.commands.executeCommand('workbench.view.scm');
@@ -317,7 +359,7 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     const first = await run(await quickFix(uri, 'Explain with Claude'));
     d.lastUsed = first;
     assert.strictEqual((first as { terminalName: string }).terminalName, 'claude-b');
-    d.promptB = await promptShows(b, "@bad.ts#L2 Explain this error on line 2 (ts 2322)");
+    d.promptB = await promptShows(b, '@bad.ts#L2 Explain this error on line 2 (ts 2322)');
     assert.strictEqual(await boxesWith(a, 'Explain this error'), 0, 'claude-a got nothing');
     await nothingSentThenEnter(b, 'Explain this error', 'answered explain', explainsBefore);
 
@@ -364,7 +406,12 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     const typed = await probe<string[]>('typed');
     assert.strictEqual(typed.filter((t) => t.includes('Fix this error')).length, fixesBefore, 'nothing sent before Enter');
     launched.sendText('\r', false);
-    await waitFor('the launched claude to send it', async () => (await probe<string[]>('typed')).filter((t) => t.includes('Fix this error')).length === fixesBefore + 1, 30_000, 500);
+    await waitFor(
+      'the launched claude to send it',
+      async () => (await probe<string[]>('typed')).filter((t) => t.includes('Fix this error')).length === fixesBefore + 1,
+      30_000,
+      500,
+    );
     await setting('claudeCommand', undefined);
   });
 });

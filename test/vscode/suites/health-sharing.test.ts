@@ -97,7 +97,18 @@ describe('Check Setup, selection sharing, coexistence', function () {
       // Another window of this VS Code on the same folder: same pid as ours (the server process), mode 0600.
       const ours = JSON.parse(fs.readFileSync(api.status().lockFilePath!, 'utf8')) as { pid: number };
       const otherLock = path.join(path.dirname(api.status().lockFilePath!), '1.lock');
-      fs.writeFileSync(otherLock, JSON.stringify({ pid: ours.pid, workspaceFolders: [workspace], ideName: 'code-server', transport: 'ws', runningInWindows: false, authToken: 'other-window' }), { mode: 0o600 });
+      fs.writeFileSync(
+        otherLock,
+        JSON.stringify({
+          pid: ours.pid,
+          workspaceFolders: [workspace],
+          ideName: 'code-server',
+          transport: 'ws',
+          runningInWindows: false,
+          authToken: 'other-window',
+        }),
+        { mode: 0o600 },
+      );
 
       await vscode.commands.executeCommand('nativeClaude.stopServer');
       const old = await terminalWithShellIntegration({ name: 'old shell', cwd: workspace, shellPath: '/bin/bash' }, 30_000);
@@ -190,10 +201,14 @@ describe('Check Setup, selection sharing, coexistence', function () {
       await vscode.window.showNotebookDocument(nb, { preview: false });
       await vscode.commands.executeCommand('notebook.focusTop');
       await vscode.commands.executeCommand('notebook.cell.edit');
-      const cellEditor = await waitFor('the cell editor to be active', () => {
-        const e = vscode.window.activeTextEditor;
-        return e?.document.uri.scheme === 'vscode-notebook-cell' ? e : undefined;
-      }, 10_000);
+      const cellEditor = await waitFor(
+        'the cell editor to be active',
+        () => {
+          const e = vscode.window.activeTextEditor;
+          return e?.document.uri.scheme === 'vscode-notebook-cell' ? e : undefined;
+        },
+        10_000,
+      );
       d.cellScheme = cellEditor.document.uri.scheme;
       cellEditor.selection = new vscode.Selection(0, 0, 2, cellEditor.document.lineAt(2).text.length);
       d.shown = /\d+ lines? selected/.exec(await waitForScreen(socket, (s) => s.includes('3 lines selected'), '3 lines selected'))?.[0];

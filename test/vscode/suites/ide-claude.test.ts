@@ -107,7 +107,6 @@ const data: Record<string, Record<string, unknown>> = {};
 const keyOf = (title: string) => /^\[([\w-]+)\]/.exec(title)?.[1] ?? title;
 let testStarted = 0;
 
-
 /**
  * How claude is started. 2.1 connects by itself with CLAUDE_CODE_SSE_PORT. 2.0.77 and 1.0.128 did not
  * connect by themselves here (not even with TERM_PROGRAM=vscode restored): claude runs under tmux's
@@ -265,7 +264,7 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     assert.strictEqual(api.pendingReviews(), 0);
   });
 
-  it('[edit-modify] the user edits the proposal and saves it by hand: the CLI writes the user\'s version', async () => {
+  it("[edit-modify] the user edits the proposal and saves it by hand: the CLI writes the user's version", async () => {
     const s = scenario('edit-modify');
     await submit('scenario:edit-modify');
     const { input } = await openedReview(path.basename(s.file));
@@ -354,10 +353,14 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     const shown = await waitForScreen('done json');
     data.json = { cliScreen: shown.split('\n').filter((l) => /diagnostic/i.test(l)) };
     assert.strictEqual(fs.readFileSync(file(s), 'utf8'), s.proposed);
-    const problems = await waitFor('the trailing-comma problem in VS Code', () => {
-      const list = vscode.languages.getDiagnostics(uri);
-      return list.length > 0 ? list : undefined;
-    }, 10_000);
+    const problems = await waitFor(
+      'the trailing-comma problem in VS Code',
+      () => {
+        const list = vscode.languages.getDiagnostics(uri);
+        return list.length > 0 ? list : undefined;
+      },
+      10_000,
+    );
     data.json.problems = problems.map((p) => p.message);
   });
 
@@ -379,16 +382,24 @@ describe('claude in the integrated terminal ⇄ the installed extension', functi
     data.selection.prompt = shown.split('\n').filter((l) => l.includes('@'));
   });
 
-  it('[accept-edits] in accept-edits mode the CLI writes a TS file itself (no review); VS Code\'s type error reaches the model (the outer test checks <new-diagnostics>)', async () => {
+  it("[accept-edits] in accept-edits mode the CLI writes a TS file itself (no review); VS Code's type error reaches the model (the outer test checks <new-diagnostics>)", async () => {
     const s = scenario('accept-edits');
     const uri = vscode.Uri.file(file(s));
     // A TypeScript project whose server already runs, as when the user works on it; the edited file itself stays closed.
     const warm = vscode.Uri.file(path.join(workspace, 'warm-ide.ts'));
     fs.writeFileSync(warm.fsPath, 'export const warm = 1;\n');
     await vscode.window.showTextDocument(warm, { preview: false });
-    await waitFor('the TypeScript server', async () => ((await vscode.commands.executeCommand<unknown[]>('vscode.executeDocumentSymbolProvider', warm)) ?? []).length > 0, 90_000, 250);
+    await waitFor(
+      'the TypeScript server',
+      async () => ((await vscode.commands.executeCommand<unknown[]>('vscode.executeDocumentSymbolProvider', warm)) ?? []).length > 0,
+      90_000,
+      250,
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    assert.ok(!vscode.window.tabGroups.all.some((g) => g.tabs.some((tab) => (tab.input as { uri?: vscode.Uri } | undefined)?.uri?.fsPath === uri.fsPath)), 'no tab shows the file');
+    assert.ok(
+      !vscode.window.tabGroups.all.some((g) => g.tabs.some((tab) => (tab.input as { uri?: vscode.Uri } | undefined)?.uri?.fsPath === uri.fsPath)),
+      'no tab shows the file',
+    );
     // Shift+Tab: claude's permission mode from default to accept-edits.
     await tmux('send-keys', '-t', 'main', 'BTab');
     const mode = await waitForScreen(/accept edits on/i, 10_000);

@@ -78,7 +78,12 @@ describe('language bench: the tools against the provider commands they call', fu
         for (let asked = 0; !lands(); asked++) {
           assert.ok(performance.now() - started < 60_000, 'the definition command did not land in the declaration within 60 s');
           if (asked > 0) await new Promise((r) => setTimeout(r, 50));
-          found = (await vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>('vscode.executeDefinitionProvider', uri(s.callSite), pos(s.callSite))) ?? [];
+          found =
+            (await vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>(
+              'vscode.executeDefinitionProvider',
+              uri(s.callSite),
+              pos(s.callSite),
+            )) ?? [];
         }
         results.first = { tool: s.first, ms: performance.now() - started, answer: JSON.stringify(found.length) };
       } else {
@@ -94,12 +99,22 @@ describe('language bench: the tools against the provider commands they call', fu
         return found;
       };
       // `after`: the tool's call finished off, unmeasured, with what `tool` returned.
-      const pairs: Array<{ name: string; tool: () => Promise<unknown>; command: string; raw: () => Promise<unknown>; after?: (toolDid: unknown) => Promise<void> }> = [
+      const pairs: Array<{
+        name: string;
+        tool: () => Promise<unknown>;
+        command: string;
+        raw: () => Promise<unknown>;
+        after?: (toolDid: unknown) => Promise<void>;
+      }> = [
         {
           name: 'find_references',
           tool: () => tool('find_references', args(s.declaration)),
           command: 'executeReferenceProvider',
-          raw: () => nonEmpty('references', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri(s.declaration), pos(s.declaration))),
+          raw: () =>
+            nonEmpty(
+              'references',
+              vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri(s.declaration), pos(s.declaration)),
+            ),
         },
         {
           name: 'find_references',
@@ -107,15 +122,22 @@ describe('language bench: the tools against the provider commands they call', fu
           command: 'executeReferenceProvider + executeDefinitionProvider (both commands it calls, at once)',
           raw: () =>
             Promise.all([
-              nonEmpty('references', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri(s.declaration), pos(s.declaration))),
-              nonEmpty('definitions', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', uri(s.declaration), pos(s.declaration))),
+              nonEmpty(
+                'references',
+                vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri(s.declaration), pos(s.declaration)),
+              ),
+              nonEmpty(
+                'definitions',
+                vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', uri(s.declaration), pos(s.declaration)),
+              ),
             ]),
         },
         {
           name: 'find_definitions',
           tool: () => tool('find_definitions', args(s.callSite)),
           command: 'executeDefinitionProvider',
-          raw: () => nonEmpty('definitions', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', uri(s.callSite), pos(s.callSite))),
+          raw: () =>
+            nonEmpty('definitions', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', uri(s.callSite), pos(s.callSite))),
         },
         {
           name: 'describe_symbol',
@@ -133,14 +155,18 @@ describe('language bench: the tools against the provider commands they call', fu
           name: 'find_symbols',
           tool: () => tool('find_symbols', { query: s.symbolQuery }),
           command: 'executeWorkspaceSymbolProvider',
-          raw: () => nonEmpty('workspace symbols', vscode.commands.executeCommand<vscode.SymbolInformation[]>('vscode.executeWorkspaceSymbolProvider', s.symbolQuery)),
+          raw: () =>
+            nonEmpty('workspace symbols', vscode.commands.executeCommand<vscode.SymbolInformation[]>('vscode.executeWorkspaceSymbolProvider', s.symbolQuery)),
         },
         {
           name: 'call_hierarchy',
           tool: () => tool('call_hierarchy', args(s.declaration)),
           command: 'prepareCallHierarchy + provideIncomingCalls',
           raw: async () => {
-            const [item] = await nonEmpty('call hierarchy', vscode.commands.executeCommand<vscode.CallHierarchyItem[]>('vscode.prepareCallHierarchy', uri(s.declaration), pos(s.declaration)));
+            const [item] = await nonEmpty(
+              'call hierarchy',
+              vscode.commands.executeCommand<vscode.CallHierarchyItem[]>('vscode.prepareCallHierarchy', uri(s.declaration), pos(s.declaration)),
+            );
             return nonEmpty('incoming calls', vscode.commands.executeCommand<vscode.CallHierarchyIncomingCall[]>('vscode.provideIncomingCalls', item));
           },
         },
@@ -163,7 +189,12 @@ describe('language bench: the tools against the provider commands they call', fu
           },
           command: 'executeDocumentRenameProvider',
           raw: async () => {
-            const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>('vscode.executeDocumentRenameProvider', uri(s.declaration), pos(s.declaration), 'twice');
+            const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>(
+              'vscode.executeDocumentRenameProvider',
+              uri(s.declaration),
+              pos(s.declaration),
+              'twice',
+            );
             assert.ok(edit && edit.size > 1, 'the rename provider answered no edit');
           },
           after: async (opened: unknown) => {
@@ -212,7 +243,8 @@ describe('language bench: the tools against the provider commands they call', fu
         // In this process (the extension host: the server, the SDK's client, VS Code's command plumbing).
         const session = new inspector.Session();
         session.connect();
-        const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
+        const post = (method: string, params?: object) =>
+          new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
         await post('Profiler.enable');
         await post('Profiler.setSamplingInterval', { interval: 100 });
         await post('Profiler.start');

@@ -67,7 +67,9 @@ describe('one fresh window, one claude: the language tools through the tools rou
         (data.scenarios as Record<string, unknown>)[name] = { doneAfterMs: Date.now() - started, proceedAnswered };
       }
       // The check tabs close 10 s after the last check that needed them (as the diagnostics' do).
-      await waitFor('no tab left that the user did not have', () => JSON.stringify(tabsNow()) === JSON.stringify(tabsBefore), 16_000, 200).catch(() => undefined);
+      await waitFor('no tab left that the user did not have', () => JSON.stringify(tabsNow()) === JSON.stringify(tabsBefore), 16_000, 200).catch(
+        () => undefined,
+      );
       data.tabsBefore = tabsBefore;
       data.tabsAfter = tabsNow();
       assert.deepStrictEqual(tabsNow(), tabsBefore, 'tabs after the scenarios');

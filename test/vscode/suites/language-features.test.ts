@@ -12,7 +12,7 @@ import { after, describe, it } from '../bdd';
 import { placeIn as place } from '../../support/languageProject';
 import { record, toolsSuite, type ToolsConnection } from '../toolsClient';
 
-describe('language tools (VS Code\'s TypeScript server, fresh window)', function () {
+describe("language tools (VS Code's TypeScript server, fresh window)", function () {
   this.timeout(120_000);
   let t: ToolsConnection;
   let ws: string;
@@ -30,10 +30,13 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
     const answer = await t.call('find_definitions', { path: 'src/app.ts', line: 6, symbol: 'double' });
     record('lang-definition', { ms: Date.now() - started, answer: answer.text });
     assert.strictEqual(answer.isError, false, answer.text);
-    assert.strictEqual(answer.text, `Definition of \`double\` at ${place('src/app.ts', 'const result', 'double')}:\n${place('src/math.ts', 'export function double', 'double')} — export function double(n: number): number {`);
+    assert.strictEqual(
+      answer.text,
+      `Definition of \`double\` at ${place('src/app.ts', 'const result', 'double')}:\n${place('src/math.ts', 'export function double', 'double')} — export function double(n: number): number {`,
+    );
   });
 
-  it('[lang-references] find_references: exactly the real uses (not the comment, the string or the other module\'s double)', async () => {
+  it("[lang-references] find_references: exactly the real uses (not the comment, the string or the other module's double)", async () => {
     const answer = await t.call('find_references', { path: 'src/math.ts', line: 2, symbol: 'double' });
     record('lang-references', { answer: answer.text });
     assert.strictEqual(answer.isError, false, answer.text);
@@ -86,7 +89,10 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
     const sorted = callers.sort();
     assert.strictEqual(sorted.length, 2, answer.text);
     assert.match(sorted[0], new RegExp(`^- add \\(method\\) ${place('src/math.ts', '  add(', 'add')} — calls at 9:\\d+ \\(in its file\\)$`));
-    assert.match(sorted[1], new RegExp(`^- run \\(function\\) ${place('src/app.ts', 'export function run', 'run')} — calls at 6:\\d+, 7:\\d+ \\(in its file\\)$`));
+    assert.match(
+      sorted[1],
+      new RegExp(`^- run \\(function\\) ${place('src/app.ts', 'export function run', 'run')} — calls at 6:\\d+, 7:\\d+ \\(in its file\\)$`),
+    );
   });
 
   it('[lang-by-name] a symbol named alone is found through the workspace symbol search', async () => {
@@ -97,7 +103,7 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
     assert.match(answer.text, /^`Calculator` at src\/math\.ts:6:14:\n```typescript\nclass Calculator\n```/);
   });
 
-  it('[lang-outside] a definition in TypeScript\'s lib files is named, its contents not shown', async () => {
+  it("[lang-outside] a definition in TypeScript's lib files is named, its contents not shown", async () => {
     const answer = await t.call('find_definitions', { path: 'src/main.ts', line: 3, symbol: 'max' });
     record('lang-outside', { answer: answer.text });
     assert.strictEqual(answer.isError, false, answer.text);
@@ -159,7 +165,10 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
         ].join('\n'),
       );
       assert.strictEqual(definition.isError, false, definition.text);
-      assert.match(definition.text, new RegExp(`^Definition of \`double\` at src/app\\.ts:${lineOf('const result')}:${col('const result')}:\nsrc/math\\.ts:2:17 — export function double`));
+      assert.match(
+        definition.text,
+        new RegExp(`^Definition of \`double\` at src/app\\.ts:${lineOf('const result')}:${col('const result')}:\nsrc/math\\.ts:2:17 — export function double`),
+      );
     } finally {
       // The edit taken back: the buffer is the disk's text again, and clean (nothing of the user's lost: it was the test's).
       const undo = new vscode.WorkspaceEdit();
@@ -180,11 +189,31 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
       return performance.now() - started;
     };
     const pairs: Array<[string, () => Thenable<unknown>, () => Thenable<unknown>]> = [
-      ['find_references', () => t.call('find_references', { path: 'src/math.ts', line: 2, symbol: 'double' }), () => vscode.commands.executeCommand('vscode.executeReferenceProvider', uri, at)],
-      ['find_definitions', () => t.call('find_definitions', { path: 'src/math.ts', line: 2, symbol: 'double' }), () => vscode.commands.executeCommand('vscode.executeDefinitionProvider', uri, at)],
-      ['describe_symbol', () => t.call('describe_symbol', { path: 'src/math.ts', line: 2, symbol: 'double' }), () => vscode.commands.executeCommand('vscode.executeHoverProvider', uri, at)],
-      ['file_outline', () => t.call('file_outline', { path: 'src/math.ts' }), () => vscode.commands.executeCommand('vscode.executeDocumentSymbolProvider', uri)],
-      ['find_symbols', () => t.call('find_symbols', { query: 'Calculator' }), () => vscode.commands.executeCommand('vscode.executeWorkspaceSymbolProvider', 'Calculator')],
+      [
+        'find_references',
+        () => t.call('find_references', { path: 'src/math.ts', line: 2, symbol: 'double' }),
+        () => vscode.commands.executeCommand('vscode.executeReferenceProvider', uri, at),
+      ],
+      [
+        'find_definitions',
+        () => t.call('find_definitions', { path: 'src/math.ts', line: 2, symbol: 'double' }),
+        () => vscode.commands.executeCommand('vscode.executeDefinitionProvider', uri, at),
+      ],
+      [
+        'describe_symbol',
+        () => t.call('describe_symbol', { path: 'src/math.ts', line: 2, symbol: 'double' }),
+        () => vscode.commands.executeCommand('vscode.executeHoverProvider', uri, at),
+      ],
+      [
+        'file_outline',
+        () => t.call('file_outline', { path: 'src/math.ts' }),
+        () => vscode.commands.executeCommand('vscode.executeDocumentSymbolProvider', uri),
+      ],
+      [
+        'find_symbols',
+        () => t.call('find_symbols', { query: 'Calculator' }),
+        () => vscode.commands.executeCommand('vscode.executeWorkspaceSymbolProvider', 'Calculator'),
+      ],
     ];
     const figures: Record<string, { toolMs: number; commandMs: number; ratio: number }> = {};
     for (const [name, tool, command] of pairs) {
@@ -194,7 +223,11 @@ describe('language tools (VS Code\'s TypeScript server, fresh window)', function
         toolMs.push(await timed(tool));
         commandMs.push(await timed(command));
       }
-      figures[name] = { toolMs: Math.round(p50(toolMs) * 10) / 10, commandMs: Math.round(p50(commandMs) * 10) / 10, ratio: Math.round((p50(toolMs) / p50(commandMs)) * 100) / 100 };
+      figures[name] = {
+        toolMs: Math.round(p50(toolMs) * 10) / 10,
+        commandMs: Math.round(p50(commandMs) * 10) / 10,
+        ratio: Math.round((p50(toolMs) / p50(commandMs)) * 100) / 100,
+      };
     }
     record('lang-overhead', figures);
     const answer = await t.call('find_references', { path: 'src/math.ts', line: 2, symbol: 'double' });

@@ -34,7 +34,10 @@ describe('executeCode in VS Code with a real kernel (direct calls, approvalMode 
 
   const call = async (code: string, options: { signal?: AbortSignal } = {}): Promise<CallToolResult & { ms: number }> => {
     const started = performance.now();
-    const result = (await ide.client.callTool({ name: 'executeCode', arguments: { code }, _meta: { 'claudecode/toolUseId': 'toolu_nc_inner' } }, undefined, { timeout: 120_000, ...options })) as CallToolResult;
+    const result = (await ide.client.callTool({ name: 'executeCode', arguments: { code }, _meta: { 'claudecode/toolUseId': 'toolu_nc_inner' } }, undefined, {
+      timeout: 120_000,
+      ...options,
+    })) as CallToolResult;
     return { ...result, ms: performance.now() - started };
   };
   const lastCell = () => editor.notebook.cellAt(editor.notebook.cellCount - 1);
@@ -68,7 +71,10 @@ describe('executeCode in VS Code with a real kernel (direct calls, approvalMode 
     assert.strictEqual(editor.notebook.cellCount, before + 2);
     assert.strictEqual(lastCell().document.getText(), 'print(x + 1)');
     assert.strictEqual(lastCell().document.languageId, 'python');
-    assert.ok(editor.visibleRanges.some((r) => r.start <= before + 1 && r.end > before + 1), `the cell is shown: ${JSON.stringify(editor.visibleRanges)}`);
+    assert.ok(
+      editor.visibleRanges.some((r) => r.start <= before + 1 && r.end > before + 1),
+      `the cell is shown: ${JSON.stringify(editor.visibleRanges)}`,
+    );
     assert.strictEqual(editor.notebook.isDirty, true, 'the added cells are unsaved changes');
     assert.deepStrictEqual(fs.readFileSync(NOTEBOOK), onDisk, 'the notebook was not saved');
     assert.strictEqual(vscode.window.activeTerminal?.name, 'user');
@@ -98,7 +104,9 @@ describe('executeCode in VS Code with a real kernel (direct calls, approvalMode 
     await waitFor('the cell to be added', () => lastCell().document.getText().includes('time.sleep(2)'), 10_000);
     await sleep(500);
     const edit = new vscode.WorkspaceEdit();
-    edit.set(editor.notebook.uri, [vscode.NotebookEdit.insertCells(0, [new vscode.NotebookCellData(vscode.NotebookCellKind.Markup, '# added by the user', 'markdown')])]);
+    edit.set(editor.notebook.uri, [
+      vscode.NotebookEdit.insertCells(0, [new vscode.NotebookCellData(vscode.NotebookCellKind.Markup, '# added by the user', 'markdown')]),
+    ]);
     assert.ok(await vscode.workspace.applyEdit(edit));
     const result = await call('print(x)');
     const answer = await pending;
@@ -122,14 +130,24 @@ describe('executeCode in VS Code with a real kernel (direct calls, approvalMode 
     const stoppedMs = Date.now() - cancelledAt;
     const outputs = cell.outputs.flatMap((o) => o.items.map((i) => `${i.mime} ${new TextDecoder().decode(i.data).slice(0, 200)}`));
     const after = await call('print(x)');
-    record('nb-cancel', { stoppedMs, success: cell.executionSummary?.success, outputs, after: textsOf(after), pid, pidAfter: kernel.process(editor.notebook.uri)?.pid });
+    record('nb-cancel', {
+      stoppedMs,
+      success: cell.executionSummary?.success,
+      outputs,
+      after: textsOf(after),
+      pid,
+      pidAfter: kernel.process(editor.notebook.uri)?.pid,
+    });
     assert.strictEqual(cell.executionSummary?.success, false);
-    assert.ok(outputs.some((o) => o.includes('KeyboardInterrupt')), `interrupted: ${outputs.join(' | ')}`);
+    assert.ok(
+      outputs.some((o) => o.includes('KeyboardInterrupt')),
+      `interrupted: ${outputs.join(' | ')}`,
+    );
     assert.strictEqual(textsOf(after)[0], '42\n', 'the state stays');
     assert.strictEqual(kernel.process(editor.notebook.uri)?.pid, pid, 'the same python process');
   });
 
-  it('[nb-overhead] 20 calls of `pass` (the extension log has each call\'s overhead)', async () => {
+  it("[nb-overhead] 20 calls of `pass` (the extension log has each call's overhead)", async () => {
     const ms: number[] = [];
     const cells: number[] = [];
     for (let i = 0; i < 20; i++) {
@@ -150,7 +168,7 @@ describe('executeCode in VS Code with a real kernel (direct calls, approvalMode 
     assert.deepStrictEqual(textsOf(next)[0], 'fresh False\n');
   });
 
-  it('[nb-nokernel] no kernel: VS Code\'s kernel picker is left to the user; on Esc a clear answer within seconds, no cell left', async () => {
+  it("[nb-nokernel] no kernel: VS Code's kernel picker is left to the user; on Esc a clear answer within seconds, no cell left", async () => {
     const before = editor.notebook.cellCount;
     kernel.disable();
     await sleep(500);
@@ -210,4 +228,3 @@ describe('executeCode in VS Code with a real kernel (direct calls, approvalMode 
     assert.match(textsOf(result)[0], /^No notebook is open in VS Code: .*Ask the user to open the notebook/);
   });
 });
-

@@ -69,14 +69,20 @@ describe('executeCode with claude in the terminal', function () {
     const outputs = cell.outputs.flatMap((o) => o.items.map((i) => new TextDecoder().decode(i.data).slice(0, 300)));
     record('claude', { asked, interruptedMs, success: cell.executionSummary?.success, outputs });
     assert.strictEqual(cell.executionSummary?.success, false, 'the cell did not finish its 60 s');
-    assert.ok(outputs.some((o) => o.includes('KeyboardInterrupt')), `interrupted: ${outputs.join(' | ')}`);
+    assert.ok(
+      outputs.some((o) => o.includes('KeyboardInterrupt')),
+      `interrupted: ${outputs.join(' | ')}`,
+    );
     // What claude prints differs per line (2.1: "Interrupted"; 2.0.77: "MCP error -32001: AbortError: This
     // operation was aborted"; 1.0.128: nothing under the call); the interrupted cell above is the check.
     record('claude', { screenAfterEsc: (await waitForScreen(/Interrupted|AbortError/, 3_000).catch(() => screen())).split('\n').slice(-12) });
     await sleep(500);
     await submit('finish');
     await waitForScreen('done notebook', 60_000);
-    const texts = editor.notebook.getCells().slice(cellsBefore).map((c) => c.document.getText());
+    const texts = editor.notebook
+      .getCells()
+      .slice(cellsBefore)
+      .map((c) => c.document.getText());
     record('claude', { cells: texts, screen: (await screen()).split('\n').slice(-30) });
     // Five ran (the refused code never became a cell).
     assert.deepStrictEqual(texts, ['x = 6 * 7; print(x)', 'print(x + 1)', '1/0', 'display_png(png_bytes())', 'import time; time.sleep(60)']);

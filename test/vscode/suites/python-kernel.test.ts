@@ -8,7 +8,21 @@ import * as assert from 'assert';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { after, before, describe, it } from '../bdd';
-import { appendCell, cancelCell, cellEnded, ERROR, executeCell, openNotebook, outputsOf, pythonKernel, runCell, STDOUT, textOf, writeNotebook, type PythonKernelApi } from '../notebook';
+import {
+  appendCell,
+  cancelCell,
+  cellEnded,
+  ERROR,
+  executeCell,
+  openNotebook,
+  outputsOf,
+  pythonKernel,
+  runCell,
+  STDOUT,
+  textOf,
+  writeNotebook,
+  type PythonKernelApi,
+} from '../notebook';
 import { record, recordOutcomes, toolsRunActive, workspaceRoot } from '../toolsClient';
 import { nextEvent, probe, sleep, waitFor } from '../util';
 
@@ -73,7 +87,10 @@ describe('test python kernel', function () {
     assert.strictEqual(sb.success, true);
     assert.ok(sa.executionOrder! >= 1 && sb.executionOrder === sa.executionOrder! + 1, `execution orders ${sa.executionOrder}, ${sb.executionOrder}`);
     assert.ok(sb.timing && sb.timing.endTime >= sb.timing.startTime, JSON.stringify(sb.timing));
-    assert.deepStrictEqual(a.outputs.map((o) => o.metadata?.outputType), ['stream']);
+    assert.deepStrictEqual(
+      a.outputs.map((o) => o.metadata?.outputType),
+      ['stream'],
+    );
   });
 
   it('[result] the last expression is an execute_result with text/plain', async () => {
@@ -84,7 +101,10 @@ describe('test python kernel', function () {
     assert.strictEqual(s.success, true);
     assert.strictEqual(outs.length, 1);
     assert.strictEqual(outs[0].metadata?.outputType, 'execute_result');
-    assert.deepStrictEqual(outs[0].items.map((i) => [i.mime, i.text]), [['text/plain', "[42, 'a']"]]);
+    assert.deepStrictEqual(
+      outs[0].items.map((i) => [i.mime, i.text]),
+      [['text/plain', "[42, 'a']"]],
+    );
   });
 
   it('[error] an exception is an error output (name, message, ANSI-coloured traceback) and success false', async () => {
@@ -93,7 +113,10 @@ describe('test python kernel', function () {
     const items = outputsOf(c).flatMap((o) => o.items);
     record('error', { summary: s, items: items.map((i) => [i.mime, i.text]) });
     assert.strictEqual(s.success, false);
-    assert.deepStrictEqual(items.map((i) => i.mime), [ERROR]);
+    assert.deepStrictEqual(
+      items.map((i) => i.mime),
+      [ERROR],
+    );
     const err = JSON.parse(items[0].text) as { name: string; message: string; stack: string };
     assert.strictEqual(err.name, 'ZeroDivisionError');
     assert.strictEqual(err.message, 'division by zero');
@@ -105,12 +128,18 @@ describe('test python kernel', function () {
   });
 
   it('[image] display_png(png_bytes(...)) is an image/png output; display_html/display_json give text/html and application/json', async () => {
-    const c = await appendCell(nb, 'display_png(png_bytes(32, 16, lambda x, y: (x * 8, y * 16, 128)))\ndisplay_html("<b>bold</b>")\ndisplay_json({"k": [1, 2]})\nprint("after")');
+    const c = await appendCell(
+      nb,
+      'display_png(png_bytes(32, 16, lambda x, y: (x * 8, y * 16, 128)))\ndisplay_html("<b>bold</b>")\ndisplay_json({"k": [1, 2]})\nprint("after")',
+    );
     const s = await runCell(c);
     const outs = outputsOf(c);
     record('image', { summary: s, outputs: outs.map((o) => ({ metadata: o.metadata, mimes: o.items.map((i) => i.mime) })) });
     assert.strictEqual(s.success, true);
-    assert.deepStrictEqual(outs.map((o) => o.items.map((i) => i.mime)), [['image/png', 'text/plain'], ['text/html', 'text/plain'], ['application/json', 'text/plain'], [STDOUT]]);
+    assert.deepStrictEqual(
+      outs.map((o) => o.items.map((i) => i.mime)),
+      [['image/png', 'text/plain'], ['text/html', 'text/plain'], ['application/json', 'text/plain'], [STDOUT]],
+    );
     const png = outs[0].items[0].bytes;
     assert.deepStrictEqual([...png.subarray(0, 8)], PNG_SIGNATURE);
     // IHDR: width 32, height 16.
@@ -152,10 +181,17 @@ describe('test python kernel', function () {
     record('interrupt', { summary: s, ms, items: items.map((i) => [i.mime, i.text]) });
     assert.strictEqual(s.success, false);
     assert.ok(ms < 15_000, `the cell took ${ms} ms`);
-    assert.deepStrictEqual(items.map((i) => i.mime), [STDOUT, ERROR]);
+    assert.deepStrictEqual(
+      items.map((i) => i.mime),
+      [STDOUT, ERROR],
+    );
     const err = JSON.parse(items[1].text) as { name: string; stack: string };
     assert.strictEqual(err.name, 'KeyboardInterrupt');
-    assert.match(err.stack.replace(/\x1b\[[0-9;]*m/g, ''), /----> 3 time\.sleep\(60\)\nKeyboardInterrupt: $/, 'the traceback ends in the cell, not in the driver');
+    assert.match(
+      err.stack.replace(/\x1b\[[0-9;]*m/g, ''),
+      /----> 3 time\.sleep\(60\)\nKeyboardInterrupt: $/,
+      'the traceback ends in the cell, not in the driver',
+    );
     const next = await appendCell(nb, 'print(x)');
     await runCell(next);
     assert.strictEqual(textOf(next, STDOUT), '42\n');
@@ -238,10 +274,16 @@ describe('test python kernel', function () {
     });
     try {
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-      const tabOpen = () => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputNotebook && t.input.uri.fsPath === file));
+      const tabOpen = () =>
+        vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputNotebook && t.input.uri.fsPath === file));
       await waitFor('the notebook tab to close', () => !tabOpen(), 10_000);
       await sleep(2000);
-      const afterClose = { isClosed: doc.isClosed, closedAfterMs: closedAfterMs ?? null, cellEnded: c.executionSummary?.timing?.endTime !== undefined, commandMs: commandMs ?? null };
+      const afterClose = {
+        isClosed: doc.isClosed,
+        closedAfterMs: closedAfterMs ?? null,
+        cellEnded: c.executionSummary?.timing?.endTime !== undefined,
+        commandMs: commandMs ?? null,
+      };
       await cancelCell(c);
       await sleep(2000);
       const afterCancelCommand = { cellEnded: c.executionSummary?.timing?.endTime !== undefined, commandMs: commandMs ?? null };

@@ -61,11 +61,16 @@ describe('one window, one claude: rename_symbol reviewed as one change', functio
   /** The review of `rel` opened by the rename, once (its proposal is `expected`); claude may ask before the tool's first use. */
   async function reviewOf(rel: string, expected: string) {
     const base = path.posix.basename(rel);
-    await waitFor(`the review of ${rel} (or claude asking first)`, async () => {
-      if (proposalTabs().some((p) => path.posix.basename(p.input.modified.path) === base)) return true;
-      if (/Do you want to proceed\?/.test(await screen())) await answer(/Do you want to proceed\?/, ['Enter'], 15_000);
-      return false;
-    }, 60_000, 250);
+    await waitFor(
+      `the review of ${rel} (or claude asking first)`,
+      async () => {
+        if (proposalTabs().some((p) => path.posix.basename(p.input.modified.path) === base)) return true;
+        if (/Do you want to proceed\?/.test(await screen())) await answer(/Do you want to proceed\?/, ['Enter'], 15_000);
+        return false;
+      },
+      60_000,
+      250,
+    );
     const opened = await openedReview(base, 10_000);
     assert.strictEqual(api.reviews().length, 1, 'one review at a time');
     assert.strictEqual(api.reviews()[0].filePath, abs(rel), `the review is of ${rel}`);
@@ -119,10 +124,14 @@ describe('one window, one claude: rename_symbol reviewed as one change', functio
     for (const f of spec!.untouched[round - 1]) assert.strictEqual(read(f.rel), f.text, `${f.rel} untouched`);
     // Claude's changes lists the accepted files.
     let listed: string[] = [];
-    await waitFor("Claude's changes to list the renamed files", async () => {
-      listed = (await api.changes()).flatMap((s) => s.files.map((f) => f.path));
-      return files.every((f) => listed.includes(abs(f.rel)));
-    }, 15_000).catch(() => {
+    await waitFor(
+      "Claude's changes to list the renamed files",
+      async () => {
+        listed = (await api.changes()).flatMap((s) => s.files.map((f) => f.path));
+        return files.every((f) => listed.includes(abs(f.rel)));
+      },
+      15_000,
+    ).catch(() => {
       throw new Error(`Claude's changes lists ${JSON.stringify(listed)}`);
     });
     facts.listed = listed.filter((p) => p.includes(`/r${round}/`)).map((p) => path.relative(spec!.workspace, p));
@@ -157,7 +166,11 @@ describe('one window, one claude: rename_symbol reviewed as one change', functio
     facts.titles = titles;
     await waitForScreen(`done unsaved-${round}`, 60_000);
     for (const f of files) assert.strictEqual(read(f.rel), thrice(f === app ? typed : f.after), `${f.rel} renamed, bytes exact`);
-    await waitFor(`${app.rel}'s editor to be clean and hold what was written`, () => !editor.document.isDirty && editor.document.getText() === thrice(typed), 10_000).catch(() => {
+    await waitFor(
+      `${app.rel}'s editor to be clean and hold what was written`,
+      () => !editor.document.isDirty && editor.document.getText() === thrice(typed),
+      10_000,
+    ).catch(() => {
       throw new Error(`${app.rel}'s editor: dirty ${editor.document.isDirty}, text ${JSON.stringify(editor.document.getText())}`);
     });
     assert.strictEqual(proposalTabs().length, 0, 'no review tab left');

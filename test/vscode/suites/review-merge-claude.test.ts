@@ -135,7 +135,7 @@ describe('one window, one claude: its proposals for files with unsaved edits, re
     const prompt = `scenario:${name}-${round}`;
     const started = Date.now();
     const facts: Record<string, unknown> = {};
-    (data[`${name}-${round}`] = facts);
+    data[`${name}-${round}`] = facts;
     switch (name) {
       case 'disjoint': {
         const document = await dirtyFile(rel, t.saved, t.typed);
@@ -218,16 +218,23 @@ describe('one window, one claude: its proposals for files with unsaved edits, re
         facts.encoding = document.encoding;
         await submit(prompt);
         // claude may ask before the model's first use of a tool of the tools route; the user says yes.
-        await waitFor('the review of latin1.ini (or claude asking first)', async () => {
-          if (proposalTabs().some((p) => path.posix.basename(p.input.modified.path) === ini)) return true;
-          if (/Do you want to proceed\?/.test(await screen())) await answer(/Do you want to proceed\?/, ['Enter'], 15_000);
-          return false;
-        }, 30_000, 250);
+        await waitFor(
+          'the review of latin1.ini (or claude asking first)',
+          async () => {
+            if (proposalTabs().some((p) => path.posix.basename(p.input.modified.path) === ini)) return true;
+            if (/Do you want to proceed\?/.test(await screen())) await answer(/Do you want to proceed\?/, ['Enter'], 15_000);
+            return false;
+          },
+          30_000,
+          250,
+        );
         const opened = await review(ini, t.latin1Merged);
         await vscode.commands.executeCommand('nativeClaude.acceptReview', opened.input.modified);
         // Written through the user's document: clean at once, the bytes Latin-1.
         await waitFor('latin1.ini written in Latin-1', () => fs.readFileSync(abs(ini)).equals(Buffer.from(t.latin1Merged, 'latin1')), 20_000).catch(() => {
-          throw new Error(`latin1.ini on disk: ${fs.readFileSync(abs(ini)).toString('hex')}, expected ${Buffer.from(t.latin1Merged, 'latin1').toString('hex')}`);
+          throw new Error(
+            `latin1.ini on disk: ${fs.readFileSync(abs(ini)).toString('hex')}, expected ${Buffer.from(t.latin1Merged, 'latin1').toString('hex')}`,
+          );
         });
         await waitFor("latin1.ini's editor to be clean", () => !document.isDirty && document.getText() === t.latin1Merged, 10_000);
         facts.bytes = fs.readFileSync(abs(ini)).toString('hex');

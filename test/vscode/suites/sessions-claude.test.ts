@@ -38,7 +38,6 @@ const results: Record<string, { state?: string; error?: string; ms?: number; dat
 const data: Record<string, Record<string, unknown>> = {};
 const keyOf = (title: string) => /^\[([\w-]+)\]/.exec(title)?.[1] ?? title;
 
-
 function proposalTabs(): Array<{ tab: vscode.Tab; group: vscode.TabGroup; input: vscode.TabInputTextDiff }> {
   return vscode.window.tabGroups.all.flatMap((group) =>
     group.tabs
@@ -60,10 +59,14 @@ describe('several claude sessions in one window', function () {
   let started = 0;
   /** The session whose CLI pid runs under this claude's terminal (found from /proc, not from the extension). */
   const sessionOf = async (claude: ScriptedClaude) =>
-    waitFor(`the session of claude-${claude.tag}`, async () => {
-      const pids = await claude.processes();
-      return api.sessions().find((s) => s.cliPid !== undefined && pids.includes(s.cliPid));
-    }, 10_000);
+    waitFor(
+      `the session of claude-${claude.tag}`,
+      async () => {
+        const pids = await claude.processes();
+        return api.sessions().find((s) => s.cliPid !== undefined && pids.includes(s.cliPid));
+      },
+      10_000,
+    );
 
   before(async function () {
     if (!spec) this.skip();
@@ -82,7 +85,9 @@ describe('several claude sessions in one window', function () {
 
   after(() => {
     if (!spec) return;
-    results._final = { data: { status: api?.status(), sessions: api?.sessions(), reviews: api?.reviews(), a: a.output().slice(-3000), b: b.output().slice(-3000) } };
+    results._final = {
+      data: { status: api?.status(), sessions: api?.sessions(), reviews: api?.reviews(), a: a.output().slice(-3000), b: b.output().slice(-3000) },
+    };
     fs.writeFileSync(spec.results, JSON.stringify(results, null, 2));
   });
 
@@ -99,7 +104,11 @@ describe('several claude sessions in one window', function () {
     const seen: number[] = [];
     for (let i = 0; i < 10; i++, await sleep(300)) seen.push(api.status().sessionCount);
     d.seen = seen;
-    assert.deepStrictEqual(seen.filter((n) => n !== 2), [], 'both stay connected');
+    assert.deepStrictEqual(
+      seen.filter((n) => n !== 2),
+      [],
+      'both stay connected',
+    );
     const sa = await sessionOf(a);
     const sb = await sessionOf(b);
     await waitFor('both sessions matched to their terminals', () => api.sessions().every((s) => s.terminalName), 10_000);
@@ -107,10 +116,15 @@ describe('several claude sessions in one window', function () {
     assert.strictEqual(api.sessions().find((s) => s.id === sa.id)?.terminalName, 'claude-a');
     assert.strictEqual(api.sessions().find((s) => s.id === sb.id)?.terminalName, 'claude-b');
     assert.ok(!/switched to another Claude Code session/.test(a.output()), 'claude-a was not switched away');
-    const entries = await waitFor('the status bar to say 2 sessions', async () => {
-      const all = await probe<Array<{ id: string; text: string }>>('statusbar', undefined, 15_000);
-      return all.find((e) => e.id.includes('nativeClaude.status') && /Claude: 2 sessions/.test(e.text)) ? all : undefined;
-    }, 15_000, 500);
+    const entries = await waitFor(
+      'the status bar to say 2 sessions',
+      async () => {
+        const all = await probe<Array<{ id: string; text: string }>>('statusbar', undefined, 15_000);
+        return all.find((e) => e.id.includes('nativeClaude.status') && /Claude: 2 sessions/.test(e.text)) ? all : undefined;
+      },
+      15_000,
+      500,
+    );
     d.statusBar = entries.filter((e) => /claude/i.test(e.id + e.text));
     // Past the CLIs' start-up, so their selection handlers are registered.
     await sleep(1500);
@@ -156,12 +170,19 @@ describe('several claude sessions in one window', function () {
       // In the prompt input (the line that starts with the ❯ cursor), as a terminal shows it; the CLI may show
       // the selection there first, as a chip: `❯ [⧉ 2 lines selected] @sel.ts#L3-4`.
       const inPrompt = new RegExp(`^❯\\s+(\\[⧉[^\\]]*\\]\\s+)?${text.replace(/[.#]/g, '\\$&')}(\\s|$)`, 'm');
-      const shown = await waitFor(`claude-${front.tag}'s prompt to hold ${text}`, async () => {
-        const screen = await front.screen();
-        return inPrompt.test(screen) ? screen : undefined;
-      }, 30_000, 250).catch(async (error: Error) => {
+      const shown = await waitFor(
+        `claude-${front.tag}'s prompt to hold ${text}`,
+        async () => {
+          const screen = await front.screen();
+          return inPrompt.test(screen) ? screen : undefined;
+        },
+        30_000,
+        250,
+      ).catch(async (error: Error) => {
         const tail = async (c: ScriptedClaude) => (await c.screen()).split('\n').slice(-25);
-        throw new Error(`${error.message} (keyboard before the key: ${JSON.stringify(pressed.before)})\nclaude-${front.tag}:\n${(await tail(front)).join('\n')}\nclaude-${other.tag}:\n${(await tail(other)).join('\n')}`);
+        throw new Error(
+          `${error.message} (keyboard before the key: ${JSON.stringify(pressed.before)})\nclaude-${front.tag}:\n${(await tail(front)).join('\n')}\nclaude-${other.tag}:\n${(await tail(other)).join('\n')}`,
+        );
       });
       // Long enough for a mention sent to both to have been drawn by the other claude too.
       await sleep(2000);
@@ -225,30 +246,53 @@ describe('several claude sessions in one window', function () {
     // `beside`: the diffs are in another group; sel.ts stays visible in the first.
     const tabs = proposalTabs();
     d.groups = tabs.map((t) => ({ file: path.basename(t.input.modified.path), viewColumn: t.group.viewColumn }));
-    assert.ok(tabs.every((t) => t.group.viewColumn !== vscode.ViewColumn.One), `diffs beside the first group: ${JSON.stringify(d.groups)}`);
-    assert.ok(vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === doc.uri.toString()), 'sel.ts is still visible');
+    assert.ok(
+      tabs.every((t) => t.group.viewColumn !== vscode.ViewColumn.One),
+      `diffs beside the first group: ${JSON.stringify(d.groups)}`,
+    );
+    assert.ok(
+      vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === doc.uri.toString()),
+      'sel.ts is still visible',
+    );
     // The pending-reviews status item lists both.
-    const entries = await waitFor('the status bar to show 2 reviews', async () => {
-      const all = await probe<Array<{ id: string; text: string }>>('statusbar', undefined, 15_000);
-      return all.find((e) => e.id.includes('nativeClaude.reviews') && /2 reviews/.test(e.text)) ? all : undefined;
-    }, 15_000, 500);
+    const entries = await waitFor(
+      'the status bar to show 2 reviews',
+      async () => {
+        const all = await probe<Array<{ id: string; text: string }>>('statusbar', undefined, 15_000);
+        return all.find((e) => e.id.includes('nativeClaude.reviews') && /2 reviews/.test(e.text)) ? all : undefined;
+      },
+      15_000,
+      500,
+    );
     d.statusBar = entries.filter((e) => /claude/i.test(e.id + e.text));
 
     // claude-b goes away (its process ends): only its review goes with it.
     await b.kill();
     await waitFor('claude-b to disconnect', () => api.status().sessionCount === 1, 15_000);
     await waitFor("claude-b's review to be withdrawn", () => !api.reviews().some((r) => r.id === rb.id), 10_000);
-    assert.deepStrictEqual(api.reviews().map((r) => r.id), [ra.id], "claude-a's review is still pending");
-    assert.ok(proposalTabs().some((t) => t.input.modified.path.endsWith('/routea.txt')), "claude-a's diff is still open");
+    assert.deepStrictEqual(
+      api.reviews().map((r) => r.id),
+      [ra.id],
+      "claude-a's review is still pending",
+    );
+    assert.ok(
+      proposalTabs().some((t) => t.input.modified.path.endsWith('/routea.txt')),
+      "claude-a's diff is still open",
+    );
 
     // Closing claude-a's review tab rejects it, and a notification names the file.
     await vscode.window.tabGroups.close(proposalTabs().find((t) => t.input.modified.path.endsWith('/routea.txt'))!.tab);
     await waitFor('the review to end', () => api.reviews().length === 0, 10_000);
     await vscode.commands.executeCommand('notifications.showList');
-    const toasts = await waitFor('the rejection notification', async () => {
-      const texts = await probe<string[]>('notifications');
-      return texts.some((t) => /Rejected Claude's change to routea\.txt/.test(t)) ? texts : undefined;
-    }, 10_000, 500);
+    const toasts = await waitFor(
+      'the rejection notification',
+      async () => {
+        const texts = await probe<string[]>('notifications');
+        return texts.some((t) => /Rejected Claude's change to routea\.txt/.test(t)) ? texts : undefined;
+      },
+      10_000,
+      500,
+    );
     d.notifications = toasts;
     await vscode.commands.executeCommand('notifications.clearAll');
     await vscode.commands.executeCommand('notifications.hideList');
@@ -269,10 +313,15 @@ describe('several claude sessions in one window', function () {
     assert.strictEqual(proposalTabs().length, 0, 'no diff tab opened');
     assert.strictEqual(api.reviews()[0].shown, false);
     await vscode.commands.executeCommand('notifications.showList');
-    const texts = await waitFor('the proposal notification', async () => {
-      const all = await probe<string[]>('notifications');
-      return all.some((t) => /Claude proposes a change to bg\.txt/.test(t)) ? all : undefined;
-    }, 10_000, 500);
+    const texts = await waitFor(
+      'the proposal notification',
+      async () => {
+        const all = await probe<string[]>('notifications');
+        return all.some((t) => /Claude proposes a change to bg\.txt/.test(t)) ? all : undefined;
+      },
+      10_000,
+      500,
+    );
     d.notifications = texts;
     await vscode.commands.executeCommand('notifications.hideList');
     await vscode.commands.executeCommand('nativeClaude.showPendingReviews', review.id);
@@ -345,7 +394,10 @@ describe('several claude sessions in one window', function () {
     assert.notStrictEqual(tab.group.viewColumn, vscode.ViewColumn.One, 'not over the file');
     assert.notStrictEqual(tab.group.viewColumn, vscode.ViewColumn.Two, 'not over the terminal');
     assert.strictEqual(terminalGroup()?.viewColumn, vscode.ViewColumn.Two, 'the terminal is still shown');
-    assert.ok(vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === doc.uri.toString()), 'sel.ts is still visible');
+    assert.ok(
+      vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === doc.uri.toString()),
+      'sel.ts is still visible',
+    );
     await vscode.commands.executeCommand('nativeClaude.rejectReview', tab.input.modified);
     const result = await answer;
     d.result = result.json;

@@ -33,7 +33,12 @@ interface ChangesApi {
 }
 
 /** A quick diff change as the peek passes it (1-based lines of the file now; end 0: lines deleted after start). */
-const lineChange = (modifiedStart: number, modifiedEnd: number) => ({ originalStartLineNumber: modifiedStart, originalEndLineNumber: modifiedEnd, modifiedStartLineNumber: modifiedStart, modifiedEndLineNumber: modifiedEnd });
+const lineChange = (modifiedStart: number, modifiedEnd: number) => ({
+  originalStartLineNumber: modifiedStart,
+  originalEndLineNumber: modifiedEnd,
+  modifiedStartLineNumber: modifiedStart,
+  modifiedEndLineNumber: modifiedEnd,
+});
 
 describe("Claude's changes: listed after the fact, kept or undone through the SCM commands", function () {
   this.timeout(60_000);
@@ -50,7 +55,14 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
     claude = new Client({ name: 'changes-test', version: '0.0.0' });
     await claude.connect(new HeaderWebSocketClientTransport(`ws://127.0.0.1:${t.port}/`, { [AUTH_HEADER]: lock.authToken }));
     await claude.notification({ method: 'ide_connected', params: { pid: process.pid } });
-    await waitFor('the session to be verified', () => api().sessions().some((s) => s.cliPid === process.pid), 15_000);
+    await waitFor(
+      'the session to be verified',
+      () =>
+        api()
+          .sessions()
+          .some((s) => s.cliPid === process.pid),
+      15_000,
+    );
   });
 
   after(async () => {
@@ -60,7 +72,8 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
 
   /** claude's own baseline call (no model marker), as before each of its writes. */
   const baseline = (file: string) => claude!.callTool({ name: 'getDiagnostics', arguments: { uri: `file://${file}` } }, undefined, { timeout: 10_000 });
-  const listed = async (file: string) => (await api().changes()).flatMap((s) => s.files.map((f) => ({ ...f, sessionId: s.id, label: s.label }))).find((f) => f.path === file);
+  const listed = async (file: string) =>
+    (await api().changes()).flatMap((s) => s.files.map((f) => ({ ...f, sessionId: s.id, label: s.label }))).find((f) => f.path === file);
   const waitListed = (file: string) => waitFor(`${path.basename(file)} in Claude's changes`, async () => listed(file), 15_000);
   const waitGone = (file: string) => waitFor(`${path.basename(file)} no longer listed`, async () => !(await listed(file)), 15_000);
   /** claude writes a file it asked about (auto-accept: no review). */
@@ -90,7 +103,7 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
     assert.strictEqual(fs.readFileSync(abs(rel), 'utf8'), 'one\nTWO\nthree\nfour\nfive\nsix\n');
   });
 
-  it('[changes-file] a CRLF file with a BOM and no final newline undone whole, byte for byte; Redo brings claude\'s version back', async () => {
+  it("[changes-file] a CRLF file with a BOM and no final newline undone whole, byte for byte; Redo brings claude's version back", async () => {
     const rel = 'changes-crlf.txt';
     const before = Buffer.from('\ufeffalpha\r\nbeta\r\ngamma', 'utf8');
     const claudes = Buffer.from('\ufeffalpha\r\nBETA\r\ngamma\r\ndelta\r\n', 'utf8');
@@ -126,7 +139,7 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
     fs.writeFileSync(abs(rel), 'a\nb\nc\n');
     await claudeWrites(rel, 'a\nB\nc\n');
     const document = await vscode.workspace.openTextDocument(abs(rel));
-    await waitFor('the document to show claude\'s line', () => document.getText() === 'a\nB\nc\n', 10_000);
+    await waitFor("the document to show claude's line", () => document.getText() === 'a\nB\nc\n', 10_000);
     const edit = new vscode.WorkspaceEdit();
     edit.replace(document.uri, new vscode.Range(1, 0, 1, 1), 'B (mine)');
     assert.ok(await vscode.workspace.applyEdit(edit));
@@ -142,17 +155,21 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
     await waitGone(abs(rel));
   });
 
-  it('[changes-dirty] a file with unsaved edits is not undone: disk and the editor\'s edits stay', async () => {
+  it("[changes-dirty] a file with unsaved edits is not undone: disk and the editor's edits stay", async () => {
     const rel = 'changes-dirty.txt';
     fs.writeFileSync(abs(rel), 'x\n');
     const entry = await claudeWrites(rel, 'y\n');
     const document = await vscode.workspace.openTextDocument(abs(rel));
-    await waitFor('the document to show claude\'s content', () => document.getText() === 'y\n', 10_000);
+    await waitFor("the document to show claude's content", () => document.getText() === 'y\n', 10_000);
     const edit = new vscode.WorkspaceEdit();
     edit.insert(document.uri, new vscode.Position(1, 0), 'unsaved\n');
     assert.ok(await vscode.workspace.applyEdit(edit));
     assert.ok(document.isDirty);
-    const undone = await vscode.commands.executeCommand('nativeClaude.changes.undoFile', { sessionId: entry.sessionId, filePath: abs(rel) }, { answer: 'undo' });
+    const undone = await vscode.commands.executeCommand(
+      'nativeClaude.changes.undoFile',
+      { sessionId: entry.sessionId, filePath: abs(rel) },
+      { answer: 'undo' },
+    );
     assert.strictEqual(undone, undefined, 'refused (an error message says why)');
     assert.strictEqual(fs.readFileSync(abs(rel), 'utf8'), 'y\n');
     assert.strictEqual(document.getText(), 'y\nunsaved\n');
@@ -170,14 +187,22 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
     try {
       const entry = await claudeWrites(rel, Buffer.from('café\nnaïve\nthe end\n', 'latin1'));
       assert.ok('blob' in entry.before);
-      const beforeDoc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'claude-before', path: vscode.Uri.file(abs(rel)).path, query: entry.before.blob }));
+      const beforeDoc = await vscode.workspace.openTextDocument(
+        vscode.Uri.from({ scheme: 'claude-before', path: vscode.Uri.file(abs(rel)).path, query: entry.before.blob }),
+      );
       const nowDoc = await vscode.workspace.openTextDocument(vscode.Uri.file(abs(rel)));
       record('changes-latin1', { before: beforeDoc.getText(), now: nowDoc.getText(), nowEncoding: nowDoc.encoding });
       assert.strictEqual(nowDoc.getText(), 'café\nnaïve\nthe end\n');
       assert.strictEqual(beforeDoc.getText(), 'café\nnaïve\nlast line\n');
       // What the quick diff compares: the lines that differ are claude's only.
       const was = beforeDoc.getText().split('\n');
-      assert.deepStrictEqual(nowDoc.getText().split('\n').flatMap((line, i) => (line === was[i] ? [] : [i + 1])), [3]);
+      assert.deepStrictEqual(
+        nowDoc
+          .getText()
+          .split('\n')
+          .flatMap((line, i) => (line === was[i] ? [] : [i + 1])),
+        [3],
+      );
       assert.strictEqual(await vscode.commands.executeCommand('nativeClaude.changes.undoHunk', nowDoc.uri, [lineChange(3, 3)], 0), true);
       assert.strictEqual(fs.readFileSync(abs(rel)).toString('hex'), before.toString('hex'));
       await waitGone(abs(rel));
@@ -186,15 +211,24 @@ describe("Claude's changes: listed after the fact, kept or undone through the SC
     }
   });
 
-  it('[changes-quickdiff] the quick diff\'s original of a listed file is its before-image (claude-before scheme), read-only, without the BOM', async () => {
+  it("[changes-quickdiff] the quick diff's original of a listed file is its before-image (claude-before scheme), read-only, without the BOM", async () => {
     const rel = 'changes-quick.txt';
     fs.writeFileSync(abs(rel), '\ufeffq1\nq2\n');
     const entry = await claudeWrites(rel, '\ufeffq1\nQ2\n');
     assert.ok('blob' in entry.before);
-    const before = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'claude-before', path: vscode.Uri.file(abs(rel)).path, query: entry.before.blob }));
+    const before = await vscode.workspace.openTextDocument(
+      vscode.Uri.from({ scheme: 'claude-before', path: vscode.Uri.file(abs(rel)).path, query: entry.before.blob }),
+    );
     assert.strictEqual(before.getText(), 'q1\nq2\n');
     await vscode.commands.executeCommand('nativeClaude.changes.open', { sessionId: entry.sessionId, filePath: abs(rel) });
-    const tab = await waitFor('the change\'s diff tab', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((x) => x.input instanceof vscode.TabInputTextDiff && x.input.original.scheme === 'claude-before'), 10_000);
+    const tab = await waitFor(
+      "the change's diff tab",
+      () =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .find((x) => x.input instanceof vscode.TabInputTextDiff && x.input.original.scheme === 'claude-before'),
+      10_000,
+    );
     record('changes-quickdiff', { tabLabel: tab.label });
     await vscode.window.tabGroups.close(tab);
     await vscode.commands.executeCommand('nativeClaude.changes.keepFile', { sessionId: entry.sessionId, filePath: abs(rel) });

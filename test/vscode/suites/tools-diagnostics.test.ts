@@ -48,7 +48,12 @@ describe('diagnostics that reflect the disk (TypeScript)', function () {
     const warm = vscode.Uri.file(abs('diag/warm.ts'));
     const started = Date.now();
     await vscode.window.showTextDocument(warm, { preview: false });
-    await waitFor('the TypeScript server to answer', async () => ((await vscode.commands.executeCommand<unknown[]>('vscode.executeDocumentSymbolProvider', warm)) ?? []).length > 0, 90_000, 250);
+    await waitFor(
+      'the TypeScript server to answer',
+      async () => ((await vscode.commands.executeCommand<unknown[]>('vscode.executeDocumentSymbolProvider', warm)) ?? []).length > 0,
+      90_000,
+      250,
+    );
     record('diag-closed', { tsServerStartMs: Date.now() - started });
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
@@ -68,7 +73,10 @@ describe('diagnostics that reflect the disk (TypeScript)', function () {
   const ideCall = async (args: Record<string, unknown>) => {
     const result = (await (await ideClient()).callTool({ name: 'getDiagnostics', arguments: args })) as CallToolResult;
     const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
-    return JSON.parse(text) as Array<{ uri: string; diagnostics: Array<{ message: string; severity: string; range: { start: { line: number } }; code?: string }> }>;
+    return JSON.parse(text) as Array<{
+      uri: string;
+      diagnostics: Array<{ message: string; severity: string; range: { start: { line: number } }; code?: string }>;
+    }>;
   };
 
   it('[diag-closed] get_diagnostics on a file no editor has open reports its type error', async () => {
@@ -79,15 +87,20 @@ describe('diagnostics that reflect the disk (TypeScript)', function () {
     const focusedBefore = vscode.window.activeTextEditor?.document.uri.toString();
     const [answer, ms] = await timed(() => t.call('get_diagnostics', { path: 'diag/closed.ts' }));
     const focusedAfter = vscode.window.activeTextEditor?.document.uri.toString();
-    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((tab) => ({ uri: (tab.input as { uri?: vscode.Uri })?.uri?.toString(), preview: tab.isPreview, active: tab.isActive }));
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .map((tab) => ({ uri: (tab.input as { uri?: vscode.Uri })?.uri?.toString(), preview: tab.isPreview, active: tab.isActive }));
     record('diag-closed', { answer: answer.text, ms, activeEditorBefore: focusedBefore, activeEditorAfter: focusedAfter, tabs });
     assert.strictEqual(answer.isError, false, answer.text);
     assert.ok(answer.text.split('\n').includes(`[error] diag/closed.ts:2 — ${TYPE_ERROR} (ts 2322)`), answer.text);
     assert.strictEqual(focusedAfter, users.toString(), 'the editor the user was looking at is still in front');
-    assert.ok(tabs.some((tab) => tab.uri === users.toString() && tab.preview), `the user's preview tab is still open: ${JSON.stringify(tabs)}`);
+    assert.ok(
+      tabs.some((tab) => tab.uri === users.toString() && tab.preview),
+      `the user's preview tab is still open: ${JSON.stringify(tabs)}`,
+    );
   });
 
-  it('[diag-ide-budget] the CLI\'s flow: baseline with a uri, the file written on disk, the call without uri sees the new problem in time', async () => {
+  it("[diag-ide-budget] the CLI's flow: baseline with a uri, the file written on disk, the call without uri sees the new problem in time", async () => {
     const file = abs('diag/ide.ts');
     const uri = vscode.Uri.file(file);
     const [baseline, baselineMs] = await timed(() => ideCall({ uri: `file://${file}` }));
@@ -103,10 +116,16 @@ describe('diagnostics that reflect the disk (TypeScript)', function () {
     const entry = after.find((e) => e.uri === `file://${file}`);
     record('diag-ide-budget', { afterMs, problemsRightAfterWrite, entry });
     assert.ok(afterMs < 2000, `the call without uri answered in ${afterMs} ms (the CLI gives up at 2000)`);
-    assert.ok(entry?.diagnostics.some((d) => d.message === TYPE_ERROR && d.code === '2322' && d.range.start.line === 0), JSON.stringify(after));
+    assert.ok(
+      entry?.diagnostics.some((d) => d.message === TYPE_ERROR && d.code === '2322' && d.range.start.line === 0),
+      JSON.stringify(after),
+    );
 
     // The fix, then a clean edit of a clean file (no report comes: TypeScript does not re-send "no problems").
-    for (const [step, content] of [['fixedMs', 'export const k: number = 1;\n'], ['cleanEditMs', 'export const k: number = 2;\n']] as const) {
+    for (const [step, content] of [
+      ['fixedMs', 'export const k: number = 1;\n'],
+      ['cleanEditMs', 'export const k: number = 2;\n'],
+    ] as const) {
       await ideCall({ uri: `file://${file}` });
       fs.writeFileSync(file, content);
       const [answer, ms] = await timed(() => ideCall({}));
@@ -130,7 +149,11 @@ describe('diagnostics that reflect the disk (TypeScript)', function () {
     const acceptedAt = Date.now();
     await vscode.commands.executeCommand('nativeClaude.acceptReview', review.input.modified);
     const result = await answer;
-    record('diag-moved', { answer: result.json ?? result.text, msAfterAccept: Date.now() - acceptedAt, problemsNow: vscode.languages.getDiagnostics(vscode.Uri.file(abs('diag/moved.ts'))).map((d) => `${d.range.start.line + 1}: ${d.message}`) });
+    record('diag-moved', {
+      answer: result.json ?? result.text,
+      msAfterAccept: Date.now() - acceptedAt,
+      problemsNow: vscode.languages.getDiagnostics(vscode.Uri.file(abs('diag/moved.ts'))).map((d) => `${d.range.start.line + 1}: ${d.message}`),
+    });
     assert.strictEqual(result.json?.status, 'accepted', result.text);
     assert.deepStrictEqual(result.json?.new_diagnostics, ["[Error] diag/moved.ts:5:14 — Type 'number' is not assignable to type 'string'. (ts 2322)"]);
   });
@@ -148,6 +171,9 @@ describe('diagnostics that reflect the disk (TypeScript)', function () {
     record('diag-importer', { answer: result.json ?? result.text, msAfterAccept: Date.now() - acceptedAt });
     assert.strictEqual(result.json?.status, 'accepted', result.text);
     const lines = (result.json?.new_diagnostics as string[] | undefined) ?? [];
-    assert.ok(lines.some((l) => /^\[Error\] diag\/main\.ts:1:\d+ — .*has no exported member .*'a'/.test(l)), JSON.stringify(lines));
+    assert.ok(
+      lines.some((l) => /^\[Error\] diag\/main\.ts:1:\d+ — .*has no exported member .*'a'/.test(l)),
+      JSON.stringify(lines),
+    );
   });
 });

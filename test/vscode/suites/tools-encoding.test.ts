@@ -16,7 +16,13 @@ const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const LATIN1 = Buffer.concat([hex('636166e9 0a 6e61ef7665 0a'), Buffer.from('last line\n')]);
 // "echo こんにちは\r\nrem 日本語 表示\r\nexit /b 0\r\n" in Shift JIS (表 = 95 5C: its second byte is a backslash).
 const SHIFT_JIS = Buffer.concat([
-  Buffer.from('echo '), hex('82b182f182c982bf82cd'), Buffer.from('\r\nrem '), hex('93fa967b8cea'), Buffer.from(' '), hex('955c8ea6'), Buffer.from('\r\nexit /b 0\r\n'),
+  Buffer.from('echo '),
+  hex('82b182f182c982bf82cd'),
+  Buffer.from('\r\nrem '),
+  hex('93fa967b8cea'),
+  Buffer.from(' '),
+  hex('955c8ea6'),
+  Buffer.from('\r\nexit /b 0\r\n'),
 ]);
 const errorOf = (answer: { json?: Record<string, unknown>; text: string }) => String(answer.json?.error ?? `not an error: ${answer.text}`);
 
@@ -24,7 +30,11 @@ async function setFilesSetting(key: string, value: unknown, languageId?: string)
   const scope = languageId ? { languageId } : undefined;
   await vscode.workspace.getConfiguration('files', scope).update(key, value, vscode.ConfigurationTarget.Global, languageId ? true : undefined);
   const expected = JSON.stringify(value ?? vscode.workspace.getConfiguration('files', scope).inspect(key)?.defaultValue);
-  await waitFor(`files.${key}${languageId ? ` for ${languageId}` : ''} = ${expected}`, () => JSON.stringify(vscode.workspace.getConfiguration('files', scope).get(key)) === expected, 5_000);
+  await waitFor(
+    `files.${key}${languageId ? ` for ${languageId}` : ''} = ${expected}`,
+    () => JSON.stringify(vscode.workspace.getConfiguration('files', scope).get(key)) === expected,
+    5_000,
+  );
 }
 
 describe('files in their own encoding (read_file, write_file, apply_diff)', function () {

@@ -28,7 +28,9 @@ function tabKinds(): string[] {
 function nonTextReviewTabs(): vscode.Tab[] {
   const ours = (uri: vscode.Uri) => uri.scheme.startsWith('native-claude');
   return vscode.window.tabGroups.all.flatMap((g) =>
-    g.tabs.filter((t) => (t.input instanceof vscode.TabInputNotebookDiff && ours(t.input.modified)) || (t.input instanceof vscode.TabInputNotebook && ours(t.input.uri))),
+    g.tabs.filter(
+      (t) => (t.input instanceof vscode.TabInputNotebookDiff && ours(t.input.modified)) || (t.input instanceof vscode.TabInputNotebook && ours(t.input.uri)),
+    ),
   );
 }
 
@@ -36,13 +38,17 @@ function nonTextReviewTabs(): vscode.Tab[] {
 async function setAssociations(value: Record<string, string> | undefined): Promise<void> {
   const config = () => vscode.workspace.getConfiguration('workbench');
   await config().update('editorAssociations', value, vscode.ConfigurationTarget.Global);
-  await waitFor('workbench.editorAssociations to change', () => JSON.stringify(config().inspect('editorAssociations')?.globalValue) === JSON.stringify(value), 5_000);
+  await waitFor(
+    'workbench.editorAssociations to change',
+    () => JSON.stringify(config().inspect('editorAssociations')?.globalValue) === JSON.stringify(value),
+    5_000,
+  );
 }
 
 const NOTEBOOK = (source: string) =>
   `${JSON.stringify({ cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: [source] }], metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1)}\n`;
 
-describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own diffs', function () {
+describe("review diff edges: notebooks, unsaved edits, URIs, the user's own diffs", function () {
   this.timeout(60_000);
   let t: ToolsConnection;
   let ide: ToolsConnection;
@@ -67,9 +73,13 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
     const proposal = NOTEBOOK('print(2)');
     const call = t.call('write_file', { path: rel, content: proposal });
     const state = await stateAfter(call, 8_000);
-    record('notebook-write', { stateAfter8s: state === 'pending' ? 'pending' : state.value.json ?? state.value.text, tabs: tabKinds() });
+    record('notebook-write', { stateAfter8s: state === 'pending' ? 'pending' : (state.value.json ?? state.value.text), tabs: tabKinds() });
     assert.strictEqual(state, 'pending', 'the review ended by itself');
-    assert.deepStrictEqual(nonTextReviewTabs().map((x) => x.label), [], 'a notebook editor took over the review');
+    assert.deepStrictEqual(
+      nonTextReviewTabs().map((x) => x.label),
+      [],
+      'a notebook editor took over the review',
+    );
     const review = await openedReview(rel);
     assert.strictEqual(review.document.getText(), proposal);
     await vscode.commands.executeCommand('nativeClaude.acceptReview', review.input.modified);
@@ -84,11 +94,20 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
   it('[notebook-opendiff] openDiff of an .ipynb (the IDE route) is a text diff; closing its tab answers DIFF_REJECTED', async () => {
     const file = abs('nb2.ipynb');
     fs.writeFileSync(file, NOTEBOOK('a = 1'));
-    const call = ide.call('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: NOTEBOOK('a = 2'), tab_name: '✻ [Claude Code] nb2.ipynb (abc123) ⧉' });
+    const call = ide.call('openDiff', {
+      old_file_path: file,
+      new_file_path: file,
+      new_file_contents: NOTEBOOK('a = 2'),
+      tab_name: '✻ [Claude Code] nb2.ipynb (abc123) ⧉',
+    });
     const state = await stateAfter(call, 8_000);
     record('notebook-opendiff', { stateAfter8s: state === 'pending' ? 'pending' : state.value.text, tabs: tabKinds() });
     assert.strictEqual(state, 'pending', 'the review ended by itself');
-    assert.deepStrictEqual(nonTextReviewTabs().map((x) => x.label), [], 'a notebook editor took over the review');
+    assert.deepStrictEqual(
+      nonTextReviewTabs().map((x) => x.label),
+      [],
+      'a notebook editor took over the review',
+    );
     const review = await openedReview('nb2.ipynb');
     assert.strictEqual(review.tab.label, '✻ [Claude Code] nb2.ipynb (abc123) ⧉');
     await vscode.window.tabGroups.close(review.tab);
@@ -105,7 +124,7 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
     try {
       const call = t.call('write_file', { path: rel, content: '# Notes\n\ntwo\n' });
       const state = await stateAfter(call, 8_000);
-      record('custom-editor', { stateAfter8s: state === 'pending' ? 'pending' : state.value.json ?? state.value.text, tabs: tabKinds() });
+      record('custom-editor', { stateAfter8s: state === 'pending' ? 'pending' : (state.value.json ?? state.value.text), tabs: tabKinds() });
       assert.strictEqual(state, 'pending', 'the review ended by itself');
       const review = await openedReview(rel);
       assert.strictEqual(review.document.getText(), '# Notes\n\ntwo\n');
@@ -150,7 +169,12 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
     fs.writeFileSync(file, 'one\n');
     const document = (await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false })).document;
     await sleep(200);
-    const call = ide.call('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: 'two\n', tab_name: '✻ [Claude Code] during-cli.txt (bbb222) ⧉' });
+    const call = ide.call('openDiff', {
+      old_file_path: file,
+      new_file_path: file,
+      new_file_contents: 'two\n',
+      tab_name: '✻ [Claude Code] during-cli.txt (bbb222) ⧉',
+    });
     const review = await openedReview('during-cli.txt');
     const typed = new vscode.WorkspaceEdit();
     typed.insert(document.uri, new vscode.Position(0, 0), 'typed by the user\n');
@@ -187,16 +211,21 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
     assert.strictEqual(answer.json?.status, 'rejected', answer.text);
     // The notification center lists it whether or not its toast is still up.
     await vscode.commands.executeCommand('notifications.showList');
-    const seen = await probe<{ messages: string[]; links: { text: string; href: string | null }[] }>('notificationLinks', { containing: 'its review tab was closed' });
+    const seen = await probe<{ messages: string[]; links: { text: string; href: string | null }[] }>('notificationLinks', {
+      containing: 'its review tab was closed',
+    });
     await vscode.commands.executeCommand('notifications.hideList');
     record('notification-link', seen);
-    assert.ok(seen.messages.some((m) => m.replaceAll('\u2060', '').includes(rel)), `the notification names the file as it is: ${JSON.stringify(seen.messages)}`);
+    assert.ok(
+      seen.messages.some((m) => m.replaceAll('\u2060', '').includes(rel)),
+      `the notification names the file as it is: ${JSON.stringify(seen.messages)}`,
+    );
     assert.deepStrictEqual(seen.links, [], 'the file name became a link');
     assert.strictEqual(fs.readFileSync(abs(rel), 'utf8'), 'one\n');
     await vscode.commands.executeCommand('notifications.clearAll');
   });
 
-  it('[uri-no-content] a 1 MB proposal: the diff\'s URIs are short, without query or fragment, and carry none of the content', async () => {
+  it("[uri-no-content] a 1 MB proposal: the diff's URIs are short, without query or fragment, and carry none of the content", async () => {
     const rel = 'big.txt';
     fs.writeFileSync(abs(rel), 'small\n');
     const marker = 'CONTENT-MARKER-7f3a';
@@ -205,10 +234,16 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
     const call = t.call('write_file', { path: rel, content });
     const review = await openedReview(rel);
     const uris = [review.input.original, review.input.modified];
-    const seen = [...uris, ...vscode.workspace.textDocuments.map((d) => d.uri), ...vscode.window.tabGroups.all.flatMap((g) => g.tabs.flatMap((tab) => {
-      const input = tab.input as { uri?: vscode.Uri; original?: vscode.Uri; modified?: vscode.Uri };
-      return [input?.uri, input?.original, input?.modified].filter((u): u is vscode.Uri => !!u);
-    }))];
+    const seen = [
+      ...uris,
+      ...vscode.workspace.textDocuments.map((d) => d.uri),
+      ...vscode.window.tabGroups.all.flatMap((g) =>
+        g.tabs.flatMap((tab) => {
+          const input = tab.input as { uri?: vscode.Uri; original?: vscode.Uri; modified?: vscode.Uri };
+          return [input?.uri, input?.original, input?.modified].filter((u): u is vscode.Uri => !!u);
+        }),
+      ),
+    ];
     record('uri-no-content', { uris: uris.map((u) => u.toString()), longest: Math.max(...seen.map((u) => u.toString().length)) });
     try {
       for (const uri of uris) {
@@ -216,7 +251,8 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
         assert.strictEqual(uri.fragment, '', `fragment of ${uri.toString()}`);
         assert.match(uri.path, /^\/[0-9a-f]{12}\/big\.txt$/);
       }
-      for (const uri of seen) assert.ok(!uri.toString().includes(marker) && uri.toString().length < 500, `a URI carries content: ${uri.toString().slice(0, 200)}`);
+      for (const uri of seen)
+        assert.ok(!uri.toString().includes(marker) && uri.toString().length < 500, `a URI carries content: ${uri.toString().slice(0, 200)}`);
       assert.strictEqual(review.document.getText().length, content.length);
     } finally {
       await vscode.commands.executeCommand('nativeClaude.rejectReview', review.input.modified);
@@ -232,10 +268,26 @@ describe('review diff edges: notebooks, unsaved edits, URIs, the user\'s own dif
     // the working file on the right) of the very file the review is for.
     const headScheme = vscode.workspace.registerTextDocumentContentProvider('nc-test-head', { provideTextDocumentContent: () => 'from HEAD\n' });
     await vscode.commands.executeCommand('vscode.diff', vscode.Uri.file(abs('left.txt')), vscode.Uri.file(abs('right.txt')), 'my own diff', { preview: false });
-    await vscode.commands.executeCommand('vscode.diff', vscode.Uri.from({ scheme: 'nc-test-head', path: abs('target.txt') }), vscode.Uri.file(abs('target.txt')), 'target.txt (Working Tree)', { preview: false });
-    const userDiffs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((tab) => tab.input instanceof vscode.TabInputTextDiff && !tab.input.modified.scheme.startsWith('native-claude')).map((tab) => tab.label).sort();
-    await waitFor('the user\'s two diffs', () => userDiffs().length === 2, 10_000);
-    const call = ide.call('openDiff', { old_file_path: abs('target.txt'), new_file_path: abs('target.txt'), new_file_contents: 'changed\n', tab_name: '✻ [Claude Code] target.txt (aaa111) ⧉' });
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      vscode.Uri.from({ scheme: 'nc-test-head', path: abs('target.txt') }),
+      vscode.Uri.file(abs('target.txt')),
+      'target.txt (Working Tree)',
+      { preview: false },
+    );
+    const userDiffs = () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && !tab.input.modified.scheme.startsWith('native-claude'))
+        .map((tab) => tab.label)
+        .sort();
+    await waitFor("the user's two diffs", () => userDiffs().length === 2, 10_000);
+    const call = ide.call('openDiff', {
+      old_file_path: abs('target.txt'),
+      new_file_path: abs('target.txt'),
+      new_file_contents: 'changed\n',
+      tab_name: '✻ [Claude Code] target.txt (aaa111) ⧉',
+    });
     const review = await openedReview('target.txt');
     const closed = await ide.call('closeAllDiffTabs', {});
     const answer = await call;

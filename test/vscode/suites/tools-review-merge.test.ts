@@ -108,7 +108,12 @@ describe('a proposal for a file with unsaved edits: a review of the merge', func
     const file = abs(rel);
     const document = await dirtyFile(rel);
     try {
-      const call = ide.call('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: SAVED.replace('six', 'SIX by claude'), tab_name: '✻ [Claude Code] merge-cli.txt (aaa111) ⧉' });
+      const call = ide.call('openDiff', {
+        old_file_path: file,
+        new_file_path: file,
+        new_file_contents: SAVED.replace('six', 'SIX by claude'),
+        tab_name: '✻ [Claude Code] merge-cli.txt (aaa111) ⧉',
+      });
       const review = await openedReview(rel);
       assert.strictEqual(review.document.getText(), MERGED);
       await vscode.commands.executeCommand('nativeClaude.acceptReview', review.input.modified);
@@ -136,7 +141,12 @@ describe('a proposal for a file with unsaved edits: a review of the merge', func
     const file = abs(rel);
     const document = await dirtyFile(rel);
     try {
-      const call = ide.call('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: SAVED.replace('six', 'SIX by claude'), tab_name: '✻ [Claude Code] merge-cli-reject.txt (bbb111) ⧉' });
+      const call = ide.call('openDiff', {
+        old_file_path: file,
+        new_file_path: file,
+        new_file_contents: SAVED.replace('six', 'SIX by claude'),
+        tab_name: '✻ [Claude Code] merge-cli-reject.txt (bbb111) ⧉',
+      });
       const review = await openedReview(rel);
       await vscode.commands.executeCommand('nativeClaude.rejectReview', review.input.modified);
       const answer = await call;
@@ -158,7 +168,12 @@ describe('a proposal for a file with unsaved edits: a review of the merge', func
     const typed = SAVED.replace('six', 'six (mine)');
     const document = await dirtyFile(rel, SAVED, typed);
     try {
-      const call = ide.call('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: SAVED.replace('six', 'six (claude)'), tab_name: '✻ [Claude Code] merge-conflict.txt (ccc111) ⧉' });
+      const call = ide.call('openDiff', {
+        old_file_path: file,
+        new_file_path: file,
+        new_file_contents: SAVED.replace('six', 'six (claude)'),
+        tab_name: '✻ [Claude Code] merge-conflict.txt (ccc111) ⧉',
+      });
       const review = await openedReview(rel);
       const withMarkers = "one\ntwo\nthree\nfour\nfive\n<<<<<<< your unsaved edits\nsix (mine)\n=======\nsix (claude)\n>>>>>>> Claude's proposal\nseven\n";
       assert.strictEqual(review.document.getText(), withMarkers);
@@ -181,26 +196,35 @@ describe('a proposal for a file with unsaved edits: a review of the merge', func
     }
   });
 
-  it('[merge-lenses] the review of a conflict offers Keep Your Edits / Keep Claude\'s Change / Keep Both above each conflict; they resolve it; VS Code\'s own merge lenses do not reach the review', async () => {
+  it("[merge-lenses] the review of a conflict offers Keep Your Edits / Keep Claude's Change / Keep Both above each conflict; they resolve it; VS Code's own merge lenses do not reach the review", async () => {
     const rel = 'merge-lenses.txt';
     const file = abs(rel);
     const typed = SAVED.replace('two', 'two (mine)').replace('six', 'six (mine)');
     const document = await dirtyFile(rel, SAVED, typed);
     try {
-      const call = ide.call('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: SAVED.replace('two', 'two (claude)').replace('six', 'six (claude)'), tab_name: '✻ [Claude Code] merge-lenses.txt (ddd111) ⧉' });
+      const call = ide.call('openDiff', {
+        old_file_path: file,
+        new_file_path: file,
+        new_file_contents: SAVED.replace('two', 'two (claude)').replace('six', 'six (claude)'),
+        tab_name: '✻ [Claude Code] merge-lenses.txt (ddd111) ⧉',
+      });
       const review = await openedReview(rel);
       const lenses = async () => (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', review.input.modified)) ?? [];
       const first = await waitFor('the conflict lenses', async () => ((await lenses()).length === 6 ? lenses() : undefined), 10_000, 250);
       const shown = first.map((l) => ({ line: l.range.start.line, title: l.command?.title }));
       record('merge-lenses', { shown });
       assert.deepStrictEqual(shown, [
-        { line: 1, title: 'Keep Your Edits' }, { line: 1, title: "Keep Claude's Change" }, { line: 1, title: 'Keep Both' },
-        { line: 9, title: 'Keep Your Edits' }, { line: 9, title: "Keep Claude's Change" }, { line: 9, title: 'Keep Both' },
+        { line: 1, title: 'Keep Your Edits' },
+        { line: 1, title: "Keep Claude's Change" },
+        { line: 1, title: 'Keep Both' },
+        { line: 9, title: 'Keep Your Edits' },
+        { line: 9, title: "Keep Claude's Change" },
+        { line: 9, title: 'Keep Both' },
       ]);
       // Keep Both on the first conflict, then (lenses drawn again) Claude's change on the second.
       const run = (lens: vscode.CodeLens) => vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
       assert.strictEqual(await run(first[2]), true);
-      const second = await waitFor('the second conflict\'s lenses alone', async () => ((await lenses()).length === 3 ? lenses() : undefined), 10_000, 250);
+      const second = await waitFor("the second conflict's lenses alone", async () => ((await lenses()).length === 3 ? lenses() : undefined), 10_000, 250);
       assert.strictEqual(await run(second[1]), true);
       const resolved = 'one\ntwo (mine)\ntwo (claude)\nthree\nfour\nfive\nsix (claude)\nseven\n';
       assert.strictEqual(review.document.getText(), resolved);
@@ -215,7 +239,7 @@ describe('a proposal for a file with unsaved edits: a review of the merge', func
     }
   });
 
-  it('[merge-lenses-attacker] the lenses\' command, called by anyone on a real file with conflict markers or with a made-up side, changes nothing', async () => {
+  it("[merge-lenses-attacker] the lenses' command, called by anyone on a real file with conflict markers or with a made-up side, changes nothing", async () => {
     const rel = 'markers-on-disk.txt';
     const text = "a\n<<<<<<< your unsaved edits\nmine\n=======\nclaude\n>>>>>>> Claude's proposal\nz\n";
     fs.writeFileSync(abs(rel), text);

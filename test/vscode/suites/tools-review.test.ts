@@ -163,7 +163,10 @@ describe('write_file / apply_diff reviewed in VS Code', function () {
     assert.strictEqual(answer.json?.status, 'accepted', answer.text);
     assert.strictEqual(answer.json?.user_edits, undefined);
     assert.strictEqual(answer.json?.formatter_edits, undefined);
-    assert.ok(fs.readFileSync(abs(rel)).equals(Buffer.from(`${BOM}one\r\nTWO\r\nthree`, 'utf8')), `on disk: ${JSON.stringify(fs.readFileSync(abs(rel), 'utf8'))}`);
+    assert.ok(
+      fs.readFileSync(abs(rel)).equals(Buffer.from(`${BOM}one\r\nTWO\r\nthree`, 'utf8')),
+      `on disk: ${JSON.stringify(fs.readFileSync(abs(rel), 'utf8'))}`,
+    );
   });
 
   it('[partial] apply_diff with an ambiguous block: the other block is proposed, accepted, and the result says partial', async () => {
@@ -188,7 +191,7 @@ describe('write_file / apply_diff reviewed in VS Code', function () {
     assert.strictEqual(fs.readFileSync(abs(rel), 'utf8'), 'ALPHA\ndup\nbeta\ndup\ngamma\n');
   });
 
-  it('[new-diagnostics] an accepted write that breaks a file reports the language server\'s new problem', async () => {
+  it("[new-diagnostics] an accepted write that breaks a file reports the language server's new problem", async () => {
     const rel = 'conf.jsonc';
     write(rel, '{"a": 1}\n');
     const call = t.call('write_file', { path: rel, content: '{"a": }\n' });
@@ -222,7 +225,10 @@ describe('write_file / apply_diff reviewed in VS Code', function () {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     await sleep(200);
     // The user's unsaved typing must survive somewhere (docs/vscode-traps.md, trap 5).
-    assert.ok(after.onDisk.includes('typed by the user') || after.buffer.includes('typed by the user'), `the user's unsaved text was lost: ${JSON.stringify(after)}`);
+    assert.ok(
+      after.onDisk.includes('typed by the user') || after.buffer.includes('typed by the user'),
+      `the user's unsaved text was lost: ${JSON.stringify(after)}`,
+    );
   });
 
   it('[tab-close-race] a tab closed just before a proposal arrives does not reject the new review', async () => {
@@ -233,7 +239,10 @@ describe('write_file / apply_diff reviewed in VS Code', function () {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     const call = t.call('write_file', { path: 'race.txt', content: 'race\n' });
     const state = await stateAfter(call, 3000);
-    record('tab-close-race', { stateAfter3s: state === 'pending' ? 'pending' : state.value.json ?? state.value.text, tabs: proposalTabs().map((p) => p.tab.label) });
+    record('tab-close-race', {
+      stateAfter3s: state === 'pending' ? 'pending' : (state.value.json ?? state.value.text),
+      tabs: proposalTabs().map((p) => p.tab.label),
+    });
     if (state === 'pending') {
       const review = await openedReview('race.txt');
       await vscode.commands.executeCommand('nativeClaude.rejectReview', review.input.modified);

@@ -24,7 +24,7 @@ interface Outcome {
 }
 
 const claudeTerminals = () => vscode.window.terminals.filter((t) => t.name.startsWith('Claude: '));
- 
+
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
 
 function outcome(answer: ToolAnswer): Outcome {

@@ -31,7 +31,7 @@ describe('search, list and diagnostics in VS Code', function () {
     write('search/README.md', '# search fixture\n');
   });
 
-  it('[search] search_files finds a regex with VS Code\'s own rg: grouped by file, with line numbers, .gitignore honoured', async () => {
+  it("[search] search_files finds a regex with VS Code's own rg: grouped by file, with line numbers, .gitignore honoured", async () => {
     // The lookup the product does (docs/vscode-traps.md, trap 18): this VS Code ships rg in the new place.
     const rg = path.join(vscode.env.appRoot, 'node_modules', '@vscode', 'ripgrep-universal', 'bin', `${process.platform}-${process.arch}`, 'rg');
     record('search', { appRoot: vscode.env.appRoot, rgExists: fs.existsSync(rg) });
@@ -70,7 +70,7 @@ describe('search, list and diagnostics in VS Code', function () {
     assert.deepStrictEqual(recursive.text.split('\n'), ['search/.gitignore', 'search/README.md', 'search/src/', 'search/src/one.ts', 'search/src/two.ts']);
   });
 
-  it('[diagnostics] get_diagnostics reports the JSON language server\'s syntax error of an opened file', async () => {
+  it("[diagnostics] get_diagnostics reports the JSON language server's syntax error of an opened file", async () => {
     const rel = 'broken.json';
     write(rel, '{\n  "a": 1,,\n  "b": 2\n}\n');
     const uri = vscode.Uri.file(path.join(ws, rel));
@@ -81,7 +81,10 @@ describe('search, list and diagnostics in VS Code', function () {
     assert.strictEqual(answer.isError, false, answer.text);
     const [header, ...lines] = answer.text.split('\n');
     assert.match(header, /^\d+ problems? \(\d+ errors?.*\) in 1 file$/);
-    assert.ok(lines.some((l) => /^\[error\] broken\.json:2 — .+\(json/.test(l)), answer.text);
+    assert.ok(
+      lines.some((l) => /^\[error\] broken\.json:2 — .+\(json/.test(l)),
+      answer.text,
+    );
     // The whole-workspace call lists it too; filtering by severity keeps it.
     const all = await t.call('get_diagnostics', { severity: 'error' });
     assert.match(all.text, /\[error\] broken\.json:2 — /);

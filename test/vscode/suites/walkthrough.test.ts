@@ -75,7 +75,10 @@ describe('first-run walkthrough', function () {
       shown.steps.map((s) => s.title),
       declared.steps.map((s: { title: string }) => s.title),
     );
-    assert.deepStrictEqual(shown.steps.map((s) => s.checked), [false, false, false, false, false]);
+    assert.deepStrictEqual(
+      shown.steps.map((s) => s.checked),
+      [false, false, false, false, false],
+    );
   });
 
   it('[findClaude] completes when nativeClaude.claudeCommand names an executable, and Check Setup finds the same one', async () => {
@@ -86,7 +89,9 @@ describe('first-run walkthrough', function () {
     assert.ok(setting.startsWith('~/') && fs.existsSync(fakeClaude), 'the outer test made an executable claude under ~');
     await vscode.workspace.getConfiguration('nativeClaude').update('claudeCommand', setting, vscode.ConfigurationTarget.Global);
     const state = await waitChecked('findClaude');
-    const report = await vscode.commands.executeCommand<{ sections: Array<{ findings: Array<{ id: string; title: string; detail?: string[] }> }> }>('nativeClaude.checkSetup');
+    const report = await vscode.commands.executeCommand<{ sections: Array<{ findings: Array<{ id: string; title: string; detail?: string[] }> }> }>(
+      'nativeClaude.checkSetup',
+    );
     const cli = report.sections.flatMap((s) => s.findings).filter((f) => f.id.startsWith('cli.'));
     record('findClaude', { state, cli });
     assert.deepStrictEqual(state, { findClaude: true, runClaude: false, seeConnection: false, tryReview: false, enableTools: false });
@@ -113,7 +118,10 @@ describe('first-run walkthrough', function () {
     const file = path.join(workspaceRoot(), 'walkthrough.txt');
     fs.writeFileSync(file, 'before\n');
     const answer = client!.callTool(
-      { name: 'openDiff', arguments: { old_file_path: file, new_file_path: file, new_file_contents: 'after\n', tab_name: '✻ [Claude Code] walkthrough.txt ⧉' } },
+      {
+        name: 'openDiff',
+        arguments: { old_file_path: file, new_file_path: file, new_file_contents: 'after\n', tab_name: '✻ [Claude Code] walkthrough.txt ⧉' },
+      },
       undefined,
       { timeout: 60_000 },
     );

@@ -70,7 +70,16 @@ async function startClaude(tag: string, cwd: string): Promise<vscode.Terminal> {
   // A second line while the first is merely slow only makes tmux say "duplicate session".
   for (let attempt = 1; ; attempt++) {
     terminal.sendText(line);
-    const started = await waitFor(`tmux ${tag}`, () => tmux(tag, 'has-session', '-t', 'main').then(() => true, () => undefined), 20_000, 250).then(
+    const started = await waitFor(
+      `tmux ${tag}`,
+      () =>
+        tmux(tag, 'has-session', '-t', 'main').then(
+          () => true,
+          () => undefined,
+        ),
+      20_000,
+      250,
+    ).then(
       () => true,
       (e: Error) => (attempt < 2 ? false : Promise.reject(e)),
     );
@@ -96,7 +105,7 @@ function withDescendants(pid: number): number[] {
     }
   }
   const found = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [p, pp] of parents) {
       if (!found.has(p) && found.has(pp)) {
@@ -148,7 +157,8 @@ function establishedPorts(pid: number): number[] {
   return [...ports].sort((x, y) => x - y);
 }
 
-const lockOf = (p: string) => JSON.parse(fs.readFileSync(p, 'utf8')) as { pid: number; workspaceFolders: string[]; authToken: string; transport: string; ideName: string };
+const lockOf = (p: string) =>
+  JSON.parse(fs.readFileSync(p, 'utf8')) as { pid: number; workspaceFolders: string[]; authToken: string; transport: string; ideName: string };
 const marker = (name: string) => path.join(spec!.sync, `${name}.json`);
 const writeMarker = (name: string, value: unknown) => {
   fs.writeFileSync(`${marker(name)}.tmp`, JSON.stringify(value));
@@ -227,9 +237,18 @@ describe('two windows: each window its own server; the newest claude wins', func
     const d = rec.data('window');
     const status = api.status();
     const mine = readMarker<{ pid: number; status: NativeClaudeApi['status'] }>(`${me}-ready`)!;
-    const theirs = readMarker<{ pid: number; status: ReturnType<NativeClaudeApi['status']>; lock: ReturnType<typeof lockOf>; folder: string }>(`${other}-ready`)!;
+    const theirs = readMarker<{ pid: number; status: ReturnType<NativeClaudeApi['status']>; lock: ReturnType<typeof lockOf>; folder: string }>(
+      `${other}-ready`,
+    )!;
     const lock = lockOf(status.lockFilePath!);
-    Object.assign(d, { extHostPid: process.pid, otherExtHostPid: theirs.pid, status, otherStatus: theirs.status, lockFolders: lock.workspaceFolders, lockPid: lock.pid });
+    Object.assign(d, {
+      extHostPid: process.pid,
+      otherExtHostPid: theirs.pid,
+      status,
+      otherStatus: theirs.status,
+      lockFolders: lock.workspaceFolders,
+      lockPid: lock.pid,
+    });
     assert.notStrictEqual(theirs.pid, process.pid, 'the other window runs in another extension host');
     assert.strictEqual(mine.pid, process.pid);
     assert.ok(status.port && theirs.status.port && status.port !== theirs.status.port, `two ports: ${status.port} and ${theirs.status.port}`);
@@ -241,7 +260,7 @@ describe('two windows: each window its own server; the newest claude wins', func
     assert.strictEqual(lock.pid, process.ppid, 'the lock file names the server process (an ancestor of the terminals)');
   });
 
-  it('[connect] claude typed into this window\'s terminal connects to this window only', async () => {
+  it("[connect] claude typed into this window's terminal connects to this window only", async () => {
     rec.begin();
     const d = rec.data('connect');
     const port = api.status().port!;
@@ -253,13 +272,17 @@ describe('two windows: each window its own server; the newest claude wins', func
       const a = await waitMarker<{ cliPid: number }>('a-connected', 100_000);
       const seen: Array<{ sessionCount: number; connections: number; aClaudeHoldsOne: boolean }> = [];
       for (let i = 0; i < 10; i++, await sleep(200)) {
-        seen.push({ sessionCount: api.status().sessionCount, connections: api.status().connections, aClaudeHoldsOne: establishedPorts(a.cliPid).includes(port) });
+        seen.push({
+          sessionCount: api.status().sessionCount,
+          connections: api.status().connections,
+          aClaudeHoldsOne: establishedPorts(a.cliPid).includes(port),
+        });
       }
       d.whileOtherConnected = seen;
       assert.deepStrictEqual(
         seen.filter((s) => s.sessionCount !== 0 || s.aClaudeHoldsOne),
         [],
-        'B has no session, and A\'s claude no connection to B, while only A\'s claude runs',
+        "B has no session, and A's claude no connection to B, while only A's claude runs",
       );
     }
     const startedAt = Date.now();
@@ -280,8 +303,8 @@ describe('two windows: each window its own server; the newest claude wins', func
       // B checks it saw nothing of A's claude, then starts its own: A keeps exactly its own session.
       const b = await waitMarker<{ cliPid: number }>('b-connected', 100_000);
       d.afterOtherConnected = api.status();
-      assert.strictEqual(api.status().sessionCount, 1, 'B\'s claude did not connect to A');
-      assert.ok(!establishedPorts(b.cliPid).includes(port), 'B\'s claude holds no connection to A');
+      assert.strictEqual(api.status().sessionCount, 1, "B's claude did not connect to A");
+      assert.ok(!establishedPorts(b.cliPid).includes(port), "B's claude holds no connection to A");
     }
   });
 
@@ -303,7 +326,12 @@ describe('two windows: each window its own server; the newest claude wins', func
     const seen: Array<{ sessionCount: number; connections: number; firstPorts: number[]; secondPorts: number[] }> = [];
     for (let i = 0; i < 16; i++, await sleep(500)) {
       const s = api.status();
-      seen.push({ sessionCount: s.sessionCount, connections: s.connections, firstPorts: establishedPorts(first).filter((p) => p === port), secondPorts: establishedPorts(second).filter((p) => p === port) });
+      seen.push({
+        sessionCount: s.sessionCount,
+        connections: s.connections,
+        firstPorts: establishedPorts(first).filter((p) => p === port),
+        secondPorts: establishedPorts(second).filter((p) => p === port),
+      });
     }
     d.samples = seen.length;
     d.deviations = seen.filter((s) => s.sessionCount !== 1 || s.connections !== 1 || s.firstPorts.length > 0 || s.secondPorts.length !== 1);
@@ -382,7 +410,15 @@ describe('extension-host restart: same port and token, the CLI reconnects by its
     await sleep(1500);
     const status = api.status();
     const lock = fs.readFileSync(status.lockFilePath!, 'utf8');
-    const p1: Phase1 = { port: status.port!, token: lockOf(status.lockFilePath!).authToken, lock, cliPid: await cliPid('r'), extHostPid: process.pid, command: '', restartAt: 0 };
+    const p1: Phase1 = {
+      port: status.port!,
+      token: lockOf(status.lockFilePath!).authToken,
+      lock,
+      cliPid: await cliPid('r'),
+      extHostPid: process.pid,
+      command: '',
+      restartAt: 0,
+    };
     Object.assign(d, { status, cliPid: p1.cliPid, extHostPid: process.pid });
     // "Developer: Restart Extension Host" exists only in desktop VS Code; code-server's web workbench has
     // "Developer: Reload Window", which also ends this extension host and starts a new one for the window.
@@ -415,7 +451,12 @@ describe('extension-host restart: same port and token, the CLI reconnects by its
     const lock = fs.readFileSync(status.lockFilePath!, 'utf8');
     assert.strictEqual(lockOf(status.lockFilePath!).authToken, phase1.token, 'the same token');
     assert.deepStrictEqual(JSON.parse(lock), JSON.parse(phase1.lock), 'the same lock file content');
-    await waitFor('claude to reconnect (sessionCount === 1)', () => api.status().sessionCount === 1, Math.max(1000, 15_000 - (Date.now() - phase1.restartAt)), 100);
+    await waitFor(
+      'claude to reconnect (sessionCount === 1)',
+      () => api.status().sessionCount === 1,
+      Math.max(1000, 15_000 - (Date.now() - phase1.restartAt)),
+      100,
+    );
     d.reconnectedAfterMs = Date.now() - phase1.restartAt;
     const pid = await cliPid('r');
     d.cliPid = pid;
@@ -423,7 +464,15 @@ describe('extension-host restart: same port and token, the CLI reconnects by its
     assert.ok(establishedPorts(pid).includes(phase1.port), 'claude holds a connection to the port');
     const shown = await screen('r');
     d.screen = shown;
-    assert.ok(!/\/ide/.test(shown.split('\n').filter((l) => l.startsWith('❯')).join('\n')), 'nothing typed');
+    assert.ok(
+      !/\/ide/.test(
+        shown
+          .split('\n')
+          .filter((l) => l.startsWith('❯'))
+          .join('\n'),
+      ),
+      'nothing typed',
+    );
 
     // Selections reach the reconnected CLI.
     const file = path.join(folder, spec!.selectionFile);
