@@ -2,6 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { pollUntil } from '../support/poll';
 
 export const EXTENSION_ID = 'native-claude.native-claude';
 export const DRIVER_ID = 'native-claude-test.native-claude-test-driver';
@@ -30,22 +31,11 @@ export async function installedExtension<T = unknown>(id = EXTENSION_ID): Promis
   return ext;
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export { sleep } from '../support/poll';
 
 /** Polls `fn` until it returns a truthy value; throws with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(intervalMs);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+export function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<NonNullable<T>> {
+  return pollUntil(what, fn, timeoutMs, intervalMs);
 }
 
 /** Resolves with the first event `event` fires that passes `filter`, or rejects after `timeoutMs`. */

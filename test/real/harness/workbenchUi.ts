@@ -3,25 +3,12 @@
  * VS Code's extension test runner (a window reload or an extension-host restart would end it).
  */
 import type { Locator, Page } from 'playwright-core';
+import { pollUntil } from '../../support/poll';
 import { statusBarEntries } from './integratedClaude';
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls `fn` until it returns something truthy; throws with `what` (and the last value seen) after `timeoutMs`. */
 export async function until<T>(what: string, fn: () => Promise<T | undefined | false | null>, timeoutMs: number, intervalMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v) return v;
-      last = v;
-    } catch (e) {
-      last = (e as Error).message;
-    }
-    await sleep(intervalMs);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+  return (await pollUntil(what, fn, timeoutMs, intervalMs)) as T;
 }
 
 /** Runs a command from the palette (F1), by its title, as a user would. */
