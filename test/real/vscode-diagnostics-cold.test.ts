@@ -147,6 +147,19 @@ async function runCold(name: ScenarioName): Promise<ColdRun> {
   return run;
 }
 
+/**
+ * How long after the extension activated in the window (its log's first line) claude made its first
+ * getDiagnostics call (its debug log), in ms: how soon claude's first edit can come with a model that
+ * answers at once (docs/diagnostics.md, "At a window's start"). Both logs are stamped by this machine's
+ * clock; the extension's in local time, which the real tests run in UTC.
+ */
+function firstCallAfterActivation(run: ColdRun): number | undefined {
+  const activated = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/m.exec(run.extensionLog);
+  const firstCall = /^(\S+) \[DEBUG\] MCP server "ide": Calling MCP tool: getDiagnostics$/m.exec(run.debugLog);
+  if (!activated || !firstCall) return undefined;
+  return Date.parse(firstCall[1]) - Date.parse(`${activated[1]}T${activated[2]}Z`);
+}
+
 /** Lines of the extension's log about getDiagnostics calls and TypeScript's start (for the figures). */
 function diagnosticsLogLines(log: string): string[] {
   return log.split('\n').filter((l) => /getDiagnostics|TypeScript answered/.test(l));
@@ -169,6 +182,7 @@ describe('vscode-diagnostics-cold: every problem reaches claude from a fresh win
       inner: run.inner?.data && { doneAfterMs: run.inner.data.doneAfterMs, cliScreen: run.inner.data.cliScreen },
       claudesCalls: cliDiagnosticsCalls(run.debugLog),
       log: diagnosticsLogLines(run.extensionLog),
+      firstCallAfterActivationMs: firstCallAfterActivation(run),
     };
     console.log(JSON.stringify(figures));
     expectInnerPassed(name, run.inner, context);
