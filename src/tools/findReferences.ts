@@ -41,7 +41,7 @@ export type Declarations = readonly SourceLocation[] | 'not answered';
  * names, the declarations marked. `declarations` may still be coming (find_references asks the definition
  * provider after the references): the rest is prepared meanwhile. Not answered: nothing marked, said so.
  */
-export async function formatReferences(
+async function formatReferences(
   query: LanguageQuery,
   references: readonly SourceLocation[],
   declarations: Declarations | Promise<Declarations>,
