@@ -111,7 +111,9 @@ describe("getDiagnostics (IDE route): claude's calls keep their budgets, the mod
     const tool = ideGetDiagnosticsTool(world);
     const started = Date.now();
     const result = await tool.handle({ uri: 'file:///w/a.ts' }, claude);
-    expect(Date.now() - started).toBeLessThan(500);
+    // It did not wait for the server. How close to its deadline it answers is measured where the clock
+    // is the point (bench/dependents.real.ts, the real tests' extension log), not on a loaded test machine.
+    expect(Date.now() - started).toBeLessThan(2500);
     const [json, note] = texts(result);
     expect(JSON.parse(json)).toEqual([{ uri: 'file:///w/a.ts', diagnostics: [] }]);
     expect(note).toMatch(/still being checked .*\/w\/a\.ts/);
@@ -218,11 +220,11 @@ describe("getDiagnostics (IDE route): claude's calls keep their budgets, the mod
     const world = new World();
     const tool = ideGetDiagnosticsTool(world);
     const files = ['/w/a.ts', '/w/b.ts', '/w/c.ts', '/w/d.ts', '/w/e.ts'];
-    world.diskReadMs = 700;
+    world.diskReadMs = 3000;
     for (const f of files) {
       const started = Date.now();
       await tool.handle({ uri: `file://${f}` }, claude); // nothing on disk yet
-      expect(Date.now() - started).toBeLessThan(400); // claude gives up at 500 ms
+      expect(Date.now() - started).toBeLessThan(1500); // its deadline (300 ms), not the look (3 s)
     }
     for (const f of files) {
       world.disk.set(f, 'export const n: number = "x";\n'); // claude writes them
@@ -231,7 +233,7 @@ describe("getDiagnostics (IDE route): claude's calls keep their budgets, the mod
     world.serverDelayMs = 2500; // a project still loading
     const started = Date.now();
     const [json, note] = texts(await tool.handle({}, claude));
-    expect(Date.now() - started).toBeLessThan(1700); // claude gives up at 2 s
+    expect(Date.now() - started).toBeLessThan(2400); // its deadline (1.5 s), not the looks (3 s each) or the server (2.5 s)
     expect(JSON.parse(json)).toEqual(files.map((f) => ({ uri: `file://${f}`, diagnostics: [notCheckedYet()] })));
     expect(note).toMatch(/still being checked .*\/w\/a\.ts/);
     // The model's {} right after gets the problems: the check went on after claude's answer.
@@ -249,7 +251,7 @@ describe("getDiagnostics (IDE route): claude's calls keep their budgets, the mod
     const tool = ideGetDiagnosticsTool(world);
     const started = Date.now();
     await tool.handle({ uri: '/w/closed.ts' }, { ...claude, progress: () => undefined });
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(Date.now() - started).toBeLessThan(1500); // its deadline (300 ms), not the server (3 s)
   });
 });
 
