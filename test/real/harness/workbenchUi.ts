@@ -11,14 +11,16 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | f
   return (await pollUntil(what, fn, timeoutMs, intervalMs)) as T;
 }
 
-/** Runs a command from the palette (F1), by its title, as a user would. */
-export async function runCommand(page: Page, title: string): Promise<void> {
+/**
+ * Opens the palette (F1) once a previous one has closed (a palette still closing, inert and fading out,
+ * takes no input), and returns it and its input, ready for typing.
+ */
+async function openPalette(page: Page, what: string): Promise<{ widget: Locator; input: Locator }> {
   const widget = page.locator('.quick-input-widget');
   const input = widget.locator('input').first();
-  // A palette that is still closing (inert, fading out) takes no input: wait until it is gone.
   await until('the previous palette to close', async () => !(await widget.isVisible()), 15_000);
   await until(
-    `the command palette for "${title}"`,
+    what,
     async () => {
       if (!(await widget.isVisible())) await page.keyboard.press('F1');
       await input.waitFor({ state: 'visible', timeout: 3_000 });
@@ -27,6 +29,12 @@ export async function runCommand(page: Page, title: string): Promise<void> {
     30_000,
     500,
   );
+  return { widget, input };
+}
+
+/** Runs a command from the palette (F1), by its title, as a user would. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  const { widget, input } = await openPalette(page, `the command palette for "${title}"`);
   await input.fill(`>${title}`);
   // The row whose label is exactly the title (not e.g. "Developer: Reload Window With Extensions Disabled").
   const rows = widget.locator('.quick-input-list .monaco-list-row');
@@ -46,19 +54,7 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 
 /** Opens a workspace file by its name from Quick Open (the palette without `>`), as a user would. */
 export async function openFileByName(page: Page, name: string): Promise<void> {
-  const widget = page.locator('.quick-input-widget');
-  const input = widget.locator('input').first();
-  await until('the previous palette to close', async () => !(await widget.isVisible()), 15_000);
-  await until(
-    'Quick Open',
-    async () => {
-      if (!(await widget.isVisible())) await page.keyboard.press('F1');
-      await input.waitFor({ state: 'visible', timeout: 3_000 });
-      return input.isEditable();
-    },
-    30_000,
-    500,
-  );
+  const { widget, input } = await openPalette(page, 'Quick Open');
   await input.fill(name);
   const row = widget.locator('.quick-input-list .monaco-list-row', { has: page.locator('.label-name', { hasText: name }) }).first();
   await row.waitFor({ timeout: 20_000 });
