@@ -12,8 +12,8 @@ import { AFTER_WRITES_WAIT_MS, BASELINE_WAIT_MS } from '../../../src/diagnostics
  * and that line (calls paired in order). A call the model made (claude asks its permission hook first) is
  * marked.
  */
-export function cliMcpToolCalls(debugLog: string, server: string, tool: string): Array<{ ms: number; spanMs?: number; byModel: boolean }> {
-  const calls: Array<{ ms: number; spanMs?: number; byModel: boolean }> = [];
+export function cliMcpToolCalls(debugLog: string, server: string, tool: string): Array<{ ms: number; spanMs?: number; startedAt?: number; byModel: boolean }> {
+  const calls: Array<{ ms: number; spanMs?: number; startedAt?: number; byModel: boolean }> = [];
   let modelAsked = false;
   const startedAt: Array<number | undefined> = [];
   const asked = `PermissionRequestHooks called for tool: mcp__${server}__${tool}`;
@@ -33,6 +33,7 @@ export function cliMcpToolCalls(debugLog: string, server: string, tool: string):
       calls.push({
         ms: m[1] === 'failed' ? Infinity : Number(m[2]) * (m[3] === 's' ? 1000 : 1),
         spanMs: start !== undefined && end !== undefined ? end - start : undefined,
+        startedAt: start,
         byModel: modelAsked,
       });
       modelAsked = false;
@@ -53,14 +54,14 @@ export function cliMcpToolTrouble(debugLog: string, tool: string): string[] {
  * `Calling MCP tool:` line; its baseline (`{uri}`, before a write) is made alone.
  */
 export function cliDiagnosticsCalls(debugLog: string): Array<{ ms: number; byModel: boolean; call?: 'baseline' | '{}' }> {
-  const timeOf = (line: string) => Date.parse(line.split(' ')[0]);
-  const lines = debugLog.split('\n');
-  const attachmentsAt = lines.filter((l) => l.includes('getLSPDiagnosticAttachments called')).map(timeOf);
-  const startedAt = lines.filter((l) => l.endsWith('Calling MCP tool: getDiagnostics')).map(timeOf);
-  return cliMcpToolCalls(debugLog, 'ide', 'getDiagnostics').map(({ ms, byModel }, n) => {
+  const attachmentsAt = debugLog
+    .split('\n')
+    .filter((l) => l.includes('getLSPDiagnosticAttachments called'))
+    .map((l) => Date.parse(l.split(' ')[0]));
+  return cliMcpToolCalls(debugLog, 'ide', 'getDiagnostics').map(({ ms, byModel, startedAt }) => {
     if (byModel) return { ms, byModel };
-    const at = startedAt[n];
-    return { ms, byModel, call: attachmentsAt.some((t) => Math.abs(t - at) <= 20) ? '{}' : 'baseline' };
+    const made = attachmentsAt.some((t) => startedAt !== undefined && Math.abs(t - startedAt) <= 20);
+    return { ms, byModel, call: made ? '{}' : 'baseline' };
   });
 }
 
