@@ -16,7 +16,8 @@
 // Needs code-server and Chromium (test/setup/install-real-clients.sh); skipped without them.
 // Run: flock /tmp/native-claude-real.lock npx ts-node --transpile-only bench/language.real.ts
 //   (NATIVE_CLAUDE_VSIX=<vsix> skips packaging; BENCH_SAMPLES=<n>, default 31; BENCH_COLD_RUNS=<n>, default 3;
-//   BENCH_CPU_PROF=<file>.cpuprofile: the extension host's CPU profile over find_references calls, for
+//   BENCH_CPU_PROF=<file>.cpuprofile: the extension host's CPU profile over find_references calls (or
+//   BENCH_CPU_PROF_TOOL=find_definitions calls), for
 //   bench/cpuProfileSummary.ts)
 
 import * as fs from 'node:fs';
@@ -114,7 +115,7 @@ async function main(): Promise<void> {
         name: `bench-language-${first}`,
         files: ['language-bench'],
         specEnv: 'NC_LANGUAGE_BENCH',
-        spec: { first, samples, ...places, profile: samples > 0 ? process.env.BENCH_CPU_PROF : undefined },
+        spec: { first, samples, ...places, profile: samples > 0 ? process.env.BENCH_CPU_PROF : undefined, profileTool: process.env.BENCH_CPU_PROF_TOOL },
         timeoutMs: 600_000,
       });
       if (!run.results || run.results.state !== 'passed') {

@@ -37,8 +37,9 @@ interface Spec {
   callSite: Place;
   outlineOf: string;
   symbolQuery: string;
-  /** When set: a CPU profile of the extension host over `samples` find_references calls is written here. */
+  /** When set: a CPU profile of the extension host over `samples` calls of `profileTool` is written here. */
   profile?: string;
+  profileTool?: 'find_references' | 'find_definitions';
 }
 
 const SPEC_PATH = process.env.NC_LANGUAGE_BENCH;
@@ -257,7 +258,8 @@ describe('language bench: the tools against the provider commands they call', fu
         await post('Profiler.enable');
         await post('Profiler.setSamplingInterval', { interval: 100 });
         await post('Profiler.start');
-        for (let i = 0; i < s.samples; i++) await tool('find_references', args(s.declaration));
+        const profiled = s.profileTool ?? 'find_references';
+        for (let i = 0; i < s.samples; i++) await tool(profiled, args(profiled === 'find_definitions' ? s.callSite : s.declaration));
         const { profile } = (await post('Profiler.stop')) as { profile: unknown };
         fs.writeFileSync(s.profile, JSON.stringify(profile));
         session.disconnect();
