@@ -162,7 +162,17 @@ function containingRoot(real: string, roots: readonly Root[], ignoreCase: boolea
   return best;
 }
 
-function relativeCandidates(relative: string, roots: readonly Root[], ignoreCase: boolean): string[] {
+/** A folder as given: what the candidates of a relative path need (not its real path). */
+type GivenRoot = Pick<Root, 'given' | 'name'>;
+
+function givenRoots(folders: readonly WorkspaceFolderInput[]): GivenRoot[] {
+  return folders.map((folder) => {
+    const given = typeof folder === 'string' ? folder : folder.path;
+    return { given, name: (typeof folder === 'string' ? undefined : folder.name) ?? path.basename(given) };
+  });
+}
+
+function relativeCandidates(relative: string, roots: readonly GivenRoot[], ignoreCase: boolean): string[] {
   const candidates: string[] = [];
   if (roots.length > 1) {
     const [first, ...rest] = relative.split(path.sep === '\\' ? /[\\/]/ : '/');
@@ -192,7 +202,7 @@ export async function resolveInWorkspace(
   folders: readonly WorkspaceFolderInput[],
   options: ResolveInWorkspaceOptions = {},
 ): Promise<WorkspacePath> {
-  return resolveAgainst(input, await rootsOf(folders), options);
+  return resolveAgainst(input, folders, rootsOf(folders), options);
 }
 
 /**
@@ -202,7 +212,7 @@ export async function resolveInWorkspace(
  */
 export function workspaceResolver(folders: readonly WorkspaceFolderInput[]): (input: string, options?: ResolveInWorkspaceOptions) => Promise<WorkspacePath> {
   let roots: Promise<Root[]> | undefined;
-  return async (input, options = {}) => resolveAgainst(input, await (roots ??= rootsOf(folders)), options);
+  return (input, options = {}) => resolveAgainst(input, folders, (roots ??= rootsOf(folders)), options);
 }
 
 async function rootsOf(folders: readonly WorkspaceFolderInput[]): Promise<Root[]> {
@@ -213,23 +223,36 @@ async function rootsOf(folders: readonly WorkspaceFolderInput[]): Promise<Root[]
     );
   }
   return Promise.all(
-    folders.map(async (folder) => {
-      const given = typeof folder === 'string' ? folder : folder.path;
-      const name = (typeof folder === 'string' ? undefined : folder.name) ?? path.basename(given);
+    givenRoots(folders).map(async ({ given, name }) => {
       const { real } = await realpathAllowingMissing(path.resolve(given));
       return { given, name, real, segments: segmentsOf(real) };
     }),
   );
 }
 
-async function resolveAgainst(input: string, roots: readonly Root[], options: ResolveInWorkspaceOptions): Promise<WorkspacePath> {
+async function resolveAgainst(
+  input: string,
+  folders: readonly WorkspaceFolderInput[],
+  rootsAsked: Promise<Root[]>,
+  options: ResolveInWorkspaceOptions,
+): Promise<WorkspacePath> {
+  // Awaited below unless the path is refused first: its failure must not go unhandled then.
+  rootsAsked.catch(() => undefined);
+  // No folder: that error comes first, whatever the path.
+  if (folders.length === 0) await rootsAsked;
   const ignoreCase = (options.platform ?? process.platform) === 'win32';
   const requested = parseInput(input);
 
-  const absolutes = path.isAbsolute(requested) ? [path.resolve(requested)] : relativeCandidates(requested, roots, ignoreCase);
+  const absolutes = path.isAbsolute(requested) ? [path.resolve(requested)] : relativeCandidates(requested, givenRoots(folders), ignoreCase);
+  // The candidates' real paths are looked up while the folders' are (neither needs the other: one
+  // round trip to the file system instead of two), and still taken in order below: a later one's
+  // failure counts only when the ones before it did not resolve inside.
+  const reals = absolutes.map((absolute) => realpathAllowingMissing(absolute));
+  for (const real of reals) real.catch(() => undefined);
+  const roots = await rootsAsked;
   const candidates: Candidate[] = [];
-  for (const absolute of absolutes) {
-    const { real, exists } = await realpathAllowingMissing(absolute);
+  for (const [i, absolute] of absolutes.entries()) {
+    const { real, exists } = await reals[i];
     const candidate = { absolute, real, exists, root: containingRoot(real, roots, ignoreCase) };
     if (candidate.exists && candidate.root) return toWorkspacePath(candidate, candidate.root);
     candidates.push(candidate);

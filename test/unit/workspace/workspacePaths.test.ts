@@ -3,7 +3,13 @@ import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
-import { isForbiddenListingRoot, resolveInWorkspace, WorkspacePathError, type WorkspacePathErrorCode } from '../../../src/workspace/workspacePaths';
+import {
+  isForbiddenListingRoot,
+  resolveInWorkspace,
+  workspaceResolver,
+  WorkspacePathError,
+  type WorkspacePathErrorCode,
+} from '../../../src/workspace/workspacePaths';
 
 // Layout (base is a fresh temp dir, realpath'd so macOS's /var → /private/var does not matter):
 //   base/ws/src/a.ts
@@ -246,6 +252,34 @@ describe('resolveInWorkspace: multi-root', () => {
       expect(err.message).toContain('through a symbolic link');
     }
     await expectCode(resolveInWorkspace('../outside/secret.txt', [ws, ws2]), 'OUTSIDE_WORKSPACE');
+  });
+
+  it("takes the folders' candidates in order, though all are looked up at once: a later one's failure counts only when the earlier did not resolve inside", async () => {
+    // twin.ts: a file in ws, a link to itself in ws2 (resolving it fails).
+    await fs.writeFile(path.join(ws, 'twin.ts'), 't');
+    await fs.symlink(path.join(ws2, 'twin.ts'), path.join(ws2, 'twin.ts'));
+    try {
+      expect(await resolveInWorkspace('twin.ts', [ws, ws2])).toMatchObject({ folder: ws, relative: 'twin.ts', exists: true });
+      const err = await expectCode(resolveInWorkspace('twin.ts', [ws2, ws]), 'INVALID_PATH');
+      expect(err.message).toContain('loop of symbolic links');
+    } finally {
+      await fs.rm(path.join(ws, 'twin.ts'));
+      await fs.rm(path.join(ws2, 'twin.ts'));
+    }
+  });
+
+  it("refuses a bad path before the folders' real paths are in, leaving no failure of theirs unhandled", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      // A folder whose real path cannot be found (a link loop) and an empty path: the path's error.
+      await expectCode(workspaceResolver([path.join(ws, 'loop-a')])(''), 'INVALID_PATH');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 
   it('names every folder when refusing', async () => {
