@@ -48,8 +48,15 @@ async function formatReferences(
   heading: string,
   limit = REFERENCES_SHOWN,
 ): Promise<string> {
-  const shaped: Shaped[] = [];
-  for (const location of references) shaped.push({ location, file: await query.placeOf(location) });
+  // Each file's name worked out once (a list of hundreds of references names a few dozen files).
+  const names = new Map<string, Promise<string>>();
+  const nameOf = (location: SourceLocation) => {
+    const key = location.path ?? location.uri;
+    let name = names.get(key);
+    if (!name) names.set(key, (name = query.placeOf(location)));
+    return name;
+  };
+  const shaped: Shaped[] = await Promise.all(references.map(async (location) => ({ location, file: await nameOf(location) })));
   shaped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || byPosition(a.location, b.location));
   const files = new Set(shaped.map((s) => s.file));
   const shown = shaped.slice(0, limit);

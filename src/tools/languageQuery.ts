@@ -266,10 +266,13 @@ export class LanguageQuery {
     const files: Array<[string, number[]]> = [];
     await Promise.all(
       [...byFile].map(async ([file, indexes]) => {
+        const open = this.features.openDocumentLines(file);
+        // A file not open: its stat is taken while its real path is looked up (one round trip to the disk
+        // instead of two); kept lines are used only when that stat is of the very file read before.
+        const taken = open ? undefined : RecentFileLines.statOf(file);
         const real = await this.insideWorkspace(locations[indexes[0]]);
         if (real === undefined) return;
-        const open = this.features.openDocumentLines(file);
-        const kept = open ? undefined : await RECENT_LINES.keptIfUnchanged(real);
+        const kept = open ? undefined : await RECENT_LINES.keptIfUnchanged(real, taken);
         if (!open && !kept) return void files.push([file, indexes]);
         for (const i of indexes) {
           const n = locations[i].range.start.line;

@@ -33,14 +33,21 @@ export class RecentFileLines {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** A file's stat as keptIfUnchanged compares it (undefined: none, whatever the reason). */
+  static statOf(file: string): Promise<BigIntStats | undefined> {
+    return fs.stat(file, { bigint: true }).catch(() => undefined);
+  }
+
   /**
    * The kept lines of the file when a stat shows it unchanged and not just written, else undefined (then
-   * `lines` reads it): one stat, nothing read, so callers may check many files at once.
+   * `lines` reads it): one stat, nothing read, so callers may check many files at once. `taken`: that
+   * stat, taken by the caller (statOf) while it was still finding the real path (of the file the path
+   * then named: lines are used only when it is the very file read before, unchanged).
    */
-  async keptIfUnchanged(realPath: string): Promise<string[] | undefined> {
+  async keptIfUnchanged(realPath: string, taken?: Promise<BigIntStats | undefined>): Promise<string[] | undefined> {
     const kept = this.kept.get(realPath);
     if (!kept) return undefined;
-    const now = await fs.stat(realPath, { bigint: true }).catch(() => undefined);
+    const now = await (taken ?? RecentFileLines.statOf(realPath));
     if (!now || !same(now, kept.stat) || !this.settled(now) || this.kept.get(realPath) !== kept) return undefined;
     this.kept.delete(realPath); // re-inserted last: most recently used
     this.kept.set(realPath, kept);

@@ -55,6 +55,23 @@ describe('RecentFileLines', () => {
     expect(await racy.keptIfUnchanged(file)).toBeUndefined();
   });
 
+  test("keptIfUnchanged with the caller's stat (taken before the real path was known): the kept lines only when that stat is of the very file read, unchanged", async () => {
+    const file = path.join(dir, 'a.ts');
+    const other = path.join(dir, 'b.ts');
+    const link = path.join(dir, 'link.ts');
+    await fs.writeFile(file, 'one\ntwo\n');
+    await fs.writeFile(other, 'one\ntwo\n'); // the same text and size: another file
+    await fs.symlink(file, link);
+    const lines = recent();
+    const first = await lines.lines(file, 1 << 20);
+    // The path the answer named (a link to the file) stat'ed while its real path was looked up.
+    expect(await lines.keptIfUnchanged(file, RecentFileLines.statOf(link))).toBe(first);
+    // The link swapped to another file meanwhile: not the file read, so not its lines.
+    const swapped = RecentFileLines.statOf(other);
+    expect(await lines.keptIfUnchanged(file, swapped)).toBeUndefined();
+    expect(await lines.keptIfUnchanged(file, RecentFileLines.statOf(path.join(dir, 'gone.ts')))).toBeUndefined();
+  });
+
   test('a file written within the racy window is never kept (coarse timestamps could hide a change)', async () => {
     const file = path.join(dir, 'a.ts');
     await fs.writeFile(file, 'one\n');
