@@ -78,7 +78,12 @@ describe('vscode-handoff', () => {
   };
 
   const expectInnerPassed = (key: string) =>
-    expectInner(key, results[key], () => ({ suiteError: suiteError?.message.slice(0, 3000), innerLogTail: suite?.log.slice(-60), final: results._final }));
+    expectInner(key, results[key], () => ({
+      data: results[key]?.data,
+      suiteError: suiteError?.message.slice(0, 3000),
+      innerLogTail: suite?.log.slice(-60),
+      final: results._final,
+    }));
   /** The request whose typed text matched `re` (the user's prompt after Enter). */
   const requestWith = (re: RegExp) => {
     const i = typed.findIndex((t) => re.test(t));

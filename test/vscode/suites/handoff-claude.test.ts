@@ -35,6 +35,18 @@ const SPEC_PATH = process.env.NC_HANDOFF_SPEC;
 const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
 const results: Record<string, { state?: string; error?: string; ms?: number; data?: Record<string, unknown> }> = {};
 const data: Record<string, Record<string, unknown>> = {};
+
+/** The git extension's repositories and their changed files, as Source Control lists them (for a failure's facts). */
+function gitState(): unknown {
+  type Repo = { rootUri: vscode.Uri; state: { workingTreeChanges: Array<{ uri: vscode.Uri }>; indexChanges: Array<{ uri: vscode.Uri }> } };
+  const git = vscode.extensions.getExtension<{ getAPI(v: 1): { repositories: Repo[] } }>('vscode.git');
+  if (!git?.isActive) return { gitExtension: git ? 'not active' : 'absent' };
+  return git.exports.getAPI(1).repositories.map((r) => ({
+    root: r.rootUri.fsPath,
+    workingTree: r.state.workingTreeChanges.map((c) => path.basename(c.uri.fsPath)),
+    index: r.state.indexChanges.map((c) => path.basename(c.uri.fsPath)),
+  }));
+}
 const keyOf = (title: string) => /^\[([\w-]+)\]/.exec(title)?.[1] ?? title;
 const setting = (key: string, value: unknown) => vscode.workspace.getConfiguration('nativeClaude').update(key, value, vscode.ConfigurationTarget.Global);
 const flat = (s: string) => s.replace(/\s+/g, ' ');
@@ -323,10 +335,21 @@ describe('handing work to claude: text in its prompt, not submitted', function (
       // way, with these facts.
       await vscode.commands.executeCommand('notifications.showList');
       await sleep(500);
-      d.firstTry = { error: String(error).split('\n')[0], notifications: await probe('notifications'), activeTerminal: vscode.window.activeTerminal?.name };
+      d.firstTry = {
+        error: String(error).split('\n')[0],
+        notifications: await probe('notifications'),
+        activeTerminal: vscode.window.activeTerminal?.name,
+        git: gitState(),
+      };
       await vscode.commands.executeCommand('notifications.hideList');
       d.menuAgain = await probe('scmFileMenu', { file: 'tracked.txt', item: 'Ask Claude About This Change' });
-      d.prompt = await promptShows(a, expected);
+      try {
+        d.prompt = await promptShows(a, expected);
+      } catch (again) {
+        // Seen once, in a run on a new machine (new HOME): neither click did it. The outer test prints this.
+        d.secondTry = { git: gitState(), activeTerminal: vscode.window.activeTerminal?.name };
+        throw again;
+      }
     }
     await nothingSentThenEnter(a, 'About this uncommitted change in tracked.txt:', 'answered scm file', 1);
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
