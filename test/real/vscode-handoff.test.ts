@@ -43,6 +43,8 @@ describe('vscode-handoff', () => {
   let suite: SuiteResult | undefined;
   let suiteError: Error | undefined;
   let results: Record<string, InnerResult> = {};
+  /** The extension's log lines about hand-offs (each one it typed or refused): whether a click's command ran at all. */
+  let handoffLog: string[] = [];
   /** What the user typed in each prompt that reached the model (the fresh user messages), in order. */
   const typed: string[] = [];
   const requests: string[] = [];
@@ -80,6 +82,7 @@ describe('vscode-handoff', () => {
   const expectInnerPassed = (key: string) =>
     expectInner(key, results[key], () => ({
       data: results[key]?.data,
+      handoffLog,
       suiteError: suiteError?.message.slice(0, 3000),
       innerLogTail: suite?.log.slice(-60),
       final: results._final,
@@ -165,6 +168,10 @@ describe('vscode-handoff', () => {
       },
       resultsPath,
     }));
+    handoffLog = extensionLog
+      .split('\n')
+      .filter((l) => /Hand-off|Not sent|refus/i.test(l))
+      .slice(-30);
     if (process.env.NC_HANDOFF_DEBUG) {
       console.log(JSON.stringify({ exitCode: suite?.exitCode, results, typed }, null, 2));
       console.log(`--- Native Claude.log\n${extensionLog.slice(-15000)}`);
