@@ -52,7 +52,11 @@ export function registerHandoffCommands(
     }
     try {
       const place = await pickPlace(sessions, recency);
-      if ('reason' in place) return { sent: false, reason: place.reason };
+      if ('reason' in place) {
+        // Logged: a pick dismissed says nothing on screen, and a hand-off that did nothing must leave a trace.
+        log.info(`Hand-off not sent: ${place.reason}`);
+        return { sent: false, reason: place.reason };
+      }
       await deliverHandoff(place, handoff, {
         type: (terminal, bytes) => terminal.sendText(bytes, false),
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
