@@ -218,18 +218,18 @@ describe('language bench: the tools against the provider commands they call', fu
       results.rows = rows;
       // Each pair's unmeasured rounds first, all of them before any row is measured: the window's first
       // seconds (other extensions starting, code not yet optimised) then slow no row more than another.
-      const firstToolMs = new Map<(typeof pairs)[number], number>();
+      const firstToolMs = new Map<string, number>();
       for (const pair of s.samples > 0 ? pairs : []) {
         for (let i = 0; i < WARMUP; i++) {
           const toolMs = await timed(pair.tool);
           await pair.after?.(toolDid);
           await timed(pair.raw);
           // The tool's first call in the window (file_outline's: of a file the tools before asked about at a name).
-          if (i === 0 && !pairs.slice(0, pairs.indexOf(pair)).some((p) => p.name === pair.name)) firstToolMs.set(pair, toolMs);
+          if (!firstToolMs.has(pair.name)) firstToolMs.set(pair.name, toolMs);
         }
       }
       for (const pair of s.samples > 0 ? pairs : []) {
-        const row = { tool: pair.name, command: pair.command, toolMs: [] as number[], commandMs: [] as number[], firstToolMs: firstToolMs.get(pair) };
+        const row = { tool: pair.name, command: pair.command, toolMs: [] as number[], commandMs: [] as number[], firstToolMs: firstToolMs.get(pair.name) };
         for (let i = 0; i < s.samples; i++) {
           // In turn which goes first: neither always finds the other's work just done.
           let toolMs: number;
