@@ -214,14 +214,10 @@ describe('vscode-handoff', () => {
     const d = expectInnerPassed('scm-file');
     // Only git lists the file (the user changed it before claude ran): one row, one such item.
     expect(d.menu).toMatchObject({ rows: 1, items: expect.arrayContaining(['Ask Claude About This Change']) });
-    // The first click put the text into claude's prompt. Once in 20 runs it did not, with nothing shown
-    // (cause not found): a second click, as a user would, is tolerated only when the first showed no
-    // notification of a refusal (the list keeps earlier tests' notifications), and printed (as vscode-changes-reload counts its
-    // clicks); the next session reads it in the log.
-    const firstTry = d.firstTry as { notifications?: string[] } | undefined;
-    if (firstTry) console.warn(`vscode-handoff [scm-file]: the first menu click left claude's prompt empty; a second did it: ${JSON.stringify(firstTry)}`);
-    const refusals = /tracked\.txt|pointed at files on disk|outside this window's terminals|No claude is running|Could not hand|No claude was picked/;
-    expect((firstTry?.notifications ?? []).filter((n) => refusals.test(n))).toEqual([]);
+    // One click runs it. A click before the menu armed its items (100 ms after it renders) is lost and the
+    // menu stays open: the helper then clicks again (clickScmFileMenu), printed here when it had to.
+    const clicks = (d.menu as { clicks: number }).clicks;
+    if (clicks > 1) console.warn(`vscode-handoff [scm-file]: the menu item took ${clicks} clicks (the menu stayed open after the first)`);
     expect((d.menu as { items: string[] }).items.filter((i) => i === 'Ask Claude About This Change')).toHaveLength(1);
     const scm = typed.filter((t) => /About this uncommitted change in tracked\.txt:/.test(t) && !/```+diff/.test(t));
     expect(scm).toEqual([expect.stringMatching(/@tracked\.txt About this uncommitted change in tracked\.txt:/)]);

@@ -175,10 +175,21 @@ export async function clickPeekAction(page: Page, title: string): Promise<{ titl
 }
 
 /**
- * Right-clicks a changed file in the Source Control view (open) and clicks an item of its context menu;
- * answers the items the menu had and how many rows show the file (one per provider listing it).
+ * How long a context menu's items ignore the mouse after the menu renders: VS Code's menu items run their
+ * action on mouseup only, and add that listener 100 ms after rendering (`runOnceToEnableMouseUp` in
+ * base/browser/ui/menu/menu.ts, in code-server 4.139.1's workbench.js too; the item's click event is
+ * ignored in menus). A click sooner is lost without a trace and the menu stays open: a person cannot
+ * click that fast, a script can.
  */
-export async function clickScmFileMenu(page: Page, file: string, item: string): Promise<{ items: string[]; rows: number }> {
+const MENU_ARMS_AFTER_MS = 100;
+
+/**
+ * Right-clicks a changed file in the Source Control view (open) and clicks an item of its context menu;
+ * answers the items the menu had, how many rows show the file (one per provider listing it) and how many
+ * clicks the item took: the menu closes when its action runs, so an item still open after a click (the
+ * page busy past the menu's arming) is clicked again, at most three times.
+ */
+export async function clickScmFileMenu(page: Page, file: string, item: string): Promise<{ items: string[]; rows: number; clicks: number }> {
   const rows = page.locator('.scm-view .monaco-list-row', { has: page.locator('.label-name', { hasText: file }) });
   await rows.first().waitFor({ timeout: 10_000 });
   const count = await rows.count();
@@ -186,6 +197,17 @@ export async function clickScmFileMenu(page: Page, file: string, item: string): 
   const menu = page.locator('.context-view .monaco-menu');
   await menu.first().waitFor({ timeout: 5_000 });
   const items = (await menu.locator('.action-label').allTextContents()).map((t) => t.trim()).filter(Boolean);
-  await menu.locator('.action-label', { hasText: item }).first().click({ timeout: 5_000 });
-  return { items, rows: count };
+  const target = menu.locator('.action-label', { hasText: item }).first();
+  await target.hover({ timeout: 5_000 });
+  await page.waitForTimeout(2 * MENU_ARMS_AFTER_MS);
+  for (let clicks = 1; ; clicks++) {
+    await target.click({ timeout: 5_000 });
+    const closed = await menu
+      .first()
+      .waitFor({ state: 'hidden', timeout: 2_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (closed) return { items, rows: count, clicks };
+    if (clicks === 3) throw new Error(`the context menu of ${file} stayed open after 3 clicks on "${item}"`);
+  }
 }

@@ -325,31 +325,16 @@ describe('handing work to claude: text in its prompt, not submitted', function (
     const d = (data['scm-file'] = {} as Record<string, unknown>);
     await vscode.commands.executeCommand('workbench.view.scm');
     await sleep(1000);
+    // The helper clicks again only when the menu stayed open (the click came before the menu armed its items).
     d.menu = await probe('scmFileMenu', { file: 'tracked.txt', item: 'Ask Claude About This Change' });
-    const expected = '@tracked.txt About this uncommitted change in tracked.txt:';
     try {
-      d.prompt = await promptShows(a, expected);
+      d.prompt = await promptShows(a, '@tracked.txt About this uncommitted change in tracked.txt:');
     } catch (error) {
-      // Once in 10 runs the prompt stayed empty after the menu's click. What the user would see (a
-      // notification?), and whether a second right-click and click does it: the outer test fails either
-      // way, with these facts.
+      // The menu ran the action (it closed) yet the prompt stayed empty: what the user saw, for the outer test.
       await vscode.commands.executeCommand('notifications.showList');
       await sleep(500);
-      d.firstTry = {
-        error: String(error).split('\n')[0],
-        notifications: await probe('notifications'),
-        activeTerminal: vscode.window.activeTerminal?.name,
-        git: gitState(),
-      };
-      await vscode.commands.executeCommand('notifications.hideList');
-      d.menuAgain = await probe('scmFileMenu', { file: 'tracked.txt', item: 'Ask Claude About This Change' });
-      try {
-        d.prompt = await promptShows(a, expected);
-      } catch (again) {
-        // Seen once, in a run on a new machine (new HOME): neither click did it. The outer test prints this.
-        d.secondTry = { git: gitState(), activeTerminal: vscode.window.activeTerminal?.name };
-        throw again;
-      }
+      d.failed = { notifications: await probe('notifications'), activeTerminal: vscode.window.activeTerminal?.name, git: gitState() };
+      throw error;
     }
     await nothingSentThenEnter(a, 'About this uncommitted change in tracked.txt:', 'answered scm file', 1);
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
