@@ -17,6 +17,17 @@ export async function processAncestry(pid: number, readParent: ParentPidReader, 
   return chain;
 }
 
+/**
+ * A terminal's shell pid (VS Code's `Terminal.processId`), or undefined: it stays pending for a terminal
+ * whose process has not started, so it is not waited on longer than `timeoutMs`.
+ */
+export function processIdOf(terminal: { readonly processId: PromiseLike<number | undefined> }, timeoutMs = 500): Promise<number | undefined> {
+  return Promise.race([
+    Promise.resolve(terminal.processId).catch(() => undefined),
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs)),
+  ]);
+}
+
 export interface TerminalCandidate<T> {
   terminal: T;
   /** The pid of the terminal's shell (VS Code's `Terminal.processId`). */

@@ -8,6 +8,7 @@ import { diskPathOf, isRealFile } from './selectionTracker';
 import { notify } from '../notify';
 import { COMMANDS } from '../../host/commandIds';
 import { registerCommand } from '../commandTable';
+import { vscodeTerminalDirectory } from '../terminals/terminalDirectory';
 
 /**
  * `nativeClaude.mentionSelection`: sends `at_mentioned` for the editor's selection (or the whole file
@@ -118,14 +119,6 @@ function notOnDisk(uri: vscode.Uri): string {
 }
 
 async function claudeTerminal(session: IdeSession | undefined, readParent: ParentPidReader): Promise<vscode.Terminal | undefined> {
-  const candidates = await Promise.all(vscode.window.terminals.map(async (terminal) => ({ terminal, name: terminal.name, pid: await processIdOf(terminal) })));
+  const candidates = await vscodeTerminalDirectory().candidates();
   return findClaudeTerminal(session?.cliPid, candidates, readParent, vscode.window.activeTerminal);
-}
-
-/** `processId` stays pending for a terminal whose process has not started; don't wait on it for long. */
-function processIdOf(terminal: vscode.Terminal, timeoutMs = 500): Promise<number | undefined> {
-  return Promise.race([
-    Promise.resolve(terminal.processId).catch(() => undefined),
-    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs)),
-  ]);
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { processIdOf } from '../../terminal/processAncestry';
 import type { TerminalDirectory } from '../../terminal/sessionTerminals';
 
 /** The window's integrated terminals for {@link SessionTerminals}: shell pids, the one in front, changes. */
@@ -13,12 +14,4 @@ export function vscodeTerminalDirectory(): TerminalDirectory<vscode.Terminal> {
         vscode.window.onDidCloseTerminal(() => listener()),
       ),
   };
-}
-
-/** `processId` stays pending for a terminal whose process has not started; don't wait on it for long. */
-export function processIdOf(terminal: vscode.Terminal, timeoutMs = 500): Promise<number | undefined> {
-  return Promise.race([
-    Promise.resolve(terminal.processId).catch(() => undefined),
-    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs)),
-  ]);
 }

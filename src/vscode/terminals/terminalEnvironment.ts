@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import type * as vscode from 'vscode';
+import { processIdOf } from '../../terminal/processAncestry';
 
 const SSE_PORT = 'CLAUDE_CODE_SSE_PORT';
 
@@ -67,9 +68,7 @@ export class TerminalEnvironment {
 /** `CLAUDE_CODE_SSE_PORT` of a terminal's shell, from /proc (Linux); undefined where it cannot be read. */
 export async function terminalSsePort(terminal: vscode.Terminal): Promise<string | null | undefined> {
   if (process.platform !== 'linux') return undefined;
-  const pid = await Promise.race([Promise.resolve(terminal.processId), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1000))]).catch(
-    () => undefined,
-  );
+  const pid = await processIdOf(terminal, 1000);
   if (!pid) return undefined;
   try {
     const environ = await fs.readFile(`/proc/${pid}/environ`, 'utf8');

@@ -4,6 +4,7 @@ import {
   parseProcStatParentPid,
   procParentPid,
   processAncestry,
+  processIdOf,
   type ParentPidReader,
 } from '../../../src/terminal/processAncestry';
 
@@ -71,5 +72,22 @@ describe('selection terminal lookup: which terminal runs claude', () => {
     const reader = jest.fn(parents);
     await expect(findClaudeTerminal(undefined, terminals, reader, 'build')).resolves.toBe('build');
     expect(reader).not.toHaveBeenCalled();
+  });
+});
+
+describe("processIdOf (a terminal's shell pid)", () => {
+  it('answers the pid once VS Code has it', async () => {
+    await expect(processIdOf({ processId: Promise.resolve(4242) })).resolves.toBe(4242);
+  });
+
+  it('answers undefined, not a hang, for a terminal whose process never starts', async () => {
+    const never = new Promise<number | undefined>(() => undefined);
+    const started = Date.now();
+    await expect(processIdOf({ processId: never }, 50)).resolves.toBeUndefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+  });
+
+  it('answers undefined for a terminal whose processId fails', async () => {
+    await expect(processIdOf({ processId: Promise.reject(new Error('disposed')) })).resolves.toBeUndefined();
   });
 });
