@@ -157,7 +157,7 @@ async function main(): Promise<void> {
       const ratio = median(row.toolMs.map((t, i) => t / row.commandMs[i]));
       const ofMedians = median(row.toolMs) / median(row.commandMs);
       const both = row.command.includes('+');
-      const targeted = (row.tool === 'find_definitions' && !both) || (row.tool === 'find_references' && both);
+      const targeted = (row.tool === 'find_definitions' && row.command === 'executeDefinitionProvider') || (row.tool === 'find_references' && both);
       if (targeted && ratio > TARGET) over++;
       const note = targeted ? ` (target <= ${TARGET}x)` : row.tool === 'find_references' ? ` (${REFERENCES_NEED_TWO})` : '';
       console.log(

@@ -15,8 +15,9 @@ import * as fs from 'fs';
 import * as inspector from 'inspector';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import WebSocket from 'ws';
 import { describe, it } from '../bdd';
-import { proposalTabs, tools, workspaceRoot } from '../toolsClient';
+import { AUTH_HEADER, proposalTabs, tools, workspaceRoot, type ToolsConnection } from '../toolsClient';
 import { waitFor } from '../util';
 
 /** A symbol's place: `line` 1-based (as the model gives it), `character` 0-based (as VS Code's commands take it). */
@@ -46,6 +47,44 @@ const SPEC_PATH = process.env.NC_LANGUAGE_BENCH;
 const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
 const WARMUP = 3;
 
+/**
+ * The tools' calls of the measured rows: JSON-RPC over its own socket to the same /tools route (initialize,
+ * initialized, tools/list first, as claude does), each answer JSON.parse'd and nothing more. claude is
+ * another process, so its MCP client's checks of each answer (the SDK's Client: zod on every message and
+ * on the call's result, ~0.2 ms a call) are not the extension host's work; here they would be, on the same
+ * thread as the server. The SDK's Client is measured beside it, in a row of its own (not targeted).
+ */
+async function leanCaller(t: ToolsConnection): Promise<(name: string, args: Record<string, unknown>) => Promise<{ isError: boolean; text: string }>> {
+  const { authToken } = JSON.parse(fs.readFileSync(t.lockPath, 'utf8')) as { authToken: string };
+  const ws = new WebSocket(`ws://127.0.0.1:${t.port}/tools`, ['mcp'], { headers: { [AUTH_HEADER]: authToken }, perMessageDeflate: false });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  let nextId = 1;
+  const pending = new Map<number, (message: { result?: unknown; error?: { message: string } }) => void>();
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
+    const waiter = message.id !== undefined ? pending.get(message.id) : undefined;
+    if (!waiter) return; // a notification
+    pending.delete(message.id!);
+    waiter(message);
+  });
+  const request = (method: string, params: object) =>
+    new Promise<unknown>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    });
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'native-claude-language-bench', version: '0.0.0' } });
+  ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  await request('tools/list', {});
+  return async (name, args) => {
+    const result = (await request('tools/call', { name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text?: string }> };
+    return { isError: result.isError === true, text: result.content.map((c) => c.text ?? `[${c.type}]`).join('\n') };
+  };
+}
+
 describe('language bench: the tools against the provider commands they call', function () {
   this.timeout(600_000);
 
@@ -56,12 +95,14 @@ describe('language bench: the tools against the provider commands they call', fu
     const save = () => fs.writeFileSync(s.results, JSON.stringify(results, null, 2));
     try {
       const t = await tools();
+      const lean = await leanCaller(t);
       const ws = workspaceRoot();
       const uri = (p: Place | string) => vscode.Uri.file(path.join(ws, typeof p === 'string' ? p : p.path));
       const pos = (p: Place) => new vscode.Position(p.line - 1, p.character);
       const args = (p: Place) => ({ path: p.path, line: p.line, symbol: p.symbol });
-      const tool = async (name: string, toolArgs: Record<string, unknown>) => {
-        const answer = await t.call(name, toolArgs);
+      // `viaSdk`: with the SDK's Client (the window's first question, and the row that shows its cost).
+      const tool = async (name: string, toolArgs: Record<string, unknown>, viaSdk = false) => {
+        const answer = viaSdk ? await t.call(name, toolArgs) : await lean(name, toolArgs);
         assert.strictEqual(answer.isError, false, `${name}: ${answer.text}`);
         return answer.text;
       };
@@ -89,7 +130,7 @@ describe('language bench: the tools against the provider commands they call', fu
         }
         results.first = { tool: s.first, ms: performance.now() - started, answer: JSON.stringify(found.length) };
       } else {
-        const firstAnswer = await tool(s.first, args(s.first === 'find_definitions' ? s.callSite : s.declaration));
+        const firstAnswer = await tool(s.first, args(s.first === 'find_definitions' ? s.callSite : s.declaration), true);
         results.first = { tool: s.first, ms: performance.now() - started, answer: firstAnswer.slice(0, 400) };
       }
       save();
@@ -142,6 +183,13 @@ describe('language bench: the tools against the provider commands they call', fu
             nonEmpty('definitions', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', uri(s.callSite), pos(s.callSite))),
         },
         {
+          name: 'find_definitions',
+          tool: () => tool('find_definitions', args(s.callSite), true),
+          command: "executeDefinitionProvider (the tool called with the SDK's Client, as claude's tools entry)",
+          raw: () =>
+            nonEmpty('definitions', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', uri(s.callSite), pos(s.callSite))),
+        },
+        {
           name: 'describe_symbol',
           tool: () => tool('describe_symbol', args(s.callSite)),
           command: 'executeHoverProvider',
@@ -185,7 +233,7 @@ describe('language bench: the tools against the provider commands they call', fu
                 resolve(review.input.modified);
               });
             });
-            const answered = t.call('rename_symbol', { ...args(s.declaration), new_name: 'twice' });
+            const answered = lean('rename_symbol', { ...args(s.declaration), new_name: 'twice' });
             const review = await Promise.race([opened, answered.then((a) => assert.fail(`rename_symbol answered before a review opened: ${a.text}`))]);
             return { review, answered };
           },
