@@ -4,15 +4,14 @@
 // which answers with JSON in the protocol's own shape.
 
 import { promises as fs } from 'fs';
-import * as path from 'path';
 import { z } from 'zod';
 import type { DiagnosticsSource, FileDiagnostics, SeverityName } from '../host/diagnostics';
 import type { WorkspaceHost } from '../host/workspace';
-import type { WorkspacePath } from '../workspace/workspacePaths';
+import { workspaceFolderViews, type WorkspacePath } from '../workspace/workspacePaths';
 import { defineTool, errorResult, textResult, type ToolDefinition } from './toolDefinition';
 import { workspaceTarget } from './workspaceTarget';
 import { pathOfFileUri } from '../workspace/fileUri';
-import { displayPathOf, inScope, type PathScope, type WorkspaceFolderView } from '../workspace/displayPaths';
+import { displayPathOf, inScope, type PathScope } from '../workspace/displayPaths';
 import { settleDiagnostics, type SettleOptions } from '../diagnostics/settleDiagnostics';
 import { dependentsNotChecked, settleChangedFiles } from '../diagnostics/dependentFiles';
 import { FILES_WAITED_FOR_MAX, MODEL_WAIT_MS, stillBeingChecked, waitingProgress } from '../diagnostics/waitBudgets';
@@ -91,15 +90,6 @@ const inputSchema = z
   })
   .strict();
 
-async function folderViews(folders: readonly string[]): Promise<WorkspaceFolderView[]> {
-  return Promise.all(
-    folders.map(async (folder) => {
-      const real = await fs.realpath(folder).catch(() => folder);
-      return { paths: real === folder ? [folder] : [folder, real], name: path.basename(folder) };
-    }),
-  );
-}
-
 /**
  * Loads what is asked about so language servers check it, and waits (bounded) until the problems
  * reflect the disk: a file asked about by path, else the files (in scope) changed on disk since the
@@ -157,7 +147,7 @@ export function getDiagnosticsTool(diagnostics: DiagnosticsSource, host: Workspa
         target = resolved;
         scope = { roots: [...new Set([target.absolute, target.realPath])] };
       }
-      const views = await folderViews(folders);
+      const views = await workspaceFolderViews(folders);
       const display = (file: string) => displayPathOf(file, views);
       const { unsettled, notChecked } = await waitForFreshProblems(diagnostics, target, scope, context?.progress && waitingProgress(context.progress));
       const problems = collectProblems(diagnostics.all(), { severity, scope, display });

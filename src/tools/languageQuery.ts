@@ -14,7 +14,7 @@ import { MODEL_WAIT_MS } from '../diagnostics/waitBudgets';
 import { displayPathOf, type WorkspaceFolderView } from '../workspace/displayPaths';
 import { readTextIfExists } from '../workspace/readTextIfExists';
 import { RecentFileLines } from '../workspace/recentFileLines';
-import { workspaceResolver, WorkspacePathError, type WorkspacePath } from '../workspace/workspacePaths';
+import { workspaceResolver, WorkspacePathError, type WorkspacePath, type WorkspaceResolver } from '../workspace/workspacePaths';
 import { linesOf, nameAtOrAfter, oneNamed, positionOnLine, symbolInOutline } from './symbolPosition';
 import { errorResult, textResult, type ToolContext } from './toolDefinition';
 
@@ -102,15 +102,6 @@ export function distinctLocations(locations: readonly SourceLocation[]): SourceL
   return out;
 }
 
-async function folderViews(folders: readonly string[]): Promise<WorkspaceFolderView[]> {
-  return Promise.all(
-    folders.map(async (folder) => {
-      const real = await fs.realpath(folder).catch(() => folder);
-      return { paths: real === folder ? [folder] : [folder, real], name: path.basename(folder) };
-    }),
-  );
-}
-
 const documentLine = (open: OpenDocumentLines, n: number) => (n < open.lineCount ? open.lineAt(n) : undefined);
 
 /** A line as shown beside its location: trimmed, capped. */
@@ -127,7 +118,7 @@ export class LanguageQuery {
   private readonly lineCache = new Map<string, Promise<(line: number) => string | undefined>>();
   private readonly insideCache = new Map<string, Promise<string | undefined>>();
   /** Resolves the path asked about and the answer's locations: the folders' real paths looked up once per call. */
-  private resolvePath?: ReturnType<typeof workspaceResolver>;
+  private resolvePath?: WorkspaceResolver;
 
   constructor(
     private readonly features: LanguageFeatures,
@@ -180,9 +171,9 @@ export class LanguageQuery {
     return displayPathOf(file, await this.folderViews());
   }
 
-  /** The folders as paths are shown (their real paths too): asked once per call, as early as a path is resolved. */
+  /** The folders as paths are shown (their real paths too): the resolver's own lookup, once per call, as early as a path is resolved. */
   private folderViews(): Promise<WorkspaceFolderView[]> {
-    return (this.views ??= folderViews(this.host.folders()));
+    return (this.views ??= this.resolver().folderViews());
   }
 
   /** How a location's file is named: its display path, or the uri for what is not a file on disk. */
@@ -190,7 +181,7 @@ export class LanguageQuery {
     return location.path !== undefined ? this.display(location.path) : location.uri;
   }
 
-  private resolver(): ReturnType<typeof workspaceResolver> {
+  private resolver(): WorkspaceResolver {
     return (this.resolvePath ??= workspaceResolver(this.host.folders()));
   }
 

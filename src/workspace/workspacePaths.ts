@@ -20,6 +20,7 @@ import { promises as fs, realpathSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { fileURLToPath } from 'url';
+import type { WorkspaceFolderView } from './displayPaths';
 
 /** A folder path, or a folder with its VS Code display name (which a `.code-workspace` can set). */
 export type WorkspaceFolderInput = string | { readonly path: string; readonly name?: string };
@@ -205,14 +206,42 @@ export async function resolveInWorkspace(
   return resolveAgainst(input, folders, rootsOf(folders), options);
 }
 
+/** resolveInWorkspace for many paths, and the same folders as paths are shown (displayPathOf's views). */
+export interface WorkspaceResolver {
+  (input: string, options?: ResolveInWorkspaceOptions): Promise<WorkspacePath>;
+  /** Each folder by the path given and its real path (none without folders): the lookup the resolving uses. */
+  folderViews(): Promise<WorkspaceFolderView[]>;
+}
+
 /**
  * resolveInWorkspace for many paths in a row (the locations of one tool call's answer): the folders'
- * real paths are looked up once, at the first path; each path itself is resolved (symlinks followed)
- * every time.
+ * real paths are looked up once, at the first path or folderViews(); each path itself is resolved
+ * (symlinks followed) every time.
  */
-export function workspaceResolver(folders: readonly WorkspaceFolderInput[]): (input: string, options?: ResolveInWorkspaceOptions) => Promise<WorkspacePath> {
+export function workspaceResolver(folders: readonly WorkspaceFolderInput[]): WorkspaceResolver {
   let roots: Promise<Root[]> | undefined;
-  return (input, options = {}) => resolveAgainst(input, folders, (roots ??= rootsOf(folders)), options);
+  const rootsAsked = () => (roots ??= rootsOf(folders));
+  const resolve = (input: string, options: ResolveInWorkspaceOptions = {}) => resolveAgainst(input, folders, rootsAsked(), options);
+  return Object.assign(resolve, { folderViews: () => viewsOf(folders, rootsAsked) });
+}
+
+/** The workspace folders as displayPathOf takes them: each by the path given and its real path. */
+export function workspaceFolderViews(folders: readonly WorkspaceFolderInput[]): Promise<WorkspaceFolderView[]> {
+  return viewsOf(folders, () => rootsOf(folders));
+}
+
+/** A folder whose real path cannot be looked up (no access, a loop) is shown by the path given: showing a path needs no check. */
+async function viewsOf(folders: readonly WorkspaceFolderInput[], rootsAsked: () => Promise<Root[]>): Promise<WorkspaceFolderView[]> {
+  if (folders.length === 0) return [];
+  const roots = await rootsAsked().catch(() =>
+    Promise.all(
+      givenRoots(folders).map(async (root) => ({
+        ...root,
+        real: (await realpathAllowingMissing(path.resolve(root.given)).catch(() => undefined))?.real ?? root.given,
+      })),
+    ),
+  );
+  return roots.map(({ given, real, name }) => ({ paths: real === given ? [given] : [given, real], name }));
 }
 
 async function rootsOf(folders: readonly WorkspaceFolderInput[]): Promise<Root[]> {

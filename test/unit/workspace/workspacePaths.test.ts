@@ -6,6 +6,7 @@ import { pathToFileURL } from 'url';
 import {
   isForbiddenListingRoot,
   resolveInWorkspace,
+  workspaceFolderViews,
   workspaceResolver,
   WorkspacePathError,
   type WorkspacePathErrorCode,
@@ -285,6 +286,34 @@ describe('resolveInWorkspace: multi-root', () => {
   it('names every folder when refusing', async () => {
     const err = await expectCode(resolveInWorkspace(path.join(outside, 'secret.txt'), [ws, ws2]), 'OUTSIDE_WORKSPACE');
     expect(err.message).toContain(`${ws}, ${ws2}`);
+  });
+});
+
+describe('folder views (how paths are shown) from the resolving lookup', () => {
+  it('names a folder opened through a link by both its paths, and a folder whose real path cannot be found by the path given', async () => {
+    const wsLink = path.join(base, 'ws-link');
+    const loop = path.join(ws, 'loop-a');
+    expect(await workspaceFolderViews([wsLink, ws2, loop])).toEqual([
+      { paths: [wsLink, ws], name: 'ws-link' },
+      { paths: [ws2], name: 'ws2' },
+      { paths: [loop], name: 'loop-a' },
+    ]);
+    expect(await workspaceFolderViews([])).toEqual([]);
+  });
+
+  it("a resolver's views and its paths take the folders' real paths from one lookup", async () => {
+    const realpath = jest.spyOn(fs, 'realpath');
+    try {
+      const wsLink = path.join(base, 'ws-link');
+      const resolver = workspaceResolver([wsLink]);
+      const [views, resolved] = await Promise.all([resolver.folderViews(), resolver('src/a.ts')]);
+      expect(views).toEqual([{ paths: [wsLink, ws], name: 'ws-link' }]);
+      expect(resolved.realPath).toBe(path.join(ws, 'src', 'a.ts'));
+      // One for the folder, one for the path: the views asked nothing more.
+      expect(realpath.mock.calls.map(([p]) => p).sort()).toEqual([wsLink, path.join(wsLink, 'src', 'a.ts')]);
+    } finally {
+      realpath.mockRestore();
+    }
   });
 });
 
