@@ -179,7 +179,7 @@ export async function clickPeekAction(page: Page, title: string): Promise<{ titl
  * action on mouseup only, and add that listener 100 ms after rendering (`runOnceToEnableMouseUp` in
  * base/browser/ui/menu/menu.ts, in code-server 4.139.1's workbench.js too; the item's click event is
  * ignored in menus). A click sooner is lost without a trace and the menu stays open: a person cannot
- * click that fast, a script can.
+ * click that fast, a script can (docs/vscode-traps.md, trap 33).
  */
 const MENU_ARMS_AFTER_MS = 100;
 
