@@ -1,14 +1,13 @@
 import * as vscode from 'vscode';
 import { buildAtMention, formatAtMention, MentionDispatcher, type AtMentionParams, type MentionOutcome } from '../../selection/atMention';
 import type { IdeSession, IdeSessionSource } from '../../server/sessionSource';
-import { findClaudeTerminal, parentPidReaderFor, type ParentPidReader } from '../../terminal/processAncestry';
+import { findClaudeTerminal, parentPidReaderFor, processIdOf, type ParentPidReader } from '../../terminal/processAncestry';
 import type { Logger } from '../../util/logger';
 import type { SharingPolicy } from '../../selection/sharingPolicy';
 import { diskPathOf, isRealFile } from './selectionTracker';
 import { notify } from '../notify';
 import { COMMANDS } from '../../host/commandIds';
 import { registerCommand } from '../commandTable';
-import { vscodeTerminalDirectory } from '../terminals/terminalDirectory';
 
 /**
  * `nativeClaude.mentionSelection`: sends `at_mentioned` for the editor's selection (or the whole file
@@ -119,6 +118,6 @@ function notOnDisk(uri: vscode.Uri): string {
 }
 
 async function claudeTerminal(session: IdeSession | undefined, readParent: ParentPidReader): Promise<vscode.Terminal | undefined> {
-  const candidates = await vscodeTerminalDirectory().candidates();
+  const candidates = await Promise.all(vscode.window.terminals.map(async (terminal) => ({ terminal, name: terminal.name, pid: await processIdOf(terminal) })));
   return findClaudeTerminal(session?.cliPid, candidates, readParent, vscode.window.activeTerminal);
 }
