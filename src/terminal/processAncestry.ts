@@ -35,6 +35,13 @@ export interface TerminalCandidate<T> {
   name: string;
 }
 
+/** The terminals as {@link findClaudeTerminal} takes them: each with its name and shell pid (bounded wait, {@link processIdOf}). */
+export function terminalCandidates<T extends { readonly name: string; readonly processId: PromiseLike<number | undefined> }>(
+  terminals: readonly T[],
+): Promise<TerminalCandidate<T>[]> {
+  return Promise.all(terminals.map(async (terminal) => ({ terminal, name: terminal.name, pid: await processIdOf(terminal) })));
+}
+
 /**
  * The terminal that runs the CLI with pid `cliPid`: the one whose shell is the CLI or one of its
  * ancestors (the nearest wins); else one named like Claude (the launch command names it "Claude");

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { buildAtMention, formatAtMention, MentionDispatcher, type AtMentionParams, type MentionOutcome } from '../../selection/atMention';
 import type { IdeSession, IdeSessionSource } from '../../server/sessionSource';
-import { findClaudeTerminal, parentPidReaderFor, processIdOf, type ParentPidReader } from '../../terminal/processAncestry';
+import { findClaudeTerminal, parentPidReaderFor, terminalCandidates, type ParentPidReader } from '../../terminal/processAncestry';
 import type { Logger } from '../../util/logger';
 import type { SharingPolicy } from '../../selection/sharingPolicy';
 import { diskPathOf, isRealFile } from './selectionTracker';
@@ -118,6 +118,6 @@ function notOnDisk(uri: vscode.Uri): string {
 }
 
 async function claudeTerminal(session: IdeSession | undefined, readParent: ParentPidReader): Promise<vscode.Terminal | undefined> {
-  const candidates = await Promise.all(vscode.window.terminals.map(async (terminal) => ({ terminal, name: terminal.name, pid: await processIdOf(terminal) })));
+  const candidates = await terminalCandidates(vscode.window.terminals);
   return findClaudeTerminal(session?.cliPid, candidates, readParent, vscode.window.activeTerminal);
 }

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { processIdOf } from '../../terminal/processAncestry';
+import { terminalCandidates } from '../../terminal/processAncestry';
 import type { TerminalDirectory } from '../../terminal/sessionTerminals';
 
 /** The window's integrated terminals for {@link SessionTerminals}: shell pids, the one in front, changes. */
 export function vscodeTerminalDirectory(): TerminalDirectory<vscode.Terminal> {
   return {
-    candidates: () => Promise.all(vscode.window.terminals.map(async (terminal) => ({ terminal, name: terminal.name, pid: await processIdOf(terminal) }))),
+    candidates: () => terminalCandidates(vscode.window.terminals),
     active: () => vscode.window.activeTerminal,
     onDidChangeActive: (listener) => vscode.window.onDidChangeActiveTerminal(() => listener()),
     onDidOpenOrClose: (listener) =>

@@ -5,6 +5,7 @@ import {
   procParentPid,
   processAncestry,
   processIdOf,
+  terminalCandidates,
   type ParentPidReader,
 } from '../../../src/terminal/processAncestry';
 
@@ -89,5 +90,23 @@ describe("processIdOf (a terminal's shell pid)", () => {
 
   it('answers undefined for a terminal whose processId fails', async () => {
     await expect(processIdOf({ processId: Promise.reject(new Error('disposed')) })).resolves.toBeUndefined();
+  });
+});
+
+describe('terminalCandidates', () => {
+  it('names each terminal with its shell pid, undefined for one whose process never starts', async () => {
+    const started = { name: 'claude', processId: Promise.resolve(7) };
+    const never = { name: 'bash', processId: new Promise<number | undefined>(() => undefined) };
+    jest.useFakeTimers();
+    try {
+      const asked = terminalCandidates([started, never]);
+      await jest.advanceTimersByTimeAsync(500);
+      expect(await asked).toEqual([
+        { terminal: started, name: 'claude', pid: 7 },
+        { terminal: never, name: 'bash', pid: undefined },
+      ]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
