@@ -2,7 +2,9 @@
 // call_hierarchy, and rename_symbol up to its review's first file open) in real VS Code (code-server
 // 4.139.1, the packaged extension, VS Code's own TypeScript) on a project of FILES TypeScript files (~2 KB each, each importing three others; `double` of
 // src/lib/math.ts called twice in every tenth file), in fresh windows (test/vscode/suites/language-bench.test.ts
-// does the inside; the tools are called over the socket with the SDK's client, as claude's tools entry):
+// does the inside; the tools are called over the socket from a child process, as claude calls them from
+// its own, with JSON-RPC and JSON.parse only, and timed there; find_definitions also from the extension
+// host's thread, and with the SDK's Client, in rows not targeted):
 //   - each tool against the provider command it calls in the same window, same query, interleaved:
 //     p50 of SAMPLES each, and the p50 of the rounds' ratios (target <= 1.2x for find_definitions against the definition
 //     command, and for find_references against the two commands it calls: the reference command alone is
@@ -51,6 +53,8 @@ interface Results {
   first?: { tool: string; ms: number; answer: string };
   rows?: Array<{ tool: string; command: string; toolMs: number[]; commandMs: number[]; firstToolMs?: number }>;
   answers?: Record<string, string>;
+  /** Same window: a call refused at its arguments (the round trip alone), and one realpath. */
+  parts?: { roundTripMs: number[]; realpathMs: number[] };
 }
 
 /** The project; returns the places the questions are about. */
@@ -162,6 +166,11 @@ async function main(): Promise<void> {
       const note = targeted ? ` (target <= ${TARGET}x)` : row.tool === 'find_references' ? ` (${REFERENCES_NEED_TWO})` : '';
       console.log(
         `  ${row.tool}: ${ms(median(row.toolMs))} vs ${row.command} ${ms(median(row.commandMs))}: ${ratio.toFixed(2)}x${note} (ratio of the p50s ${ofMedians.toFixed(2)}x)`,
+      );
+    }
+    if (measured.parts) {
+      console.log(
+        `  what any call pays, same window (p50 of ${SAMPLES}): the round trip of a call refused at its arguments (no file, no command) ${median(measured.parts.roundTripMs).toFixed(2)} ms; one realpath (a boundary check's lookup) ${median(measured.parts.realpathMs).toFixed(2)} ms`,
       );
     }
     const outline = measured.rows?.find((r) => r.tool === 'file_outline');

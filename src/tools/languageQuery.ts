@@ -188,7 +188,12 @@ export class LanguageQuery {
   /** The path a tool was given, resolved inside the workspace (an existing file or folder), or the model's error. */
   private async target(input: string): Promise<WorkspacePath> {
     try {
-      return await this.resolver()(input, { mustExist: true });
+      const target = await this.resolver()(input, { mustExist: true });
+      // Checked just now, in this call: a location in the same file (a definition in it, the references'
+      // declaration) needs no second lookup (the call's other locations are still each looked up).
+      const checked = Promise.resolve(target.realPath);
+      for (const file of new Set([target.absolute, target.realPath])) if (!this.insideCache.has(file)) this.insideCache.set(file, checked);
+      return target;
     } catch (error) {
       if (error instanceof WorkspacePathError) throw new LanguageToolError(error.message);
       throw error;
@@ -308,10 +313,14 @@ export class LanguageQuery {
   async openFile(input: string, at?: (text: string | undefined) => Position | undefined): Promise<LanguageFile & { at?: Position }> {
     void this.folderViews();
     const target = await this.target(input);
-    const isFile = await fs.stat(target.realPath).then(
-      (s) => s.isFile(),
-      () => false,
-    );
+    // A file VS Code holds open is asked about in its buffer (never read from the disk here): no stat. Any
+    // other path must be a regular file (not a folder, a FIFO or a device).
+    const isFile =
+      this.features.openDocumentLines(target.realPath) !== undefined ||
+      (await fs.stat(target.realPath).then(
+        (s) => s.isFile(),
+        () => false,
+      ));
     const shown = await this.display(target.realPath);
     if (!isFile) throw new LanguageToolError(`${shown || '.'} is not a file. Give a source file.`);
     const position = at?.(await this.fileText(target.realPath).catch(() => undefined));

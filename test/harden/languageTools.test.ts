@@ -4,6 +4,7 @@
 // bounded wait, said so, the connection still serving), and 10,000 references (capped, total said).
 // Real server, real sockets, real temp folders; VS Code's providers scripted (ScriptedLanguageFeatures).
 
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -147,6 +148,42 @@ describe('hardening: language tools', () => {
     expect(resultText(swapped)).not.toContain(`"${SECRET}"`);
     expect(resultText(swapped)).toMatch(/^src\/shared\.ts \(outside the workspace: contents not shown\)$/m);
     language.referencesAt.delete(at);
+  });
+
+  test('a folder or a FIFO where a source file was expected: said at once, no provider asked, nothing opened; a FIFO swapped in under an open buffer is not read', async () => {
+    const client = await server.tools();
+    await fs.mkdir(abs('src/folder.ts'), { recursive: true });
+    execFileSync('mkfifo', [abs('src/pipe.ts')]);
+    try {
+      for (const [tool, args] of [
+        ['file_outline', { path: 'src/folder.ts' }],
+        ['file_outline', { path: 'src/pipe.ts' }],
+        ['find_definitions', { path: 'src/pipe.ts', symbol: 'v' }],
+        ['find_definitions', { path: 'src/pipe.ts', line: 1, column: 1 }],
+      ] as const) {
+        const before = language.asked.length;
+        const r = await server.call(client, tool, args);
+        expect(r.isError).toBe(true);
+        expect(resultText(r)).toMatch(/is not a file|not a regular file/);
+        expect(language.asked.slice(before)).toEqual([]);
+      }
+      // VS Code holds src/swapped.ts open; on disk a FIFO took its place (a read of it would never end).
+      // The providers answer about the buffer: the tool asks there and never opens the FIFO.
+      const swapped = abs('src/swapped.ts');
+      execFileSync('mkfifo', [swapped]);
+      language.openDocuments.set(swapped, 'export function inBuffer() {}\n');
+      const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 29 } };
+      language.outlines.set(swapped, [{ name: 'inBuffer', kind: 'Function', range, selectionRange: range, children: [] }]);
+      const outline = await server.call(client, 'file_outline', { path: 'src/swapped.ts' });
+      expect(resultText(outline)).toBe('src/swapped.ts: 1 symbol\ninBuffer (function) line 1');
+      const d = await server.call(client, 'find_definitions', { path: 'src/swapped.ts', line: 1, symbol: 'inBuffer' });
+      expect(resultText(d)).toMatch(/^Definition of `inBuffer` at src\/swapped\.ts:1:17: none\./);
+    } finally {
+      language.openDocuments.clear();
+      await fs.rm(abs('src/folder.ts'), { recursive: true, force: true });
+      await fs.rm(abs('src/pipe.ts'), { force: true });
+      await fs.rm(abs('src/swapped.ts'), { force: true });
+    }
   });
 
   test('a provider that never answers costs a bounded wait, is said, and the connection goes on serving', async () => {

@@ -217,6 +217,35 @@ describe('language tools over the /tools route', () => {
     }
   });
 
+  test("a file VS Code holds open is not stat'ed (its buffer is asked about), and a location in the asked file is not looked up again", async () => {
+    const math = file('src/math.ts');
+    language.openDocuments.set(math, FILES['src/math.ts']);
+    language.definitionsAt.set(`${math}:1:16`, [sourceLocation(math, 1, 16, 6)]);
+    const stat = jest.spyOn(fs, 'stat');
+    const realpath = jest.spyOn(fs, 'realpath');
+    const of = (spy: jest.SpyInstance, p: string) => spy.mock.calls.filter(([asked]) => String(asked) === p).length;
+    try {
+      const outline = await call('file_outline', { path: 'src/math.ts' });
+      expect(resultText(outline)).toBe('src/math.ts: 1 symbol\ndouble (function) lines 2–4');
+      expect(of(stat, math)).toBe(0);
+      realpath.mockClear();
+      const d = await call('find_definitions', { path: 'src/math.ts', line: 2, symbol: 'double' });
+      expect(resultText(d)).toBe('Definition of `double` at src/math.ts:2:17:\nsrc/math.ts:2:17 — export function double(n: number) {');
+      // The path asked about, once: the definition in that file takes the call's own check.
+      expect(of(realpath, math)).toBe(1);
+      // A file not open is still stat'ed (it must be a regular file).
+      language.openDocuments.clear();
+      stat.mockClear();
+      expect((await call('file_outline', { path: 'src/math.ts' })).isError).toBeFalsy();
+      expect(of(stat, math)).toBe(1);
+    } finally {
+      stat.mockRestore();
+      realpath.mockRestore();
+      language.openDocuments.clear();
+      language.definitionsAt.delete(`${math}:1:16`);
+    }
+  });
+
   test('an empty answer says which provider found nothing (never an empty list)', async () => {
     const r = await call('find_definitions', { path: 'src/app.ts', line: 3, symbol: 'run' });
     expect(resultText(r)).toBe("Definition of `run` at src/app.ts:3:17: none. VS Code's definition provider for typescript found none at that position.");

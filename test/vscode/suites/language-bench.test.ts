@@ -5,8 +5,10 @@
  *   2. with `samples` > 0, each language tool against the provider command(s) it calls, same query,
  *      interleaved (tool first, then command first, in turn), after three unmeasured rounds of every pair
  *      (all of them before any row is measured); and each tool's first call in the window (the first of
- *      those rounds). rename_symbol is timed up to its
- *      review's first file open (then rejected: nothing is written).
+ *      those rounds). The tools are called from a child process, as claude calls them from its own
+ *      (test/vscode/leanToolCaller.ts), and timed there; find_definitions also from this process, and with
+ *      the SDK's Client. rename_symbol is timed up to its review's first file open (then rejected:
+ *      nothing is written).
  * Times in ms, written to the spec's results file; the outer bench prints the rows. Runs only with
  * $NC_LANGUAGE_BENCH.
  */
@@ -15,9 +17,9 @@ import * as fs from 'fs';
 import * as inspector from 'inspector';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import WebSocket from 'ws';
 import { describe, it } from '../bdd';
-import { AUTH_HEADER, proposalTabs, tools, workspaceRoot, type ToolsConnection } from '../toolsClient';
+import { leanCaller, outOfProcessCaller } from '../leanToolCaller';
+import { proposalTabs, tools, workspaceRoot } from '../toolsClient';
 import { waitFor } from '../util';
 
 /** A symbol's place: `line` 1-based (as the model gives it), `character` 0-based (as VS Code's commands take it). */
@@ -47,42 +49,12 @@ const SPEC_PATH = process.env.NC_LANGUAGE_BENCH;
 const spec: Spec | undefined = SPEC_PATH ? (JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8')) as Spec) : undefined;
 const WARMUP = 3;
 
-/**
- * The tools' calls of the measured rows: JSON-RPC over its own socket to the same /tools route (initialize,
- * initialized, tools/list first, as claude does), each answer JSON.parse'd and nothing more. claude is
- * another process, so its MCP client's checks of each answer (the SDK's Client: zod on every message and
- * on the call's result, ~0.2 ms a call) are not the extension host's work; here they would be, on the same
- * thread as the server. The SDK's Client is measured beside it, in a row of its own (not targeted).
- */
-async function leanCaller(t: ToolsConnection): Promise<(name: string, args: Record<string, unknown>) => Promise<{ isError: boolean; text: string }>> {
-  const { authToken } = JSON.parse(fs.readFileSync(t.lockPath, 'utf8')) as { authToken: string };
-  const ws = new WebSocket(`ws://127.0.0.1:${t.port}/tools`, ['mcp'], { headers: { [AUTH_HEADER]: authToken }, perMessageDeflate: false });
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  let nextId = 1;
-  const pending = new Map<number, (message: { result?: unknown; error?: { message: string } }) => void>();
-  ws.on('message', (data) => {
-    const message = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
-    const waiter = message.id !== undefined ? pending.get(message.id) : undefined;
-    if (!waiter) return; // a notification
-    pending.delete(message.id!);
-    waiter(message);
-  });
-  const request = (method: string, params: object) =>
-    new Promise<unknown>((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    });
-  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'native-claude-language-bench', version: '0.0.0' } });
-  ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-  await request('tools/list', {});
-  return async (name, args) => {
-    const result = (await request('tools/call', { name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text?: string }> };
-    return { isError: result.isError === true, text: result.content.map((c) => c.text ?? `[${c.type}]`).join('\n') };
-  };
+/** A tool's answer from the child's caller, with the time the child measured for the call. */
+class TimedInChild {
+  constructor(
+    readonly ms: number,
+    readonly text: string,
+  ) {}
 }
 
 describe('language bench: the tools against the provider commands they call', function () {
@@ -93,19 +65,32 @@ describe('language bench: the tools against the provider commands they call', fu
     const s = spec;
     const results: Record<string, unknown> = { state: 'running' };
     const save = () => fs.writeFileSync(s.results, JSON.stringify(results, null, 2));
+    const closers: Array<() => void> = [];
     try {
       const t = await tools();
-      const lean = await leanCaller(t);
+      const { authToken } = JSON.parse(fs.readFileSync(t.lockPath, 'utf8')) as { authToken: string };
+      // The measured rows' calls: JSON-RPC and JSON.parse only, from a child process (claude is another
+      // process: its client's work is not the extension host's), timed there. One row calls from this
+      // process, one with the SDK's Client (zod on every message, ~0.2 ms a call), neither targeted.
+      const lean = await leanCaller(t.port, authToken);
+      const child = await outOfProcessCaller(t.port, authToken);
+      closers.push(
+        () => lean.close(),
+        () => child.close(),
+      );
       const ws = workspaceRoot();
       const uri = (p: Place | string) => vscode.Uri.file(path.join(ws, typeof p === 'string' ? p : p.path));
       const pos = (p: Place) => new vscode.Position(p.line - 1, p.character);
       const args = (p: Place) => ({ path: p.path, line: p.line, symbol: p.symbol });
-      // `viaSdk`: with the SDK's Client (the window's first question, and the row that shows its cost).
-      const tool = async (name: string, toolArgs: Record<string, unknown>, viaSdk = false) => {
-        const answer = viaSdk ? await t.call(name, toolArgs) : await lean(name, toolArgs);
+      // `via`: the SDK's Client (the window's first question, and the row that shows its cost), or this
+      // process's lean caller; by default the child's, whose answer carries the time it measured.
+      const tool = async (name: string, toolArgs: Record<string, unknown>, via: 'child' | 'here' | 'sdk' = 'child') => {
+        const timedThere = via === 'child' ? await child.call(name, toolArgs) : undefined;
+        const answer = timedThere?.answer ?? (via === 'sdk' ? await t.call(name, toolArgs) : await lean(name, toolArgs));
         assert.strictEqual(answer.isError, false, `${name}: ${answer.text}`);
-        return answer.text;
+        return timedThere ? new TimedInChild(timedThere.ms, answer.text) : answer.text;
       };
+      const textOf = (answer: string | TimedInChild) => (typeof answer === 'string' ? answer : answer.text);
 
       // 1. The window's first question.
       const started = performance.now();
@@ -130,7 +115,7 @@ describe('language bench: the tools against the provider commands they call', fu
         }
         results.first = { tool: s.first, ms: performance.now() - started, answer: JSON.stringify(found.length) };
       } else {
-        const firstAnswer = await tool(s.first, args(s.first === 'find_definitions' ? s.callSite : s.declaration), true);
+        const firstAnswer = textOf(await tool(s.first, args(s.first === 'find_definitions' ? s.callSite : s.declaration), 'sdk'));
         results.first = { tool: s.first, ms: performance.now() - started, answer: firstAnswer.slice(0, 400) };
       }
       save();
@@ -184,8 +169,15 @@ describe('language bench: the tools against the provider commands they call', fu
         },
         {
           name: 'find_definitions',
-          tool: () => tool('find_definitions', args(s.callSite), true),
-          command: "executeDefinitionProvider (the tool called with the SDK's Client, as claude's tools entry)",
+          tool: () => tool('find_definitions', args(s.callSite), 'here'),
+          command: "executeDefinitionProvider (the tool called from the extension host's own thread)",
+          raw: () =>
+            nonEmpty('definitions', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', uri(s.callSite), pos(s.callSite))),
+        },
+        {
+          name: 'find_definitions',
+          tool: () => tool('find_definitions', args(s.callSite), 'sdk'),
+          command: "executeDefinitionProvider (the tool called with the SDK's Client, from the extension host's thread)",
           raw: () =>
             nonEmpty('definitions', vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', uri(s.callSite), pos(s.callSite))),
         },
@@ -260,7 +252,8 @@ describe('language bench: the tools against the provider commands they call', fu
       const timed = async (fn: () => Promise<unknown>) => {
         const at = performance.now();
         toolDid = await fn();
-        return performance.now() - at;
+        const here = performance.now() - at;
+        return toolDid instanceof TimedInChild ? toolDid.ms : here;
       };
       const rows: Array<{ tool: string; command: string; toolMs: number[]; commandMs: number[]; firstToolMs?: number }> = [];
       results.rows = rows;
@@ -297,8 +290,26 @@ describe('language bench: the tools against the provider commands they call', fu
         rows.push(row);
         save();
       }
+      if (s.samples > 0) {
+        // What every call pays whatever the tool does, in this window: the round trip of a call refused at
+        // its arguments (no file, no command: transport, the SDK, the child's socket), and one realpath
+        // (the boundary check's file-system lookup) from this thread.
+        const roundTripMs: number[] = [];
+        const realpathMs: number[] = [];
+        const declaration = uri(s.declaration).fsPath;
+        for (let i = 0; i < s.samples; i++) {
+          const refused = await child.call('find_definitions', {});
+          assert.strictEqual(refused.answer.isError, true, refused.answer.text);
+          roundTripMs.push(refused.ms);
+          const at = performance.now();
+          await fs.promises.realpath(declaration);
+          realpathMs.push(performance.now() - at);
+        }
+        results.parts = { roundTripMs, realpathMs };
+        save();
+      }
       if (s.profile && s.samples > 0) {
-        // In this process (the extension host: the server, the SDK's client, VS Code's command plumbing).
+        // In this process (the extension host: the server and VS Code's command plumbing; the calls come from the child).
         const session = new inspector.Session();
         session.connect();
         const post = (method: string, params?: object) =>
@@ -312,7 +323,7 @@ describe('language bench: the tools against the provider commands they call', fu
         fs.writeFileSync(s.profile, JSON.stringify(profile));
         session.disconnect();
       }
-      results.answers = s.samples > 0 ? { find_references: (await tool('find_references', args(s.declaration))).split('\n')[0] } : undefined;
+      results.answers = s.samples > 0 ? { find_references: textOf(await tool('find_references', args(s.declaration))).split('\n')[0] } : undefined;
       results.state = 'passed';
       save();
     } catch (error) {
@@ -320,6 +331,8 @@ describe('language bench: the tools against the provider commands they call', fu
       results.error = String((error as Error).stack ?? error);
       save();
       throw error;
+    } finally {
+      for (const close of closers) close();
     }
   });
 });
