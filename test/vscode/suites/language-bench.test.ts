@@ -58,7 +58,7 @@ class TimedInChild {
 }
 
 describe('language bench: the tools against the provider commands they call', function () {
-  this.timeout(600_000);
+  this.timeout(1_200_000);
 
   it('measures the first question and each tool', async function () {
     if (!spec) this.skip();
