@@ -3,7 +3,7 @@
 // server as the diagnostics do, one bounded wait per provider call, and locations shown as the other
 // tools show paths, with a line's text only for files inside the workspace (read_file's boundary).
 
-import { promises as fs } from 'fs';
+import { promises as fs, type BigIntStats } from 'fs';
 import * as path from 'path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -51,6 +51,9 @@ export const positionFields = {
 };
 
 export type PositionArgs = { path?: string; line?: number; column?: number; symbol?: string };
+
+/** A location's file inside the workspace: its real path, and its stat when the check took one. */
+type CheckedFile = { realPath: string; stat?: BigIntStats };
 
 /** A file opened for its language server. */
 export interface LanguageFile {
@@ -116,7 +119,8 @@ export class LanguageQuery {
   private views?: Promise<WorkspaceFolderView[]>;
   /** A file's lines (by the location's path), one source per call: the open document or the disk. */
   private readonly lineCache = new Map<string, Promise<(line: number) => string | undefined>>();
-  private readonly insideCache = new Map<string, Promise<string | undefined>>();
+  /** Each location file's boundary check, once per call: its real path inside the workspace (and its stat, when checked for lines), or undefined. */
+  private readonly checks = new Map<string, Promise<CheckedFile | undefined>>();
   /** Resolves the path asked about and the answer's locations: the folders' real paths looked up once per call. */
   private resolvePath?: WorkspaceResolver;
 
@@ -191,8 +195,8 @@ export class LanguageQuery {
       const target = await this.resolver()(input, { mustExist: true });
       // Checked just now, in this call: a location in the same file (a definition in it, the references'
       // declaration) needs no second lookup (the call's other locations are still each looked up).
-      const checked = Promise.resolve(target.realPath);
-      for (const file of new Set([target.absolute, target.realPath])) if (!this.insideCache.has(file)) this.insideCache.set(file, checked);
+      const checked = Promise.resolve({ realPath: target.realPath });
+      for (const file of new Set([target.absolute, target.realPath])) if (!this.checks.has(file)) this.checks.set(file, checked);
       return target;
     } catch (error) {
       if (error instanceof WorkspacePathError) throw new LanguageToolError(error.message);
@@ -204,18 +208,28 @@ export class LanguageQuery {
    * The real path of a location's file when it is a regular file inside the workspace after symlinks
    * are resolved (read_file's boundary), else undefined: its contents are then not shown.
    */
-  insideWorkspace(location: SourceLocation): Promise<string | undefined> {
+  async insideWorkspace(location: SourceLocation): Promise<string | undefined> {
     const file = location.path;
-    if (file === undefined) return Promise.resolve(undefined);
-    let inside = this.insideCache.get(file);
-    if (!inside) {
-      inside = this.resolver()(file, { mustExist: true }).then(
-        (resolved) => resolved.realPath,
+    if (file === undefined) return undefined;
+    let checked = this.checks.get(file);
+    if (!checked) {
+      checked = this.resolver()(file, { mustExist: true }).then(
+        (resolved) => ({ realPath: resolved.realPath }),
         () => undefined,
       );
-      this.insideCache.set(file, inside);
+      this.checks.set(file, checked);
     }
-    return inside;
+    return (await checked)?.realPath;
+  }
+
+  /**
+   * insideWorkspace for one of many files (a list of references): the resolver's existingFile (each
+   * folder's real path looked up once, the file's entry lstat'ed), which gives the file's stat too.
+   */
+  private checkedWithStat(file: string): Promise<CheckedFile | undefined> {
+    let checked = this.checks.get(file);
+    if (!checked) this.checks.set(file, (checked = this.resolver().existingFile(file)));
+    return checked;
   }
 
   /**
@@ -263,12 +277,11 @@ export class LanguageQuery {
     await Promise.all(
       [...byFile].map(async ([file, indexes]) => {
         const open = this.features.openDocumentLines(file);
-        // A file not open: its stat is taken while its real path is looked up (one round trip to the disk
-        // instead of two); kept lines are used only when that stat is of the very file read before.
-        const taken = open ? undefined : RecentFileLines.statOf(file);
-        const real = await this.insideWorkspace(locations[indexes[0]]);
-        if (real === undefined) return;
-        const kept = open ? undefined : await RECENT_LINES.keptIfUnchanged(real, taken);
+        // A file not open: the stat its check took is the one compared (one round trip to the disk for
+        // both); kept lines are used only when that stat is of the very file read before.
+        const checked = await this.checkedWithStat(file);
+        if (checked === undefined) return;
+        const kept = open ? undefined : await RECENT_LINES.keptIfUnchanged(checked.realPath, checked.stat && Promise.resolve(checked.stat));
         if (!open && !kept) return void files.push([file, indexes]);
         for (const i of indexes) {
           const n = locations[i].range.start.line;

@@ -41,8 +41,9 @@ export class RecentFileLines {
   /**
    * The kept lines of the file when a stat shows it unchanged and not just written, else undefined (then
    * `lines` reads it): one stat, nothing read, so callers may check many files at once. `taken`: that
-   * stat, taken by the caller (statOf) while it was still finding the real path (of the file the path
-   * then named: lines are used only when it is the very file read before, unchanged).
+   * stat, taken by the caller while it was still finding the real path (the language tools: the lstat of
+   * the file's entry that the workspace resolver's existingFile takes; lines are used only when it is of
+   * the very file read before, unchanged).
    */
   async keptIfUnchanged(realPath: string, taken?: Promise<BigIntStats | undefined>): Promise<string[] | undefined> {
     const kept = this.kept.get(realPath);

@@ -16,7 +16,7 @@
 //
 // Use `realPath` for file system access: it is the path that was checked.
 
-import { promises as fs, realpathSync } from 'fs';
+import { promises as fs, realpathSync, type BigIntStats } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { fileURLToPath } from 'url';
@@ -206,11 +206,27 @@ export async function resolveInWorkspace(
   return resolveAgainst(input, folders, rootsOf(folders), options);
 }
 
+/** An existing file inside the workspace, as existingFile finds it. */
+export interface ExistingFile {
+  /** Its real path (no symbolic link in it when it was looked up). */
+  realPath: string;
+  /** The file's own stat (of what a link names, for a link), taken with the lookup. */
+  stat: BigIntStats;
+}
+
 /** resolveInWorkspace for many paths, and the same folders as paths are shown (displayPathOf's views). */
 export interface WorkspaceResolver {
   (input: string, options?: ResolveInWorkspaceOptions): Promise<WorkspacePath>;
   /** Each folder by the path given and its real path (none without folders): the lookup the resolving uses. */
   folderViews(): Promise<WorkspaceFolderView[]>;
+  /**
+   * An absolute path of an existing file, when it is inside the workspace after symlinks (as the resolver
+   * decides with mustExist), with its stat; else undefined (outside, missing, or not resolvable). For many
+   * files in few folders (a language answer's locations): each folder's real path is looked up once per
+   * resolver while the file's own entry is lstat'ed (one system call, where a realpath makes one per path
+   * component); a name that is itself a symbolic link is resolved whole.
+   */
+  existingFile(file: string): Promise<ExistingFile | undefined>;
 }
 
 /**
@@ -218,11 +234,31 @@ export interface WorkspaceResolver {
  * real paths are looked up once, at the first path or folderViews(); each path itself is resolved
  * (symlinks followed) every time.
  */
-export function workspaceResolver(folders: readonly WorkspaceFolderInput[]): WorkspaceResolver {
+export function workspaceResolver(folders: readonly WorkspaceFolderInput[], options: Pick<ResolveInWorkspaceOptions, 'platform'> = {}): WorkspaceResolver {
   let roots: Promise<Root[]> | undefined;
   const rootsAsked = () => (roots ??= rootsOf(folders));
-  const resolve = (input: string, options: ResolveInWorkspaceOptions = {}) => resolveAgainst(input, folders, rootsAsked(), options);
-  return Object.assign(resolve, { folderViews: () => viewsOf(folders, rootsAsked) });
+  const resolve = (input: string, more: ResolveInWorkspaceOptions = {}) => resolveAgainst(input, folders, rootsAsked(), { ...options, ...more });
+  const realDirs = new Map<string, Promise<string | undefined>>();
+  const existingFile = async (file: string): Promise<ExistingFile | undefined> => {
+    if (!path.isAbsolute(file) || file.includes('\0')) return undefined;
+    const absolute = path.resolve(file);
+    const dir = path.dirname(absolute);
+    let realDir = realDirs.get(dir);
+    if (!realDir) realDirs.set(dir, (realDir = fs.realpath(dir).catch(() => undefined)));
+    // The entry's lstat while its folder's real path is looked up: it is the entry in that folder.
+    const [own, inDir, roots] = await Promise.all([fs.lstat(absolute, { bigint: true }).catch(() => undefined), realDir, rootsAsked().catch(() => undefined)]);
+    if (!own || !roots) return undefined;
+    if (own.isSymbolicLink()) {
+      const resolved = await resolve(absolute, { mustExist: true }).catch(() => undefined);
+      const stat = resolved && (await fs.stat(resolved.realPath, { bigint: true }).catch(() => undefined));
+      return resolved && stat && { realPath: resolved.realPath, stat };
+    }
+    if (inDir === undefined) return undefined;
+    const realPath = path.join(inDir, path.basename(absolute));
+    const ignoreCase = (options.platform ?? process.platform) === 'win32';
+    return containingRoot(realPath, roots, ignoreCase) ? { realPath, stat: own } : undefined;
+  };
+  return Object.assign(resolve, { folderViews: () => viewsOf(folders, rootsAsked), existingFile });
 }
 
 /** The workspace folders as displayPathOf takes them: each by the path given and its real path. */

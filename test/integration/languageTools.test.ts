@@ -233,8 +233,21 @@ describe('language tools over the /tools route', () => {
       expect(resultText(d)).toBe('Definition of `double` at src/math.ts:2:17:\nsrc/math.ts:2:17 — export function double(n: number) {');
       // The path asked about, once: the definition in that file takes the call's own check.
       expect(of(realpath, math)).toBe(1);
-      // A file not open is still stat'ed (it must be a regular file).
+      // find_references' files (app.ts asked about, math.ts referenced): math.ts's check is one lstat of
+      // its entry (src's real path looked up once), not a realpath of the file.
       language.openDocuments.clear();
+      const lstat = jest.spyOn(fs, 'lstat');
+      realpath.mockClear();
+      stat.mockClear();
+      try {
+        const r = await call('find_references', { path: 'src/app.ts', line: 2, symbol: 'double' });
+        expect(resultText(r)).toMatch(/^src\/math\.ts\n {2}2:17 \(declaration\) — export function double/m);
+        // (Its lines are then read, or taken as kept, by their own rules: recentFileLines.ts.)
+        expect([of(realpath, math), of(lstat, math)]).toEqual([0, 1]);
+      } finally {
+        lstat.mockRestore();
+      }
+      // A file not open is still stat'ed (it must be a regular file).
       stat.mockClear();
       expect((await call('file_outline', { path: 'src/math.ts' })).isError).toBeFalsy();
       expect(of(stat, math)).toBe(1);

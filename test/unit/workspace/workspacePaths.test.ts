@@ -1,3 +1,4 @@
+import { execFileSync } from 'child_process';
 import * as fsSync from 'fs';
 import { promises as fs } from 'fs';
 import * as os from 'os';
@@ -313,6 +314,80 @@ describe('folder views (how paths are shown) from the resolving lookup', () => {
       expect(realpath.mock.calls.map(([p]) => p).sort()).toEqual([wsLink, path.join(wsLink, 'src', 'a.ts')]);
     } finally {
       realpath.mockRestore();
+    }
+  });
+});
+
+describe("a resolver's existingFile: many files' checks, each folder looked up once", () => {
+  it('decides exactly as the resolver with mustExist, for files, links in and out, folders, pipes, missing and odd paths', async () => {
+    const fifo = path.join(ws, 'src', 'pipe');
+    if (!fsSync.existsSync(fifo)) execFileSync('mkfifo', [fifo]);
+    const paths = [
+      path.join(ws, 'src', 'a.ts'),
+      path.join(ws, 'src'),
+      ws,
+      fifo,
+      path.join(ws, 'file-out'),
+      path.join(ws, 'link-out', 'secret.txt'),
+      path.join(ws, 'link-in', 'a.ts'),
+      path.join(ws, 'link-in'),
+      path.join(ws, 'dangling'),
+      path.join(ws, 'dangling-in'),
+      path.join(ws, 'loop-a'),
+      path.join(ws, 'loop-a', 'x'),
+      path.join(ws, 'src', 'missing.ts'),
+      path.join(ws, 'src', '..', 'src', 'a.ts'),
+      path.join(ws, 'link-out', '..', 'ws', 'src', 'a.ts'),
+      path.join(outside, 'secret.txt'),
+      path.join(base, 'ws-link', 'src', 'a.ts'),
+      path.join(ws2, 'b.ts'),
+      '/',
+    ];
+    for (const folders of [[ws], [ws, ws2], [path.join(base, 'ws-link')]]) {
+      const resolver = workspaceResolver(folders);
+      for (const p of paths) {
+        const expected = await resolveInWorkspace(p, folders, { mustExist: true }).then(
+          (r) => r.realPath,
+          () => undefined,
+        );
+        const found = await resolver.existingFile(p);
+        expect([folders, p, found?.realPath]).toEqual([folders, p, expected]);
+        if (found) {
+          const stat = await fs.stat(found.realPath, { bigint: true });
+          expect([p, found.stat.ino, found.stat.dev]).toEqual([p, stat.ino, stat.dev]);
+        }
+      }
+      expect(await resolver.existingFile('src/a.ts')).toBeUndefined(); // relative: not a location's path
+      expect(await resolver.existingFile(`${ws}/src/a.ts\0`)).toBeUndefined();
+    }
+  });
+
+  it("looks each folder's real path up once and each file's entry with one lstat (no realpath of the files)", async () => {
+    const realpath = jest.spyOn(fs, 'realpath');
+    const lstat = jest.spyOn(fs, 'lstat');
+    try {
+      const resolver = workspaceResolver([ws]);
+      const files = [path.join(ws, 'src', 'a.ts'), path.join(ws, 'src', 'Mixed.ts'), path.join(ws, 'ws2-name', 'x.ts')];
+      const found = await Promise.all(files.map((f) => resolver.existingFile(f)));
+      expect(found.map((f) => f?.realPath)).toEqual(files);
+      expect(realpath.mock.calls.map(([p]) => p).sort()).toEqual([ws, path.join(ws, 'src'), path.join(ws, 'ws2-name')]);
+      expect(lstat.mock.calls.map(([p]) => p).sort()).toEqual([...files].sort());
+    } finally {
+      realpath.mockRestore();
+      lstat.mockRestore();
+    }
+  });
+
+  it('a file swapped for a link leading outside between two resolvers is outside for the second (nothing is kept across calls)', async () => {
+    const file = path.join(ws, 'src', 'swapped.ts');
+    await fs.writeFile(file, 'inside');
+    try {
+      expect((await workspaceResolver([ws]).existingFile(file))?.realPath).toBe(file);
+      await fs.rm(file);
+      await fs.symlink(path.join(outside, 'secret.txt'), file);
+      expect(await workspaceResolver([ws]).existingFile(file)).toBeUndefined();
+    } finally {
+      await fs.rm(file, { force: true });
     }
   });
 });
