@@ -234,10 +234,10 @@ export interface WorkspaceResolver {
  * real paths are looked up once, at the first path or folderViews(); each path itself is resolved
  * (symlinks followed) every time.
  */
-export function workspaceResolver(folders: readonly WorkspaceFolderInput[], options: Pick<ResolveInWorkspaceOptions, 'platform'> = {}): WorkspaceResolver {
+export function workspaceResolver(folders: readonly WorkspaceFolderInput[]): WorkspaceResolver {
   let roots: Promise<Root[]> | undefined;
   const rootsAsked = () => (roots ??= rootsOf(folders));
-  const resolve = (input: string, more: ResolveInWorkspaceOptions = {}) => resolveAgainst(input, folders, rootsAsked(), { ...options, ...more });
+  const resolve = (input: string, options: ResolveInWorkspaceOptions = {}) => resolveAgainst(input, folders, rootsAsked(), options);
   const realDirs = new Map<string, Promise<string | undefined>>();
   const existingFile = async (file: string): Promise<ExistingFile | undefined> => {
     if (!path.isAbsolute(file) || file.includes('\0')) return undefined;
@@ -255,8 +255,7 @@ export function workspaceResolver(folders: readonly WorkspaceFolderInput[], opti
     }
     if (inDir === undefined) return undefined;
     const realPath = path.join(inDir, path.basename(absolute));
-    const ignoreCase = (options.platform ?? process.platform) === 'win32';
-    return containingRoot(realPath, roots, ignoreCase) ? { realPath, stat: own } : undefined;
+    return containingRoot(realPath, roots, process.platform === 'win32') ? { realPath, stat: own } : undefined;
   };
   return Object.assign(resolve, { folderViews: () => viewsOf(folders, rootsAsked), existingFile });
 }
